@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/sim/MemoryTimeline.hpp"
+#include "remat/sim/Schedule.hpp"
+
+namespace remat::sim {
+
+struct SimulatorOptions {
+  /// Free every value and gradient right after its last use (the framework's liveness analysis).
+  /// Explicit `free`/`free-grad` steps of something already freed are then no-ops.
+  bool liveness = true;
+  /// Require every operation to be computed and its backward to run exactly once.
+  bool requireComplete = true;
+};
+
+/// Why a schedule is not legal: the step and a readable reason.
+struct ScheduleError {
+  std::size_t step = 0;  ///< 0-based index of the offending step; equals the schedule size for "ends early"
+  std::string message;
+};
+
+/// What the simulator measured of a legal schedule.
+struct SimulationResult {
+  MemoryTimeline timeline;
+  Bytes peak{0};                    ///< the highest memory during any step
+  std::size_t peakStep = 0;         ///< the first step at which it happens
+  Ticks totalTime{0};               ///< all forward and backward compute time
+  Ticks overhead{0};                ///< forward time spent on recomputations
+  std::size_t recomputations = 0;   ///< forward steps beyond each node's first
+  std::size_t recomputedNodes = 0;  ///< distinct nodes computed more than once
+  std::optional<ScheduleError> error;
+
+  [[nodiscard]] bool valid() const { return !error.has_value(); }
+};
+
+/// The single authority on memory and time (ARCHITECTURE.md section 4). Checks that each step is legal:
+/// a forward needs its operation inputs in memory; a backward needs the gradient of its node complete
+/// (the backward of every consumer done; an output's gradient is seeded by its own backward), the values
+/// its `saves` lists, and runs once; frees need what they free. A backward produces gradients for each
+/// operation input (allocated by the first contribution, accumulated in place after) and for each
+/// parameter input (kept to the end of the step). Inputs and parameters are always resident.
+class Simulator {
+ public:
+  explicit Simulator(const graph::ComputeGraph& g, SimulatorOptions options = {}) : m_graph(g), m_options(options) {}
+
+  /// Simulates the schedule. An illegal schedule yields a result whose `error` says which step and why.
+  [[nodiscard]] SimulationResult run(const Schedule& schedule) const;
+
+ private:
+  const graph::ComputeGraph& m_graph;
+  SimulatorOptions m_options;
+};
+
+}  // namespace remat::sim

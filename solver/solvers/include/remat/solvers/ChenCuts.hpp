@@ -1,0 +1,18 @@
+#pragma once
+
+#include <vector>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/graph/NodeSet.hpp"
+
+namespace remat::solvers {
+
+/// Chen, Xu, Zhang, Guestrin, "Training Deep Nets with Sublinear Memory Cost", arXiv:1604.06174, 2016.
+/// Both variants cut the graph only at single-boundary lower sets: the closure L_v = ancestors(v) ∪ {v}
+/// of an operation v whose only member with a consumer outside L_v is v itself. The cuts used form the
+/// longest chain of such closures under inclusion. A plan is the canonical schedule of the chosen cuts.
+
+/// The single-boundary closures that form the longest inclusion chain, smallest first (V excluded).
+[[nodiscard]] std::vector<graph::NodeSet> chenCutChain(const graph::ComputeGraph& g);
+
+}  // namespace remat::solvers

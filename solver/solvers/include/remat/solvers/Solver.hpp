@@ -1,0 +1,109 @@
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/graph/NodeSet.hpp"
+#include "remat/sim/Schedule.hpp"
+#include "remat/sim/Simulator.hpp"
+
+namespace remat::solvers {
+
+/// The status of the answer (kept apart from whether the call itself worked, as HiGHS does).
+enum class SolveStatus { Optimal, Feasible, Infeasible, TimeLimit, Cancelled, Error };
+
+/// Which of the paper's strategies a DP solver follows; baselines ignore it.
+enum class Strategy { Time, Memory, Auto };
+
+[[nodiscard]] std::string_view statusName(SolveStatus s);
+[[nodiscard]] std::string_view strategyName(Strategy s);
+[[nodiscard]] std::optional<Strategy> strategyFromName(std::string_view name);
+
+/// Progress of a long solve: a fraction in [0, 1] and what is being done.
+using ProgressSink = std::function<void(double fraction, std::string_view stage)>;
+
+struct SolveRequest {
+  const graph::ComputeGraph* graph = nullptr;
+  std::optional<Bytes> budget;  ///< none means unconstrained
+  Strategy strategy = Strategy::Time;
+  std::stop_token stop;
+  ProgressSink progress;
+  std::optional<std::chrono::milliseconds> timeLimit;
+  bool liveness = true;  ///< simulate with the framework's liveness analysis
+};
+
+/// A plan: the schedule, and for canonical plans the lower-set sequence it was lowered from.
+struct Plan {
+  sim::Schedule schedule;
+  std::optional<std::vector<graph::NodeSet>> lowerSets;
+};
+
+/// What a solver returns before the common evaluation: a status, a plan when it has one, a message.
+struct SolverOutput {
+  SolveStatus status = SolveStatus::Error;
+  std::optional<Plan> plan;
+  std::string message;
+};
+
+/// Figures of a plan: the DP model's (section 5.1; canonical plans only) and the simulator's.
+struct PlanMetrics {
+  std::optional<Bytes> modelPeak;
+  std::optional<Ticks> modelOverhead;
+  Bytes simulatedPeak{0};
+  std::size_t peakStep = 0;
+  Ticks overhead{0};
+  Ticks totalTime{0};
+  std::size_t recomputedNodes = 0;
+  std::size_t recomputations = 0;
+  double solveSeconds = 0.0;
+};
+
+/// A solver's answer after evaluation by the simulator.
+struct SolveResult {
+  std::string solver;
+  Strategy strategy = Strategy::Time;
+  SolveStatus status = SolveStatus::Error;
+  std::optional<Bytes> budget;
+  std::string message;
+  std::optional<Plan> plan;
+  PlanMetrics metrics;
+  sim::SimulationResult simulation;
+};
+
+/// Which figure a solver's budget constrains.
+enum class BudgetMeasure { Simulated, DpModel };
+
+/// What the registry and the user see of a solver.
+struct SolverInfo {
+  std::string id;            ///< stable kebab-case id
+  std::string name;          ///< human name
+  std::string citation;      ///< the paper it implements
+  std::string problemClass;  ///< which graphs it applies to
+  bool exact = false;        ///< optimal within its model
+  BudgetMeasure budgetMeasure = BudgetMeasure::Simulated;
+};
+
+/// A stateless planner. Implementations may run in parallel on different requests.
+class Solver {
+ public:
+  virtual ~Solver() = default;
+  [[nodiscard]] virtual const SolverInfo& info() const = 0;
+  /// The plan search itself. Callers use solve(), which evaluates and guards this.
+  [[nodiscard]] virtual SolverOutput plan(const SolveRequest& request) const = 0;
+
+  /// Runs plan() behind an exception firewall, times it, simulates the plan (a schedule the simulator
+  /// rejects becomes status Error, never a result), fills the metrics and applies the budget.
+  [[nodiscard]] SolveResult solve(const SolveRequest& request) const;
+};
+
+/// Simulates a plan on a graph and fills the metrics (model figures for canonical plans).
+void evaluatePlan(const graph::ComputeGraph& g, const Plan& plan, bool liveness, PlanMetrics& metrics,
+                  sim::SimulationResult& simulation);
+
+}  // namespace remat::solvers

@@ -1,0 +1,111 @@
+#include "remat/solvers/Solver.hpp"
+
+#include <exception>
+
+#include "remat/graph/ByteSize.hpp"
+#include "remat/solvers/DpModel.hpp"
+
+namespace remat::solvers {
+
+std::string_view statusName(SolveStatus s) {
+  switch (s) {
+    case SolveStatus::Optimal: return "optimal";
+    case SolveStatus::Feasible: return "feasible";
+    case SolveStatus::Infeasible: return "infeasible";
+    case SolveStatus::TimeLimit: return "time-limit";
+    case SolveStatus::Cancelled: return "cancelled";
+    case SolveStatus::Error: return "error";
+  }
+  return "error";
+}
+
+std::string_view strategyName(Strategy s) {
+  switch (s) {
+    case Strategy::Time: return "time";
+    case Strategy::Memory: return "memory";
+    case Strategy::Auto: return "auto";
+  }
+  return "time";
+}
+
+std::optional<Strategy> strategyFromName(std::string_view name) {
+  if (name == "time") return Strategy::Time;
+  if (name == "memory") return Strategy::Memory;
+  if (name == "auto") return Strategy::Auto;
+  return std::nullopt;
+}
+
+void evaluatePlan(const graph::ComputeGraph& g, const Plan& plan, bool liveness, PlanMetrics& metrics,
+                  sim::SimulationResult& simulation) {
+  simulation = sim::Simulator(g, {.liveness = liveness, .requireComplete = true}).run(plan.schedule);
+  metrics.simulatedPeak = simulation.peak;
+  metrics.peakStep = simulation.peakStep;
+  metrics.overhead = simulation.overhead;
+  metrics.totalTime = simulation.totalTime;
+  metrics.recomputedNodes = simulation.recomputedNodes;
+  metrics.recomputations = simulation.recomputations;
+  if (plan.lowerSets) {
+    const DpModelCost cost = evaluateDpModel(g, *plan.lowerSets);
+    metrics.modelPeak = cost.peak;
+    metrics.modelOverhead = cost.overhead;
+  } else {
+    metrics.modelPeak.reset();
+    metrics.modelOverhead.reset();
+  }
+}
+
+namespace {
+
+std::string formatBytes(Bytes b) { return formatByteSize(b) + " (" + std::to_string(b.value) + " bytes)"; }
+
+}  // namespace
+
+SolveResult Solver::solve(const SolveRequest& request) const {
+  SolveResult result;
+  result.solver = info().id;
+  result.strategy = request.strategy;
+  result.budget = request.budget;
+  const auto start = std::chrono::steady_clock::now();
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  if (request.graph == nullptr) {
+    result.status = SolveStatus::Error;
+    result.message = "no graph given";
+    return result;
+  }
+  // The exception firewall: nothing a solver throws escapes as anything but an Error status.
+  try {
+    SolverOutput out = plan(request);
+    result.metrics.solveSeconds = seconds();
+    result.status = out.status;
+    result.message = std::move(out.message);
+    result.plan = std::move(out.plan);
+    if (!result.plan) return result;
+    evaluatePlan(*request.graph, *result.plan, request.liveness, result.metrics, result.simulation);
+    if (!result.simulation.valid()) {
+      result.status = SolveStatus::Error;
+      result.message = "internal error: " + info().id + " produced a schedule the simulator rejects: " +
+                       result.simulation.error->message;
+      return result;
+    }
+    const bool solved = result.status == SolveStatus::Optimal || result.status == SolveStatus::Feasible ||
+                        result.status == SolveStatus::TimeLimit;
+    if (solved && request.budget) {
+      const Bytes measured = info().budgetMeasure == BudgetMeasure::DpModel && result.metrics.modelPeak
+                                 ? *result.metrics.modelPeak
+                                 : result.metrics.simulatedPeak;
+      if (measured > *request.budget) {
+        result.status = SolveStatus::Infeasible;
+        result.message = "the plan needs " + formatBytes(measured) + ", more than the budget of " +
+                         formatBytes(*request.budget);
+      }
+    }
+  } catch (const std::exception& e) {
+    result.status = SolveStatus::Error;
+    result.message = "internal error in " + info().id + ": " + e.what();
+    result.plan.reset();
+    result.metrics.solveSeconds = seconds();
+  }
+  return result;
+}
+
+}  // namespace remat::solvers

@@ -1,0 +1,39 @@
+#include "remat/solvers/SolverRegistry.hpp"
+
+#include <stdexcept>
+
+#include "remat/solvers/ChenGreedy.hpp"
+#include "remat/solvers/ChenSqrtN.hpp"
+#include "remat/solvers/StoreAll.hpp"
+
+namespace remat::solvers {
+
+void SolverRegistry::add(std::unique_ptr<Solver> solver) {
+  if (find(solver->info().id)) throw std::logic_error("solver id registered twice: " + solver->info().id);
+  m_solvers.push_back(std::move(solver));
+}
+
+const Solver* SolverRegistry::find(std::string_view id) const {
+  for (const auto& s : m_solvers)
+    if (s->info().id == id) return s.get();
+  return nullptr;
+}
+
+std::vector<std::string> SolverRegistry::ids() const {
+  std::vector<std::string> out;
+  for (const auto& s : m_solvers) out.push_back(s->info().id);
+  return out;
+}
+
+const SolverRegistry& SolverRegistry::builtin() {
+  static const SolverRegistry registry = [] {
+    SolverRegistry r;
+    r.add(std::make_unique<StoreAll>());
+    r.add(std::make_unique<ChenSqrtN>());
+    r.add(std::make_unique<ChenGreedy>());
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace remat::solvers

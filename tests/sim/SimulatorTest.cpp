@@ -1,0 +1,148 @@
+#include <catch2/catch.hpp>
+
+#include "TestGraphs.hpp"
+#include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/sim/Simulator.hpp"
+
+using namespace remat;
+using namespace remat::graph;
+using namespace remat::sim;
+
+namespace {
+
+//   x(5) -> a(10) -> b(20) -> c(30)
+//   a keeps its input x, b keeps its input a, c keeps its own output.
+ComputeGraph chain3() {
+  return test::makeGraph({{"a", {"x"}, 10, 1, {0}, false},
+                          {"b", {"a"}, 20, 2, {0}, false},
+                          {"c", {"b"}, 30, 3, {}, true}},
+                         5);
+}
+
+Schedule steps(const ComputeGraph& g, std::initializer_list<std::pair<StepKind, const char*>> list) {
+  Schedule s;
+  for (auto [k, n] : list) s.push_back({k, *g.find(n)});
+  return s;
+}
+
+constexpr auto F = StepKind::Forward;
+constexpr auto B = StepKind::Backward;
+constexpr auto Fr = StepKind::Free;
+constexpr auto FG = StepKind::FreeGrad;
+
+}  // namespace
+
+TEST_CASE("store-all on a chain with liveness: every step's memory by hand") {
+  auto g = chain3();
+  auto r = Simulator(g, {.liveness = true}).run(storeAllSchedule(g));
+  REQUIRE(r.valid());
+  const auto& p = r.timeline.points();
+  REQUIRE(p.size() == 6);
+  // fwd a, fwd b, fwd c (b dies after its last use here), bwd c (seeds grad c, makes grad b),
+  // bwd b (needs a, makes grad a), bwd a.
+  CHECK(p[0].during.total() == Bytes{15});
+  CHECK(p[1].during.total() == Bytes{35});
+  CHECK(p[2].during.total() == Bytes{65});
+  CHECK(p[2].after == Bytes{45});
+  CHECK(p[3].during.total() == Bytes{95});
+  CHECK(p[3].during.grads == Bytes{50});
+  CHECK(p[3].after == Bytes{35});
+  CHECK(p[4].during.total() == Bytes{45});
+  CHECK(p[4].after == Bytes{15});
+  CHECK(p[5].during.total() == Bytes{15});
+  CHECK(p[5].after == Bytes{5});
+  CHECK(r.peak == Bytes{95});
+  CHECK(r.peakStep == 3);
+  CHECK(r.totalTime == Ticks{12});
+  CHECK(r.overhead == Ticks{0});
+  CHECK(r.recomputations == 0);
+}
+
+TEST_CASE("without liveness nothing is freed unless the schedule says so") {
+  auto g = chain3();
+  auto r = Simulator(g, {.liveness = false}).run(storeAllSchedule(g));
+  REQUIRE(r.valid());
+  CHECK(r.peak == Bytes{125});
+  CHECK(r.timeline.points().back().after == Bytes{125});
+
+  auto explicitFrees = steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {Fr, "b"}, {B, "c"}, {Fr, "c"}, {FG, "c"},
+                                 {B, "b"}, {FG, "b"}, {Fr, "a"}, {B, "a"}, {FG, "a"}});
+  auto r2 = Simulator(g, {.liveness = false}).run(explicitFrees);
+  REQUIRE(r2.valid());
+  CHECK(r2.peak == Bytes{95});
+  CHECK(r2.timeline.points().back().after == Bytes{5});
+}
+
+TEST_CASE("recomputation is counted as overhead and split out in the timeline") {
+  auto g = chain3();
+  auto s = steps(g, {{F, "a"}, {F, "b"}, {Fr, "a"}, {F, "c"}, {B, "c"}, {F, "a"}, {B, "b"}, {B, "a"}});
+  auto r = Simulator(g).run(s);
+  REQUIRE(r.valid());
+  CHECK(r.overhead == Ticks{1});
+  CHECK(r.recomputations == 1);
+  CHECK(r.recomputedNodes == 1);
+  CHECK(r.totalTime == Ticks{13});
+  CHECK(r.timeline.points()[5].during.recomputed == Bytes{10});
+  // bwd c: x + c + grad c + grad b, with a dropped and b dead after fwd c.
+  CHECK(r.timeline.points()[4].during.total() == Bytes{5 + 30 + 30 + 20});
+}
+
+TEST_CASE("illegal schedules are rejected with the step and the reason") {
+  auto g = chain3();
+  auto check = [&](const Schedule& s, std::size_t step, const std::string& text, bool liveness = true) {
+    auto r = Simulator(g, {.liveness = liveness}).run(s);
+    REQUIRE_FALSE(r.valid());
+    CHECK(r.error->step == step);
+    CHECK_THAT(r.error->message, Catch::Contains(text));
+  };
+  check(steps(g, {{F, "b"}}), 0, "step 0 (fwd b): input 'a' is not in memory");
+  // With liveness the first value of a is dead at once, so a second forward is a legal recomputation.
+  check(steps(g, {{F, "a"}, {F, "a"}}), 1, "already in memory", false);
+  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {B, "b"}}), 3,
+        "the gradient of 'b' is incomplete: the backward of its consumer 'c' has not run");
+  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {B, "c"}, {Fr, "a"}, {B, "b"}}), 5,
+        "the value of its input 'a', which its backward keeps, is not in memory");
+  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {Fr, "c"}, {B, "c"}}), 4, "its own output");
+  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {B, "c"}, {B, "c"}}), 4, "already ran");
+  check(steps(g, {{F, "a"}, {B, "a"}}), 1, "incomplete");
+  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {FG, "b"}}), 3, "not in memory", false);
+  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {B, "c"}, {FG, "b"}}), 4, "freed before its backward ran");
+  check(Schedule{{F, *g.find("x")}}, 0, "is an input or parameter");
+  check(Schedule{{F, NodeId{99}}}, 0, "node index 99 is not in the graph");
+  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {B, "c"}}), 4, "ends before the backward of 'b'");
+}
+
+TEST_CASE("without liveness, freeing what is not there is an error") {
+  auto g = chain3();
+  auto r = Simulator(g, {.liveness = false}).run(steps(g, {{F, "a"}, {Fr, "a"}, {Fr, "a"}}));
+  REQUIRE_FALSE(r.valid());
+  CHECK_THAT(r.error->message, Catch::Contains("step 2 (free a): the value of 'a' is not in memory"));
+}
+
+//   x -> a -> b -> loss1
+//         \-> c -> loss2        (two outputs, each seeded by its own backward)
+TEST_CASE("graphs with several outputs simulate, params get gradients once") {
+  auto g = test::makeGraph({{"a", {"x", "w"}, 10, 1, {0, 1}, false},
+                            {"b", {"a"}, 10, 1, {0}, false},
+                            {"c", {"a", "w"}, 10, 1, {0, 1}, false},
+                            {"loss1", {"b"}, 1, 1, {0}, false},
+                            {"loss2", {"c"}, 1, 1, {0}, false}},
+                           4, 100);
+  auto r = Simulator(g).run(storeAllSchedule(g));
+  REQUIRE(r.valid());
+  const auto& last = r.timeline.points().back();
+  CHECK(last.during.paramGrads == Bytes{100});
+  CHECK(last.after == Bytes{4 + 100 + 100});
+}
+
+TEST_CASE("workspace counts only while its step runs") {
+  graph::GraphBuilder b;
+  b.add({.name = "x", .kind = NodeKind::Input, .bytes = 1});
+  b.add({.name = "a", .op = "Conv", .inputs = {"x"}, .bytes = 10, .fwdTime = 1, .workspace = 1000});
+  auto g = b.build().value();
+  auto r = Simulator(g).run(storeAllSchedule(g));
+  REQUIRE(r.valid());
+  CHECK(r.timeline.points()[0].during.workspace == Bytes{1000});
+  CHECK(r.peak == Bytes{1011});
+  CHECK(r.timeline.points()[0].after == Bytes{1});  // the output is never used again
+}

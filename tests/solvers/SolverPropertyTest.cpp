@@ -1,0 +1,188 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+
+#include "TestGraphs.hpp"
+#include "remat/graph/LowerSets.hpp"
+#include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/solvers/ChenCuts.hpp"
+#include "remat/solvers/DpModel.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+using namespace remat;
+using namespace remat::graph;
+using namespace remat::solvers;
+
+namespace {
+
+// The vanilla peak with liveness, computed independently of the simulator from live intervals over the
+// store-all order: a value lives from its forward to its last use, a gradient from the first backward
+// that produces it to its own backward, a parameter gradient from its first producer to the end.
+Bytes vanillaPeakByIntervals(const ComputeGraph& g) {
+  const std::uint32_t first = g.firstOp();
+  const std::uint32_t n = static_cast<std::uint32_t>(g.size());
+  const std::uint32_t ops = n - first;
+  auto fwdStep = [&](std::uint32_t v) { return v - first; };
+  auto bwdStep = [&](std::uint32_t v) { return ops + (n - 1 - v); };
+  const std::uint32_t steps = 2 * ops;
+  std::vector<std::int64_t> delta(steps + 1, 0);
+  auto live = [&](std::uint32_t from, std::uint32_t to, std::int64_t bytes) {
+    delta[from] += bytes;
+    delta[to + 1] -= bytes;
+  };
+  std::map<std::uint32_t, std::uint32_t> paramFirst;
+  for (std::uint32_t v = first; v < n; ++v) {
+    const Node& node = g.node(NodeId{v});
+    std::uint32_t last = fwdStep(v);
+    for (NodeId w : g.successors(NodeId{v})) last = std::max(last, fwdStep(w.value));
+    for (NodeId w : g.successors(NodeId{v})) {
+      const Node& consumer = g.node(w);
+      for (std::uint32_t k : consumer.saves.inputs)
+        if (consumer.inputs[k].value == v) last = std::max(last, bwdStep(w.value));
+    }
+    if (node.saves.output) last = std::max(last, bwdStep(v));
+    live(fwdStep(v), last, node.bytes.value);
+    std::uint32_t gradFrom = bwdStep(v);
+    for (NodeId w : g.successors(NodeId{v})) gradFrom = std::min(gradFrom, bwdStep(w.value));
+    live(gradFrom, bwdStep(v), node.bytes.value);
+    for (NodeId p : node.inputs)
+      if (g.node(p).kind == NodeKind::Param) {
+        auto [it, fresh] = paramFirst.emplace(p.value, bwdStep(v));
+        if (!fresh) it->second = std::min(it->second, bwdStep(v));
+      }
+  }
+  for (auto [p, from] : paramFirst) live(from, steps - 1, g.node(NodeId{p}).bytes.value);
+  std::int64_t current = g.paramBytes().value + g.inputBytes().value;
+  std::int64_t peak = 0;
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    current += delta[s];
+    peak = std::max(peak, current + g.node(NodeId{s < ops ? first + s : n - 1 - (s - ops)}).workspace.value);
+  }
+  return Bytes{peak};
+}
+
+struct Family {
+  std::string name;
+  ComputeGraph graph;
+};
+
+std::vector<Family> families() {
+  std::vector<Family> out;
+  for (int n : {1, 2, 7, 30}) out.push_back({"chain" + std::to_string(n), test::makeChain(n)});
+  out.push_back({"diamond", test::makeGraph({{"a", {"x"}, 10}, {"b", {"a"}, 20}, {"c", {"a"}, 30}, {"d", {"b", "c"}, 40}})});
+  for (int d : {1, 3, 5}) out.push_back({"unet" + std::to_string(d), test::makeUNet(d)});
+  for (std::uint32_t seed = 1; seed <= 25; ++seed)
+    out.push_back({"random-seed" + std::to_string(seed), test::makeRandomDag(3 + int(seed % 17), seed)});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("store-all equals the vanilla liveness peak computed from live intervals") {
+  const Solver& storeAll = *SolverRegistry::builtin().find("store-all");
+  for (const auto& f : families()) {
+    INFO(f.name);
+    SolveResult r = storeAll.solve({.graph = &f.graph});
+    REQUIRE(r.status == SolveStatus::Optimal);
+    CHECK(r.metrics.simulatedPeak == vanillaPeakByIntervals(f.graph));
+    CHECK(r.metrics.overhead == Ticks{0});
+    CHECK_FALSE(r.metrics.modelPeak);
+  }
+}
+
+TEST_CASE("every solver's schedule simulates as valid, with and without a budget") {
+  for (const auto& f : families()) {
+    const Bytes vanilla =
+        SolverRegistry::builtin().find("store-all")->solve({.graph = &f.graph}).metrics.simulatedPeak;
+    for (const auto& solver : SolverRegistry::builtin().solvers()) {
+      for (std::optional<Bytes> budget : {std::optional<Bytes>{}, std::optional<Bytes>{vanilla},
+                                          std::optional<Bytes>{Bytes{vanilla.value * 3 / 4}}, std::optional<Bytes>{Bytes{1}}}) {
+        INFO(f.name << " " << solver->info().id << " budget " << (budget ? budget->value : -1));
+        SolveResult r = solver->solve({.graph = &f.graph, .budget = budget});
+        CHECK(r.status != SolveStatus::Error);
+        if (r.plan) {
+          CHECK(r.simulation.valid());
+          if (r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible) {
+            if (budget) CHECK(r.metrics.simulatedPeak <= *budget);
+          }
+          if (r.plan->lowerSets) {
+            // Canonical plans: the simulated recomputation is the model's overhead exactly.
+            CHECK(r.metrics.modelOverhead);
+            CHECK(r.metrics.overhead == *r.metrics.modelOverhead);
+          }
+        } else {
+          CHECK(r.status == SolveStatus::Infeasible);
+          CHECK_FALSE(r.message.empty());
+        }
+        if (r.status == SolveStatus::Infeasible && budget && r.plan) CHECK(r.metrics.simulatedPeak > *budget);
+      }
+    }
+  }
+}
+
+TEST_CASE("Chen's cuts are nested single-boundary lower sets") {
+  for (const auto& f : families()) {
+    INFO(f.name);
+    auto chain = chenCutChain(f.graph);
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      CHECK(isLowerSet(f.graph, chain[i]));
+      CHECK(boundary(f.graph, chain[i]).count() == 1);
+      if (i > 0) CHECK((chain[i - 1].subsetOf(chain[i]) && chain[i - 1] != chain[i]));
+    }
+  }
+  // A chain of n ops: every prefix but the whole is a cut.
+  CHECK(chenCutChain(test::makeChain(9)).size() == 8);
+}
+
+TEST_CASE("chen-sqrtn splits a chain into about sqrt(n) segments and saves memory") {
+  auto g = test::makeChain(36);
+  SolveResult r = SolverRegistry::builtin().find("chen-sqrtn")->solve({.graph = &g});
+  REQUIRE(r.status == SolveStatus::Feasible);
+  REQUIRE(r.plan->lowerSets);
+  CHECK(r.plan->lowerSets->size() == 6);
+  SolveResult vanilla = SolverRegistry::builtin().find("store-all")->solve({.graph = &g});
+  CHECK(r.metrics.simulatedPeak < vanilla.metrics.simulatedPeak);
+  CHECK(r.metrics.overhead > Ticks{0});
+}
+
+TEST_CASE("Chen's method says why it does not apply to a graph without cuts") {
+  auto g = test::makeGraph({{"p", {"x"}}, {"q", {"x"}}, {"r", {"x"}}});  // three outputs, no edges between ops
+  for (const char* id : {"chen-sqrtn", "chen-greedy"}) {
+    SolveResult r = SolverRegistry::builtin().find(id)->solve({.graph = &g});
+    CHECK(r.status == SolveStatus::Infeasible);
+    CHECK_THAT(r.message, Catch::Contains("does not apply"));
+  }
+}
+
+TEST_CASE("chen-greedy honours a budget between its extremes and prefers less overhead") {
+  auto g = test::makeChain(64);
+  const Solver& greedy = *SolverRegistry::builtin().find("chen-greedy");
+  SolveResult loose = greedy.solve({.graph = &g});
+  REQUIRE(loose.status == SolveStatus::Feasible);
+  const Bytes least = loose.metrics.simulatedPeak;  // without a budget: least peak
+  SolveResult vanilla = SolverRegistry::builtin().find("store-all")->solve({.graph = &g});
+  const Bytes mid{(least.value + vanilla.metrics.simulatedPeak.value) / 2};
+  SolveResult r = greedy.solve({.graph = &g, .budget = mid});
+  REQUIRE(r.status == SolveStatus::Feasible);
+  CHECK(r.metrics.simulatedPeak <= mid);
+  CHECK(r.metrics.overhead <= loose.metrics.overhead);
+  SolveResult tight = greedy.solve({.graph = &g, .budget = Bytes{least.value - 1}});
+  CHECK(tight.status == SolveStatus::Infeasible);
+  CHECK_THAT(tight.message, Catch::Contains("more than the budget"));
+}
+
+TEST_CASE("a cancelled request stops") {
+  auto g = test::makeChain(64);
+  std::stop_source stop;
+  stop.request_stop();
+  SolveResult r = SolverRegistry::builtin().find("chen-sqrtn")->solve({.graph = &g, .stop = stop.get_token()});
+  CHECK(r.status == SolveStatus::Cancelled);
+}
+
+TEST_CASE("the registry knows every solver by a stable id, with its citation") {
+  const auto ids = SolverRegistry::builtin().ids();
+  CHECK(ids == std::vector<std::string>{"store-all", "chen-sqrtn", "chen-greedy"});
+  for (const auto& s : SolverRegistry::builtin().solvers()) CHECK_FALSE(s->info().citation.empty());
+  CHECK(SolverRegistry::builtin().find("nope") == nullptr);
+}
