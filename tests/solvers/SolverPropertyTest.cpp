@@ -6,6 +6,7 @@
 #include "TestGraphs.hpp"
 #include "remat/graph/LowerSets.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/sim/MemoryBounds.hpp"
 #include "remat/solvers/ChenCuts.hpp"
 #include "remat/solvers/DpModel.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
@@ -103,6 +104,7 @@ TEST_CASE("every solver's schedule simulates as valid, with and without a budget
         CHECK(r.status != SolveStatus::Error);
         if (r.plan) {
           CHECK(r.simulation.valid());
+          CHECK(sim::memoryLowerBound(f.graph) <= r.metrics.simulatedPeak);
           if (r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible) {
             if (budget) CHECK(r.metrics.simulatedPeak <= *budget);
           }

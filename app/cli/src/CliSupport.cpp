@@ -1,0 +1,93 @@
+#include "CliSupport.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "remat/graph/ByteSize.hpp"
+#include "remat/graph/CostModel.hpp"
+#include "remat/io/GraphReader.hpp"
+
+namespace remat::cli {
+
+LoadedGraph loadGraph(const GraphOptions& options) {
+  auto format = io::formatFromName(options.format);
+  if (!format) throw CliError(kUsage, "unknown graph format '" + options.format + "' (auto, native, pfn, checkmate)");
+  auto read = io::readGraphFile(options.path, *format);
+  if (!read.ok()) throw CliError(kInput, read.errorText());
+  LoadedGraph out{std::move(read).value(), {}};
+  for (const auto& w : read.warnings()) out.warnings.push_back(w.toString());
+  auto costed = graph::applyCostModel(out.graph, options.costModel);
+  if (!costed.ok()) throw CliError(kUsage, costed.errorText());
+  out.graph = std::move(costed).value();
+  return out;
+}
+
+std::optional<Bytes> parseBudget(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  auto b = parseByteSize(text);
+  if (!b)
+    throw CliError(kUsage, "invalid budget '" + text + "': give bytes or a size with a unit, such as 512MiB or 2GB");
+  if (b->value <= 0) throw CliError(kUsage, "the budget must be positive, got '" + text + "'");
+  return b;
+}
+
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  fs::path tmp = target;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw CliError(kInput, "cannot write '" + path + "': cannot create " + tmp.string());
+    out << text;
+    out.flush();
+    if (!out) {
+      std::error_code ec;
+      fs::remove(tmp, ec);
+      throw CliError(kInput, "cannot write '" + path + "' (disk full?)");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    throw CliError(kInput, "cannot write '" + path + "': " + ec.message());
+  }
+}
+
+ExitCode exitCodeFor(solvers::SolveStatus status) {
+  switch (status) {
+    case solvers::SolveStatus::Optimal:
+    case solvers::SolveStatus::Feasible: return kOk;
+    case solvers::SolveStatus::Infeasible:
+    case solvers::SolveStatus::TimeLimit:
+    case solvers::SolveStatus::Cancelled: return kInfeasible;
+    case solvers::SolveStatus::Error: return kInternal;
+  }
+  return kInternal;
+}
+
+solvers::ProgressSink progressBar(const std::string& label) {
+  if (!::isatty(STDERR_FILENO)) return {};
+  return [label](double fraction, std::string_view stage) {
+    constexpr int kWidth = 30;
+    const int filled = static_cast<int>(std::clamp(fraction, 0.0, 1.0) * kWidth);
+    std::fprintf(stderr, "\r%s [%.*s%*s] %3d%% %.*s\033[K", label.c_str(), filled, "##############################",
+                 kWidth - filled, "", static_cast<int>(fraction * 100), static_cast<int>(stage.size()), stage.data());
+    if (fraction >= 1.0) std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+  };
+}
+
+void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << '\n'; }
+
+std::string bytesText(std::optional<Bytes> b) {
+  if (!b) return "-";
+  return formatByteSize(*b) + " (" + std::to_string(b->value) + " bytes)";
+}
+
+}  // namespace remat::cli

@@ -1,0 +1,62 @@
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/solvers/Solver.hpp"
+
+namespace remat::cli {
+
+/// Exit codes (ARCHITECTURE.md section 7).
+enum ExitCode : int { kOk = 0, kInfeasible = 1, kUsage = 2, kInput = 3, kInternal = 4 };
+
+/// A failure that ends the command with a message on stderr and the given exit code.
+class CliError : public std::runtime_error {
+ public:
+  CliError(ExitCode code, const std::string& message) : std::runtime_error(message), m_code(code) {}
+  [[nodiscard]] ExitCode code() const { return m_code; }
+
+ private:
+  ExitCode m_code;
+};
+
+/// Options shared by the commands that read a graph.
+struct GraphOptions {
+  std::string path;
+  std::string format = "auto";
+  std::string costModel = "file";
+};
+
+/// A graph read from a file with its cost model applied, and the reader's warnings.
+struct LoadedGraph {
+  graph::ComputeGraph graph;
+  std::vector<std::string> warnings;
+};
+
+/// Reads the graph; unreadable or invalid input throws CliError(kInput) with every error.
+[[nodiscard]] LoadedGraph loadGraph(const GraphOptions& options);
+
+/// Parses "2GiB"-style budgets; throws CliError(kUsage) on a bad or non-positive value.
+[[nodiscard]] std::optional<Bytes> parseBudget(const std::string& text);
+
+/// Writes text to a file atomically (a temporary file renamed into place): never half-written.
+void writeFileAtomically(const std::string& path, const std::string& text);
+
+/// The exit code a solve status maps to.
+[[nodiscard]] ExitCode exitCodeFor(solvers::SolveStatus status);
+
+/// A progress bar on stderr when stderr is a terminal; a no-op sink otherwise.
+[[nodiscard]] solvers::ProgressSink progressBar(const std::string& label);
+
+/// Prints JSON to stdout, indented.
+void printJson(const nlohmann::json& j);
+
+/// "12.3 MiB (12897484 bytes)" or "-" when absent.
+[[nodiscard]] std::string bytesText(std::optional<Bytes> b);
+
+}  // namespace remat::cli

@@ -1,0 +1,172 @@
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "CliSupport.hpp"
+#include "Commands.hpp"
+#include "remat/graph/ByteSize.hpp"
+#include "remat/solvers/PlanJsonValue.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::cli {
+
+namespace {
+
+struct CompareOptions {
+  GraphOptions graph;
+  std::vector<std::string> solvers;
+  std::string budget;
+  std::string strategy = "time";
+  std::string table = "text";
+  bool json = false;
+};
+
+std::string percent(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", v);
+  return buf;
+}
+
+std::string seconds(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", v);
+  return buf;
+}
+
+// Prints rows as an aligned text table, a Markdown table or CSV.
+void printTable(const std::vector<std::vector<std::string>>& rows, const std::string& style) {
+  if (style == "csv") {
+    for (const auto& row : rows) {
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        std::string cell = row[c];
+        if (cell.find_first_of(",\"\n") != std::string::npos) {
+          std::string quoted = "\"";
+          for (char ch : cell) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+          cell = quoted + "\"";
+        }
+        std::cout << (c ? "," : "") << cell;
+      }
+      std::cout << '\n';
+    }
+    return;
+  }
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& row) {
+    std::ostringstream out;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const bool number = c >= 2;
+      const std::string pad(width[c] - row[c].size(), ' ');
+      if (style == "markdown") out << (c ? " | " : "| ");
+      else if (c) out << "  ";
+      out << (number ? pad + row[c] : row[c] + pad);
+    }
+    if (style == "markdown") out << " |";
+    return out.str();
+  };
+  std::cout << line(rows.front()) << '\n';
+  if (style == "markdown") {
+    std::string sep = "|";
+    for (std::size_t c = 0; c < width.size(); ++c) sep += std::string(width[c] + 1, '-') + (c >= 2 ? ":|" : "-|");
+    std::cout << sep << '\n';
+  } else {
+    std::size_t total = 0;
+    for (auto w : width) total += w + 2;
+    std::cout << std::string(total - 2, '-') << '\n';
+  }
+  for (std::size_t r = 1; r < rows.size(); ++r) std::cout << line(rows[r]) << '\n';
+}
+
+int runCompare(const CompareOptions& o) {
+  const auto& registry = solvers::SolverRegistry::builtin();
+  std::vector<const solvers::Solver*> chosen;
+  for (const auto& id : o.solvers.empty() ? registry.ids() : o.solvers) {
+    const solvers::Solver* s = registry.find(id);
+    if (!s) throw CliError(kUsage, "unknown solver '" + id + "'");
+    chosen.push_back(s);
+  }
+  if (o.table != "text" && o.table != "markdown" && o.table != "csv" && o.table != "json")
+    throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");
+  auto strategy = solvers::strategyFromName(o.strategy);
+  if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
+  const auto budget = parseBudget(o.budget);
+  LoadedGraph loaded = loadGraph(o.graph);
+  const graph::ComputeGraph& g = loaded.graph;
+  const bool json = o.json || o.table == "json";
+
+  const solvers::SolveResult vanilla = registry.find("store-all")->solve({.graph = &g});
+  const double vanillaPeak = double(vanilla.metrics.simulatedPeak.value);
+  std::vector<solvers::SolveResult> results;
+  for (const solvers::Solver* s : chosen) {
+    solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
+    request.progress = json ? solvers::ProgressSink{} : progressBar(s->info().id);
+    results.push_back(s->solve(request));
+  }
+  bool internalError = false;
+  for (const auto& r : results) internalError |= r.status == solvers::SolveStatus::Error;
+
+  if (json) {
+    nlohmann::json j;
+    j["graph"] = g.name();
+    j["budget_bytes"] = budget ? nlohmann::json(budget->value) : nlohmann::json(nullptr);
+    j["vanilla_peak_bytes"] = vanilla.metrics.simulatedPeak.value;
+    j["rows"] = nlohmann::json::array();
+    for (const auto& r : results) {
+      nlohmann::json row;
+      row["solver"] = r.solver;
+      row["status"] = std::string(solvers::statusName(r.status));
+      row["message"] = r.message;
+      row["metrics"] = solvers::metricsToJson(r.metrics, r.plan.has_value());
+      row["reduction_percent"] =
+          r.plan ? nlohmann::json(100.0 * (vanillaPeak - double(r.metrics.simulatedPeak.value)) / vanillaPeak)
+                 : nlohmann::json(nullptr);
+      j["rows"].push_back(std::move(row));
+    }
+    j["warnings"] = loaded.warnings;
+    printJson(j);
+    return internalError ? kInternal : kOk;
+  }
+
+  for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
+  std::vector<std::vector<std::string>> rows{{"solver", "status", "model peak", "simulated peak", "vs vanilla",
+                                              "overhead", "recomputed", "solve s"}};
+  for (const auto& r : results) {
+    const auto& m = r.metrics;
+    if (!r.plan) {
+      rows.push_back({r.solver, std::string(solvers::statusName(r.status)), "-", "-", "-", "-", "-", seconds(m.solveSeconds)});
+      continue;
+    }
+    rows.push_back({r.solver, std::string(solvers::statusName(r.status)), m.modelPeak ? formatByteSize(*m.modelPeak) : "-",
+                    formatByteSize(m.simulatedPeak),
+                    percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
+                    std::to_string(m.overhead.value), std::to_string(m.recomputedNodes), seconds(m.solveSeconds)});
+  }
+  std::cout << "Graph " << g.name() << ": " << g.opCount() << " operations, vanilla peak "
+            << formatByteSize(vanilla.metrics.simulatedPeak) << ", budget "
+            << (budget ? formatByteSize(*budget) : std::string("none")) << ", time in " << g.timeUnit() << "\n\n";
+  printTable(rows, o.table);
+  for (const auto& r : results)
+    if (!r.message.empty()) std::cout << "\n" << r.solver << ": " << r.message;
+  std::cout << '\n';
+  return internalError ? kInternal : kOk;
+}
+
+}  // namespace
+
+void addCompareCommand(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<CompareOptions>();
+  CLI::App* cmd = app.add_subcommand("compare", "Run several solvers on one graph and print them side by side");
+  cmd->add_option("graph", o->graph.path, "Graph file")->required();
+  cmd->add_option("--solvers", o->solvers, "Comma-separated solver ids (default: all)")->delimiter(',');
+  cmd->add_option("--budget,-b", o->budget, "Memory budget: bytes or a size such as 2GiB (default: none)");
+  cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
+  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
+  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  cmd->add_option("--table", o->table, "Table style: text, markdown, csv or json")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Machine-readable output (same as --table json)");
+  cmd->callback([o, &run] { run = [o] { return runCompare(*o); }; });
+}
+
+}  // namespace remat::cli

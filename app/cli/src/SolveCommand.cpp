@@ -1,0 +1,97 @@
+#include <iostream>
+#include <memory>
+
+#include "CliSupport.hpp"
+#include "Commands.hpp"
+#include "remat/graph/ByteSize.hpp"
+#include "remat/solvers/PlanJson.hpp"
+#include "remat/solvers/PlanJsonValue.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::cli {
+
+namespace {
+
+struct SolveOptions {
+  GraphOptions graph;
+  std::string solver;
+  std::string budget;
+  std::string strategy = "time";
+  double timeLimit = 0;
+  bool noLiveness = false;
+  std::string output;
+  bool json = false;
+};
+
+int runSolve(const SolveOptions& o) {
+  const auto& registry = solvers::SolverRegistry::builtin();
+  const solvers::Solver* solver = registry.find(o.solver);
+  if (!solver) {
+    std::string known;
+    for (const auto& id : registry.ids()) known += (known.empty() ? "" : ", ") + id;
+    throw CliError(kUsage, "unknown solver '" + o.solver + "' (known: " + known + ")");
+  }
+  auto strategy = solvers::strategyFromName(o.strategy);
+  if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
+  const auto budget = parseBudget(o.budget);
+  if (o.timeLimit < 0) throw CliError(kUsage, "the time limit must not be negative");
+  LoadedGraph loaded = loadGraph(o.graph);
+  const graph::ComputeGraph& g = loaded.graph;
+
+  solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
+  request.liveness = !o.noLiveness;
+  request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
+  if (o.timeLimit > 0)
+    request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
+  const solvers::SolveResult r = solver->solve(request);
+  if (!o.output.empty() && r.plan) writeFileAtomically(o.output, solvers::writePlanJson(g, r));
+
+  if (o.json) {
+    nlohmann::json j = solvers::planToJson(g, r);
+    j["warnings"] = loaded.warnings;
+    printJson(j);
+    return exitCodeFor(r.status);
+  }
+  for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
+  const auto& m = r.metrics;
+  std::cout << "Solver       " << solver->info().id << "  (" << solver->info().name << ")\n"
+            << "Graph        " << g.name() << "  (" << g.opCount() << " operations)\n"
+            << "Status       " << solvers::statusName(r.status) << '\n'
+            << "Budget       " << (budget ? bytesText(budget) : std::string("none")) << '\n';
+  if (!r.message.empty()) std::cout << "Message      " << r.message << '\n';
+  if (r.plan) {
+    std::cout << "Peak         " << bytesText(m.simulatedPeak) << "  simulated"
+              << (request.liveness ? " with liveness" : "") << ", at step " << m.peakStep << " ("
+              << sim::describeStep(g, r.plan->schedule[m.peakStep]) << ")\n";
+    if (m.modelPeak) std::cout << "Model peak   " << bytesText(m.modelPeak) << "  (the paper's DP model, activations only)\n";
+    std::cout << "Overhead     " << m.overhead.value << ' ' << g.timeUnit() << "  (" << m.recomputedNodes
+              << " nodes recomputed, " << m.recomputations << " recomputations; total time " << m.totalTime.value << ' '
+              << g.timeUnit() << ")\n";
+    if (r.plan->lowerSets) std::cout << "Segments     " << r.plan->lowerSets->size() << " lower sets\n";
+    std::cout << "Schedule     " << r.plan->schedule.size() << " steps\n";
+  }
+  std::cout << "Solve time   " << m.solveSeconds << " s\n";
+  if (!o.output.empty() && r.plan) std::cout << "Plan written to " << o.output << '\n';
+  if (r.status == solvers::SolveStatus::Error) std::cerr << "remat: error: " << r.message << '\n';
+  return exitCodeFor(r.status);
+}
+
+}  // namespace
+
+void addSolveCommand(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<SolveOptions>();
+  CLI::App* cmd = app.add_subcommand("solve", "Plan recomputation for a graph with one solver");
+  cmd->add_option("graph", o->graph.path, "Graph file")->required();
+  cmd->add_option("--solver,-s", o->solver, "Solver id (see `remat solvers`)")->required();
+  cmd->add_option("--budget,-b", o->budget, "Memory budget: bytes or a size such as 2GiB (default: none)");
+  cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
+  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
+  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  cmd->add_option("--time-limit", o->timeLimit, "Stop after this many seconds (0: none)");
+  cmd->add_flag("--no-liveness", o->noLiveness, "Simulate without liveness analysis (only explicit frees)");
+  cmd->add_option("--output,-o", o->output, "Write the plan JSON here");
+  cmd->add_flag("--json", o->json, "Print the plan JSON");
+  cmd->callback([o, &run] { run = [o] { return runSolve(*o); }; });
+}
+
+}  // namespace remat::cli

@@ -1,0 +1,45 @@
+// remat: the command-line front end (ARCHITECTURE.md section 7).
+
+#include <exception>
+#include <iostream>
+
+#include "CliSupport.hpp"
+#include "Commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace remat::cli;
+  CLI::App app{"Remat: plan activation recomputation for training (Kusumoto et al., NeurIPS 2019)", "remat"};
+  app.set_version_flag("--version", "remat 0.1.0");
+  app.require_subcommand(1);
+  Runner run;
+  addInfoCommand(app, run);
+  addSolveCommand(app, run);
+  addCompareCommand(app, run);
+  addConvertCommand(app, run);
+  addSolversCommand(app, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return kUsage;
+  }
+  // No exception leaves main: input problems, usage problems and bugs each get their exit code.
+  try {
+    return run();
+  } catch (const CliError& e) {
+    std::cerr << "remat: " << (e.code() == kUsage ? "usage error" : "error") << ": " << e.what() << '\n';
+    return e.code();
+  } catch (const std::exception& e) {
+    std::cerr << "remat: internal error: " << e.what() << '\n';
+    return kInternal;
+  } catch (...) {
+    std::cerr << "remat: internal error: unknown exception\n";
+    return kInternal;
+  }
+}

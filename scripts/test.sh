@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, builds the dev preset and runs every test through
+# ctest, then does the same under AddressSanitizer and UndefinedBehaviorSanitizer (the asan preset).
+#   scripts/test.sh            # dev + asan
+#   scripts/test.sh --quick    # dev only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="$(nproc)"
+scripts/build.sh dev
+ctest --preset dev -j "$jobs"
+if [ "${1:-}" != "--quick" ]; then
+  scripts/build.sh asan
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --preset asan -j "$jobs"
+fi

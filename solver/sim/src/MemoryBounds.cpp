@@ -1,0 +1,46 @@
+#include "remat/sim/MemoryBounds.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace remat::sim {
+
+Bytes memoryLowerBound(const graph::ComputeGraph& g) {
+  using graph::NodeId;
+  using graph::NodeKind;
+  Bytes paramGrads{0};
+  std::vector<bool> hasConsumer(g.size(), false);
+  for (std::uint32_t v = g.firstOp(); v < g.size(); ++v)
+    for (NodeId u : g.node(NodeId{v}).inputs) hasConsumer[u.value] = true;
+  for (std::uint32_t p = 0; p < g.firstOp(); ++p)
+    if (g.node(NodeId{p}).kind == NodeKind::Param && hasConsumer[p]) paramGrads += g.node(NodeId{p}).bytes;
+
+  Bytes worst = paramGrads;  // the last step, when every parameter gradient exists
+  for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
+    const NodeId id{v};
+    const graph::Node& n = g.node(id);
+    Bytes inputs{0};
+    Bytes paramInputs{0};
+    for (NodeId u : g.opPredecessors(id)) inputs += g.node(u).bytes;
+    std::vector<NodeId> params;
+    for (NodeId u : n.inputs)
+      if (g.node(u).kind == NodeKind::Param) params.push_back(u);
+    std::sort(params.begin(), params.end());
+    params.erase(std::unique(params.begin(), params.end()), params.end());
+    for (NodeId p : params) paramInputs += g.node(p).bytes;
+    Bytes saved{0};
+    std::vector<NodeId> savedOps;
+    for (std::uint32_t k : n.saves.inputs)
+      if (g.isOp(n.inputs[k])) savedOps.push_back(n.inputs[k]);
+    std::sort(savedOps.begin(), savedOps.end());
+    savedOps.erase(std::unique(savedOps.begin(), savedOps.end()), savedOps.end());
+    for (NodeId u : savedOps) saved += g.node(u).bytes;
+    if (n.saves.output) saved += n.bytes;
+    const Bytes forward = n.bytes + inputs + n.workspace;
+    const Bytes backward = n.bytes + saved + inputs + paramInputs + n.workspace;
+    worst = std::max({worst, forward, backward});
+  }
+  return g.paramBytes() + g.inputBytes() + worst;
+}
+
+}  // namespace remat::sim

@@ -1,0 +1,208 @@
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int code = -1;
+  std::string out;
+  std::string err;
+  nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+fs::path scratch() {
+  fs::path dir = fs::temp_directory_path() / ("remat-cli-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// Runs the real binary with the given arguments; stdout and stderr captured apart.
+Run remat(const std::vector<std::string>& args) {
+  const fs::path errFile = scratch() / "stderr.txt";
+  std::string cmd = quote(REMAT_BINARY);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " 2>" + quote(errFile.string()) + " </dev/null";
+  Run r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream err(errFile);
+  std::stringstream ss;
+  ss << err.rdbuf();
+  r.err = ss.str();
+  return r;
+}
+
+std::string fixture(const std::string& name) { return std::string(REMAT_FIXTURES_DIR) + "/" + name; }
+
+}  // namespace
+
+TEST_CASE("info on a hand-drawn chain gives the exact figures") {
+  Run r = remat({"info", fixture("cli/chain3.json"), "--json"});
+  REQUIRE(r.code == 0);
+  auto j = r.json();
+  CHECK(j["nodes"] == 4);
+  CHECK(j["edges"] == 3);
+  CHECK(j["op_nodes"] == 3);
+  CHECK(j["lower_sets"] == 4);
+  CHECK(j["vanilla_peak_bytes"] == 95);  // worked out step by step in tests/sim/SimulatorTest.cpp
+  CHECK(j["memory_lower_bound_bytes"] == 5 + 30 + 30 + 20);
+  Run text = remat({"info", fixture("cli/chain3.json")});
+  CHECK(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("Lower sets         4"));
+}
+
+TEST_CASE("solve prints the plan and writes it atomically") {
+  const fs::path plan = scratch() / "plan.json";
+  Run r = remat({"solve", fixture("cli/chain3.json"), "--solver", "store-all", "--json", "-o", plan.string()});
+  REQUIRE(r.code == 0);
+  auto j = r.json();
+  CHECK(j["solver"] == "store-all");
+  CHECK(j["status"] == "optimal");
+  CHECK(j["metrics"]["simulated_peak_bytes"] == 95);
+  CHECK(j["metrics"]["overhead"] == 0);
+  CHECK(j["metrics"]["total_time"] == 12);
+  CHECK(j["metrics"]["model_peak_bytes"].is_null());
+  CHECK(j["schedule"].size() == 6);
+  CHECK(j["schedule"][0] == nlohmann::json::array({"fwd", "a"}));
+  std::ifstream in(plan);
+  CHECK(nlohmann::json::parse(in)["format"] == "remat-plan");
+}
+
+TEST_CASE("budgets: human units, infeasible exit code 1, bad values exit code 2") {
+  Run ok = remat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "--budget", "1KiB", "--json"});
+  CHECK(ok.code == 0);
+  CHECK(ok.json()["budget_bytes"] == 1024);
+  Run tight = remat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "--budget", "94", "--json"});
+  CHECK(tight.code == 1);
+  CHECK(tight.json()["status"] == "infeasible");
+  for (const char* bad : {"-5", "0", "2XB", "lots"}) {
+    Run r = remat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "--budget", bad});
+    INFO(bad);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("budget"));
+  }
+}
+
+TEST_CASE("usage errors exit with 2, input errors with 3, both with a message") {
+  Run unknownSolver = remat({"solve", fixture("cli/chain3.json"), "-s", "nope"});
+  CHECK(unknownSolver.code == 2);
+  CHECK_THAT(unknownSolver.err, Catch::Contains("unknown solver 'nope' (known: store-all"));
+  Run noCommand = remat({});
+  CHECK(noCommand.code == 2);
+  Run badOption = remat({"info", fixture("cli/chain3.json"), "--frobnicate"});
+  CHECK(badOption.code == 2);
+  Run missing = remat({"info", "/nonexistent/graph.json"});
+  CHECK(missing.code == 3);
+  CHECK_THAT(missing.err, Catch::Contains("/nonexistent/graph.json"));
+  Run broken = remat({"info", fixture("cli/broken.json")});
+  CHECK(broken.code == 3);
+  CHECK_THAT(broken.err, Catch::Contains("broken.json:6:"));
+}
+
+TEST_CASE("compare lists every solver with the same metrics keys") {
+  Run r = remat({"compare", fixture("cli/chain3.json"), "--json"});
+  REQUIRE(r.code == 0);
+  auto j = r.json();
+  CHECK(j["vanilla_peak_bytes"] == 95);
+  REQUIRE(j["rows"].size() == 3);
+  for (const auto& row : j["rows"]) {
+    CHECK(row.contains("solver"));
+    CHECK(row.contains("status"));
+    for (const char* key : {"model_peak_bytes", "model_overhead", "simulated_peak_bytes", "overhead", "total_time",
+                            "recomputed_nodes", "solve_seconds"})
+      CHECK(row["metrics"].contains(key));
+  }
+  Run md = remat({"compare", fixture("cli/chain3.json"), "--solvers", "store-all,chen-sqrtn", "--table", "markdown"});
+  CHECK(md.code == 0);
+  CHECK_THAT(md.out, Catch::Contains("| store-all "));
+  Run csv = remat({"compare", fixture("cli/chain3.json"), "--table", "csv"});
+  CHECK_THAT(csv.out, Catch::Contains("solver,status,model peak"));
+}
+
+TEST_CASE("convert writes native JSON that reads back the same, and DOT") {
+  const fs::path out = scratch() / "chain3-copy.json";
+  Run r = remat({"convert", fixture("cli/chain3.json"), out.string()});
+  REQUIRE(r.code == 0);
+  Run again = remat({"info", out.string(), "--json"});
+  REQUIRE(again.code == 0);
+  CHECK(again.json()["vanilla_peak_bytes"] == 95);
+  const fs::path dot = scratch() / "chain3.dot";
+  REQUIRE(remat({"convert", fixture("cli/chain3.json"), dot.string()}).code == 0);
+  std::ifstream in(dot);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  CHECK_THAT(ss.str(), Catch::Contains("digraph"));
+  Run bad = remat({"convert", fixture("cli/chain3.json"), (scratch() / "x.txt").string()});
+  CHECK(bad.code == 2);
+  CHECK_FALSE(fs::exists(scratch() / "x.txt"));
+}
+
+TEST_CASE("the default graph of scripts/run.sh compares") {
+  Run r = remat({"compare", std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json", "--json"});
+  REQUIRE(r.code == 0);
+  auto j = r.json();
+  CHECK(j["graph"] == "unet-small");
+  for (const auto& row : j["rows"]) CHECK(row["status"] != "error");
+}
+
+#ifdef REMAT_CORPUS_DIR
+TEST_CASE("info prints the published lower-set counts of the paper's seven graphs") {
+  // Counts from the corpus README (Kusumoto et al. 2019); vanilla peaks are Remat's simulator figures
+  // (store-all with liveness), cross-checked in tests/solvers by an independent live-interval count.
+  const std::map<std::string, std::pair<std::uint64_t, std::int64_t>> expected{
+      {"cg_vgg19.txt", {47, 3258544320}},      {"cg_unet.txt", {331, 7943667472}},
+      {"cg_resnet50.txt", {241, 3597857216}},  {"cg_resnet152.txt", {581, 7641297344}},
+      {"cg_densenet.txt", {569, 8066621632}},  {"cg_googlenet.txt", {27358, 948722884}},
+      {"cg_pspnet.txt", {12533, 5907095028}}};
+  for (const auto& [file, want] : expected) {
+    INFO(file);
+    Run r = remat({"info", std::string(REMAT_CORPUS_DIR) + "/paper-graphs/" + file, "--json"});
+    REQUIRE(r.code == 0);
+    CHECK(r.json()["lower_sets"] == want.first);
+    CHECK(r.json()["vanilla_peak_bytes"] == want.second);
+  }
+}
+
+TEST_CASE("info and chen-sqrtn work on every corpus graph") {
+  for (const char* folder : {"paper-graphs", "checkmate-graphs"}) {
+    for (const auto& entry : fs::directory_iterator(std::string(REMAT_CORPUS_DIR) + "/" + folder)) {
+      INFO(entry.path());
+      Run info = remat({"info", entry.path().string(), "--json"});
+      CHECK(info.code == 0);
+      Run r = remat({"solve", entry.path().string(), "--solver", "chen-sqrtn", "--json"});
+      CHECK((r.code == 0 || r.code == 1));
+      auto j = r.json();
+      if (r.code == 0) {
+        CHECK(j["status"] == "feasible");
+        CHECK(j["metrics"]["simulated_peak_bytes"].get<std::int64_t>() <= info.json()["vanilla_peak_bytes"].get<std::int64_t>());
+      } else {
+        CHECK_THAT(j["message"].get<std::string>(), Catch::Contains("does not apply"));
+      }
+    }
+  }
+}
+#endif
