@@ -32,9 +32,11 @@ SolverOutput ChenSqrtN::plan(const SolveRequest& request) const {
   if (chain.empty()) return {SolveStatus::Infeasible, std::nullopt, noCutMessage()};
   if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
 
-  // About sqrt(|V|) segments; the j-th cut is the chain member whose activation memory is nearest to
-  // j/k of the total, so that segments hold similar memory.
-  const auto segments = std::max<std::size_t>(2, static_cast<std::size_t>(std::lround(std::sqrt(double(g.opCount())))));
+  // The chain of cuts is the network seen as Chen's linear sequence of n = cuts + 1 layers (a residual
+  // block is one layer); it gets about sqrt(n) segments. The j-th cut is the chain member whose
+  // activation memory is nearest to j/k of the total, so that segments hold similar memory.
+  const auto layers = static_cast<double>(chain.size() + 1);
+  const auto segments = std::max<std::size_t>(2, static_cast<std::size_t>(std::lround(std::sqrt(layers))));
   std::vector<Bytes> prefix;
   prefix.reserve(chain.size());
   for (const auto& l : chain) prefix.push_back(graph::bytesOf(g, l));

@@ -5,7 +5,8 @@
 
 namespace remat::solvers {
 
-/// `chen-sqrtn`: about sqrt(|V|) segments with balanced activation memory (Chen et al., Section 4.1).
+/// `chen-sqrtn`: about sqrt(n) segments with balanced activation memory (Chen et al., Section 4.1), where
+/// n - 1 is the number of cuts in the chain (the graph seen as a sequence of n layers).
 /// Heuristic; O(|V|·(|V|+|E|)) to find the cuts. Graphs: any DAG with single-boundary cuts.
 class ChenSqrtN final : public Solver {
  public:
