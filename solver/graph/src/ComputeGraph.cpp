@@ -65,7 +65,7 @@ void ComputeGraph::index() {
 
 bool ComputeGraph::sameAs(const ComputeGraph& other) const {
   if (size() != other.size() || m_backward.size() != other.m_backward.size()) return false;
-  if (m_name != other.m_name || m_timeUnit != other.m_timeUnit) return false;
+  if (m_name != other.m_name || m_timeUnit != other.m_timeUnit || m_costModel != other.m_costModel) return false;
   for (const Node& a : m_nodes) {
     auto id = other.find(a.name);
     if (!id) return false;

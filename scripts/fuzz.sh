@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Builds the reader fuzzers (preset `fuzz`: clang, libFuzzer, ASan, UBSan) and runs each one for a bounded
+# time, seeded with the reader fixtures. New corpus entries go to a temporary folder that is removed at
+# the end; a crashing input is kept under fuzz-out/ (ignored by git).
+#
+# Usage: scripts/fuzz.sh [SECONDS]   seconds per fuzzer, default 20. Exits 1 if any fuzzer failed.
+set -euo pipefail
+
+seconds="${1:-20}"
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [[ "$seconds" -eq 0 ]]; then
+  echo "usage: $0 [seconds per fuzzer, a positive integer; default 20]" >&2
+  exit 2
+fi
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json)
+cmake --preset fuzz >/dev/null
+cmake --build build-fuzz --target "${fuzzers[@]}" -j 2
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/remat-fuzz.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+mkdir -p fuzz-out
+
+status=0
+for fuzzer in "${fuzzers[@]}"; do
+  case "$fuzzer" in
+    fuzz_native_json) fixtures=native dict=json.dict ;;
+    fuzz_pfn_cg) fixtures=pfn dict=pfn.dict ;;
+    fuzz_checkmate_json) fixtures=checkmate dict=json.dict ;;
+  esac
+  corpus="$work/$fuzzer"
+  mkdir -p "$corpus"
+  log="$work/$fuzzer.log"
+  echo "== $fuzzer (${seconds}s, seeds: tests/fixtures/$fixtures)"
+  # The first folder receives new inputs; the fixture folders are only read.
+  if "build-fuzz/bin/$fuzzer" "$corpus" "tests/fixtures/$fixtures/valid" "tests/fixtures/$fixtures/invalid" \
+      -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=5 \
+      -dict="tests/fuzz/$dict" -artifact_prefix="fuzz-out/$fuzzer-" -print_final_stats=1 >"$log" 2>&1; then
+    grep -E "^stat::number_of_executed_units|^Done" "$log" || true
+  else
+    echo "!! $fuzzer failed; the input that caused it is under fuzz-out/. End of its log:"
+    tail -n 60 "$log"
+    status=1
+  fi
+done
+
+if [[ $status -eq 0 ]]; then
+  echo "fuzz: all ${#fuzzers[@]} fuzzers ran ${seconds}s each without a failure"
+fi
+exit $status

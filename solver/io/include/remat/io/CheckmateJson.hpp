@@ -1,0 +1,18 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/graph/Diagnostic.hpp"
+
+namespace remat::io {
+
+/// Parses Checkmate (Jain et al., MLSys 2020) and Moccasin networkx node-link JSON: either Checkmate
+/// graphs (`id`, `name`, `cost_cpu`, `cost_ram`, `backward`; links `source`/`target`) or random
+/// layered graphs (`name`, `duration`, `out_cost`, `param_cost`; links `{"0": src, "1": dst}`).
+/// Forward nodes become op nodes, `backward: true` nodes the graph's explicit backward nodes; how saves
+/// and backward times are derived is described in docs/formats.md. Never throws.
+[[nodiscard]] Result<graph::ComputeGraph> readCheckmateJson(std::string_view text, const std::string& fileName);
+
+}  // namespace remat::io

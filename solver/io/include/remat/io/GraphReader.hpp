@@ -1,0 +1,37 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/graph/Diagnostic.hpp"
+
+namespace remat::io {
+
+/// The graph file formats Remat reads (docs/formats.md).
+enum class GraphFormat {
+  Auto,       ///< detect from the content, then from the file extension
+  Native,     ///< Remat's own JSON, `"format": "remat-graph"`
+  PfnCg,      ///< the `cg_*.txt` text graphs of Kusumoto et al. (pfnet-research/recompute)
+  Checkmate,  ///< Checkmate / Moccasin networkx node-link JSON
+};
+
+/// Files larger than this are refused before anything is read.
+inline constexpr std::uintmax_t kMaxGraphFileBytes = std::uintmax_t{1} << 30;
+
+/// Reads a graph file. With GraphFormat::Auto the format is detected from the content: a JSON object
+/// with a "format" key is native, one with "nodes" and "links" is Checkmate, and a first line of two
+/// integers is PFN cg text; otherwise the extension decides (.json native, .txt PFN). A missing or
+/// unreadable file, or one over 1 GiB, is an error naming the file. Never throws.
+[[nodiscard]] Result<graph::ComputeGraph> readGraphFile(const std::string& path,
+                                                        GraphFormat format = GraphFormat::Auto);
+
+/// The format for a command-line name: "auto", "native", "pfn" or "checkmate"; nullopt otherwise.
+[[nodiscard]] std::optional<GraphFormat> formatFromName(std::string_view name);
+
+/// The command-line name of a format (inverse of formatFromName).
+[[nodiscard]] std::string formatName(GraphFormat f);
+
+}  // namespace remat::io

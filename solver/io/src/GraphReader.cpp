@@ -1,0 +1,164 @@
+#include "remat/io/GraphReader.hpp"
+
+#include <cctype>
+#include <charconv>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "JsonSupport.hpp"
+#include "ReaderSupport.hpp"
+#include "remat/io/CheckmateJson.hpp"
+#include "remat/io/NativeJson.hpp"
+#include "remat/io/PfnCg.hpp"
+
+namespace remat::io {
+namespace {
+
+using graph::ComputeGraph;
+
+Result<ComputeGraph> fileError(const std::string& path, std::string message) {
+  return Result<ComputeGraph>::failure(Diagnostic{SourceLocation{path, 0, {}}, std::move(message)});
+}
+
+// Reads the whole file, or says why not. The size is checked before anything is read.
+std::optional<std::string> slurp(const std::string& path, std::string& why) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    why = "no such file";
+    return std::nullopt;
+  }
+  if (fs::is_directory(status)) {
+    why = "is a directory, not a graph file";
+    return std::nullopt;
+  }
+  if (fs::is_regular_file(status)) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > kMaxGraphFileBytes) {
+      why = "file is too large (" + std::to_string(size) + " bytes; graph files over 1 GiB are refused)";
+      return std::nullopt;
+    }
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = "cannot open the file for reading";
+    return std::nullopt;
+  }
+  // Read in chunks so that special files without a size are bounded too.
+  std::string text;
+  char buffer[1 << 16];
+  while (in) {
+    in.read(buffer, sizeof buffer);
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxGraphFileBytes) {
+      why = "file is too large (graph files over 1 GiB are refused)";
+      return std::nullopt;
+    }
+  }
+  if (in.bad()) {
+    why = "read error";
+    return std::nullopt;
+  }
+  return text;
+}
+
+// True when the first line holds exactly two integers (the "N M" header of the PFN cg text).
+bool firstLineIsTwoIntegers(std::string_view text) {
+  const std::size_t end = text.find('\n');
+  std::string_view line = text.substr(0, end);
+  if (line.ends_with('\r')) line.remove_suffix(1);
+  int count = 0;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    if (i == line.size()) break;
+    std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    std::int64_t value = 0;
+    auto [ptr, ec] = std::from_chars(line.data() + start, line.data() + i, value);
+    if (ptr != line.data() + i) return false;  // not all digits (overflow still counts as a number)
+    (void)ec;
+    ++count;
+  }
+  return count == 2;
+}
+
+std::string lowerExtension(const std::string& path) {
+  std::string ext = std::filesystem::path(path).extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext;
+}
+
+Result<ComputeGraph> readDetected(std::string_view text, const std::string& path) {
+  std::string_view body = detail::stripBom(text);
+  std::size_t first = body.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return fileError(path, "file is empty");
+  if (body[first] == '{') {
+    // Parse once, then decide by the keys.
+    detail::Diagnostics diag(path);
+    auto doc = detail::parseJson(body, diag);
+    if (!doc) return diag.failure();
+    if (detail::member(*doc, "format")) return detail::readNativeDocument(*doc, diag);
+    if (detail::member(*doc, "nodes") && detail::member(*doc, "links"))
+      return detail::readCheckmateDocument(*doc, diag);
+    // Neither shape: the native reader explains what a native file needs.
+    return detail::readNativeDocument(*doc, diag);
+  }
+  if (firstLineIsTwoIntegers(body)) return readPfnCg(text, path);
+  const std::string ext = lowerExtension(path);
+  if (ext == ".json") return readNativeJson(text, path);
+  if (ext == ".txt" || ext == ".cg") return readPfnCg(text, path);
+  return fileError(path,
+                   "cannot tell the graph format: expected a JSON object (native or Checkmate) or PFN cg "
+                   "text starting with a line 'N M'");
+}
+
+}  // namespace
+
+Result<ComputeGraph> readGraphFile(const std::string& path, GraphFormat format) {
+  try {
+    std::string why;
+    auto text = slurp(path, why);
+    if (!text) return fileError(path, "cannot read graph file: " + why);
+    switch (format) {
+      case GraphFormat::Native:
+        return readNativeJson(*text, path);
+      case GraphFormat::PfnCg:
+        return readPfnCg(*text, path);
+      case GraphFormat::Checkmate:
+        return readCheckmateJson(*text, path);
+      case GraphFormat::Auto:
+        break;
+    }
+    return readDetected(*text, path);
+  } catch (const std::exception& e) {
+    return fileError(path, std::string("cannot read graph file: ") + e.what());
+  }
+}
+
+std::optional<GraphFormat> formatFromName(std::string_view name) {
+  if (name == "auto") return GraphFormat::Auto;
+  if (name == "native") return GraphFormat::Native;
+  if (name == "pfn") return GraphFormat::PfnCg;
+  if (name == "checkmate") return GraphFormat::Checkmate;
+  return std::nullopt;
+}
+
+std::string formatName(GraphFormat f) {
+  switch (f) {
+    case GraphFormat::Auto:
+      return "auto";
+    case GraphFormat::Native:
+      return "native";
+    case GraphFormat::PfnCg:
+      return "pfn";
+    case GraphFormat::Checkmate:
+      return "checkmate";
+  }
+  return "auto";
+}
+
+}  // namespace remat::io

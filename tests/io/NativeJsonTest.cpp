@@ -1,0 +1,325 @@
+// Native JSON reader and writer on in-memory text: types, limits, warnings, determinism.
+
+#include <catch2/catch.hpp>
+
+#include "IoTestSupport.hpp"
+#include "remat/graph/GraphBuilder.hpp"
+#include "remat/io/NativeJson.hpp"
+
+using namespace remat;
+using namespace remat::io;
+using namespace remat::io::test;
+
+namespace {
+
+// A two-node graph whose op node gets `extra` appended (e.g. `, "fwd_time": 3`).
+std::string graphWith(const std::string& opBytes, const std::string& extra = "") {
+  return R"({"format": "remat-graph", "version": 1, "nodes": [
+  {"id": "x", "kind": "input", "bytes": 0},
+  {"id": "a", "kind": "op", "op": "Relu", "inputs": ["x"], "bytes": )" +
+         opBytes + extra + "}]}";
+}
+
+bool hasWarning(const Result<graph::ComputeGraph>& r, const std::string& piece) {
+  for (const auto& w : r.warnings())
+    if (w.toString().find(piece) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("native: 64-bit limits on integers", "[io][native]") {
+  SECTION("int64 max is accepted") {
+    auto r = readNativeJson(graphWith("9223372036854775807"), "g.json");
+    INFO(allMessages(r));
+    REQUIRE(r.ok());
+    CHECK(nodeNamed(r.value(), "a").bytes == Bytes::max());
+  }
+  SECTION("2^63 is rejected") {
+    auto r = readNativeJson(graphWith("9223372036854775808"), "g.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errorText() == "g.json: /nodes/1/bytes: number 9223372036854775808 does not fit in 64 bits");
+  }
+  SECTION("2^70 (parsed as a float) is rejected") {
+    auto r = readNativeJson(graphWith("1180591620717411303424"), "g.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errorText().find("does not fit in 64 bits") != std::string::npos);
+  }
+  SECTION("a huge negative number is rejected") {
+    auto r = readNativeJson(graphWith("-1180591620717411303424"), "g.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errorText().find("does not fit in 64 bits") != std::string::npos);
+  }
+  SECTION("whole floats are not integers in the native format") {
+    auto r = readNativeJson(graphWith("12.0"), "g.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errorText() == "g.json: /nodes/1/bytes: expected a non-negative integer, got 12.0");
+  }
+  SECTION("booleans and nulls are not integers") {
+    auto r = readNativeJson(graphWith("true", R"(, "fwd_time": null)"), "g.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errorText().find("/nodes/1/bytes: expected a non-negative integer, got true") != std::string::npos);
+    CHECK(r.errorText().find("/nodes/1/fwd_time: expected a non-negative integer, got null") != std::string::npos);
+  }
+  SECTION("totals that overflow 64 bits are caught by the builder") {
+    auto r = readNativeJson(graphWith("9223372036854775807", R"(, "workspace": 9223372036854775807)"), "g.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errorText().find("overflows 64 bits") != std::string::npos);
+  }
+}
+
+TEST_CASE("native: errors carry JSON paths and locations", "[io][native]") {
+  auto r = readNativeJson(graphWith("-5"), "bad.json");
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.errors().size() == 1);
+  CHECK(r.errors()[0].where.file == "bad.json");
+  CHECK(r.errors()[0].where.path == "/nodes/1/bytes");
+  CHECK(r.errorText() == "bad.json: /nodes/1/bytes: expected a non-negative integer, got -5");
+}
+
+TEST_CASE("native: syntax errors report the line", "[io][native]") {
+  const std::string text = "{\n  \"format\": \"remat-graph\",\n  \"version\": 1,,\n}";
+  auto r = readNativeJson(text, "syntax.json");
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.errors().size() == 1);
+  CHECK(r.errors()[0].where.line == 3);
+  CHECK(r.errorText().starts_with("syntax.json:3: invalid JSON"));
+  CHECK(r.errorText().find("[json.exception") == std::string::npos);
+}
+
+TEST_CASE("native: several errors are reported together", "[io][native]") {
+  auto r = readNativeJson(R"({"format": "remat-graph", "version": 1, "nodes": [
+    {"id": "x", "kind": "input", "bytes": -1},
+    {"id": 7, "kind": "op", "op": "Relu", "inputs": ["x"], "bytes": 1},
+    {"kind": "op", "op": "Relu", "inputs": [3], "bytes": 1}]})",
+                          "many.json");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.errors().size() == 4);
+  CHECK(r.errorText().find("/nodes/1/id: expected a string, got 7") != std::string::npos);
+  CHECK(r.errorText().find("/nodes/2: missing required key \"id\"") != std::string::npos);
+  CHECK(r.errorText().find("/nodes/2/inputs/0: expected a string, got 3") != std::string::npos);
+}
+
+TEST_CASE("native: error count is capped", "[io][native]") {
+  std::string text = R"({"format": "remat-graph", "version": 1, "nodes": [)";
+  for (int i = 0; i < 500; ++i) text += std::string(i ? "," : "") + R"({"id": "n", "kind": "op", "bytes": -1})";
+  text += "]}";
+  auto r = readNativeJson(text, "capped.json");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.errors().size() <= 60);
+  CHECK(r.errorText().find("more error(s) not shown") != std::string::npos);
+}
+
+TEST_CASE("native: unknown keys are ignored with a warning", "[io][native]") {
+  auto r = readNativeJson(R"({"format": "remat-graph", "version": 1, "comment": "hi", "nodes": [
+    {"id": "x", "kind": "input", "bytes": 8, "color": "red"},
+    {"id": "a", "kind": "op", "op": "Relu", "inputs": ["x"], "bytes": 8, "saves": {"output": true, "why": 1}}]})",
+                          "warn.json");
+  INFO(allMessages(r));
+  REQUIRE(r.ok());
+  CHECK(r.warnings().size() == 3);
+  CHECK(hasWarning(r, "warn.json: /comment: unknown key \"comment\" ignored"));
+  CHECK(hasWarning(r, "/nodes/0/color: unknown key \"color\" ignored"));
+  CHECK(hasWarning(r, "/nodes/1/saves/why"));
+  CHECK(nodeNamed(r.value(), "a").saves == graph::Saves{{}, true});
+}
+
+TEST_CASE("native: wrong types for structure", "[io][native]") {
+  auto check = [](const std::string& text, const std::string& expected) {
+    auto r = readNativeJson(text, "t.json");
+    INFO(text);
+    INFO(allMessages(r));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errorText().find(expected) != std::string::npos);
+  };
+  check(R"({"format": "remat-graph", "version": 1, "nodes": {}})", "/nodes: expected an array of nodes, got an object");
+  check(R"({"format": "remat-graph", "version": 1})", "missing required key \"nodes\"");
+  check(R"({"version": 1, "nodes": []})", "missing required key \"format\"");
+  check(R"({"format": "remat-graph", "nodes": []})", "missing required key \"version\"");
+  check(R"({"format": "remat-graph", "version": "1", "nodes": []})", "/version: expected an integer, got \"1\"");
+  check(R"({"format": "remat-graph", "version": 1, "nodes": [5]})", "/nodes/0: expected a node object, got 5");
+  check(graphWith("1", R"(, "inputs": "x")"), "/nodes/1/inputs: expected an array of node ids");
+  check(graphWith("1", R"(, "saves": [0])"), "/nodes/1/saves: expected an object");
+  check(graphWith("1", R"(, "saves": {"output": 1})"), "/nodes/1/saves/output: expected true or false, got 1");
+  check(graphWith("1", R"(, "saves": {"inputs": [-1]})"), "/nodes/1/saves/inputs/0: expected a non-negative integer");
+  check(graphWith("1", R"(, "saves": {"inputs": [4294967296]})"), "saves input index 4294967296 is out of range");
+  check(graphWith("1", R"(, "shape": [2, -1])"), "/nodes/1/shape/1: expected a non-negative integer, got -1");
+  check(graphWith("1", R"(, "attrs": [1])"), "/nodes/1/attrs: expected an object, got an array");
+  check(graphWith("1", R"(, "dtype": 4)"), "/nodes/1/dtype: expected a string, got 4");
+  check(R"({"format": "remat-graph", "version": 1, "name": 3, "nodes": []})", "/name: expected a string, got 3");
+  check(R"({"format": "remat-graph", "version": 1, "nodes": [{"id": "x", "kind": "op", "bytes": 1}]})",
+        "/nodes/0: missing required key \"op\"");
+  check(R"({"format": "remat-graph", "version": 1, "nodes": [{"id": "x", "kind": "op", "op": "A", "bytes": 1}]})",
+        "/nodes/0: missing required key \"inputs\"");
+  check(R"({"format": "remat-graph", "version": 1, "nodes": [{"id": "x", "kind": "op", "op": "A", "bytes": 1,
+        "inputs": []}], "backward_graph": {}})",
+        "/backward_graph: expected an array");
+  check(R"({"format": "remat-graph", "version": 1, "nodes": [{"id": "x", "kind": "op", "op": "A", "bytes": 1,
+        "inputs": []}], "backward_graph": [{"time": 1}]})",
+        "/backward_graph/0: missing required key \"id\"");
+  check(R"({"format": "remat-graph", "version": 1, "nodes": [{"id": "x", "kind": "op", "op": "A", "bytes": 1,
+        "inputs": []}], "backward_graph": [{"id": "b", "gradient_of": "nope"}]})",
+        "gradient of unknown node 'nope'");
+  check(graphWith("1e400"), "invalid JSON: number overflow parsing '1e400'");
+  check("", "invalid JSON");
+  check("   ", "invalid JSON");
+  check("{\"format\": \"remat-graph\", \"x\": \"\xff\"}", "invalid JSON");
+}
+
+TEST_CASE("native: nesting depth is bounded", "[io][native]") {
+  std::string deep(100000, '[');
+  auto r = readNativeJson(deep, "deep.json");
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.errorText().find("nested too deeply") != std::string::npos);
+  // Brackets inside strings do not count.
+  auto ok = readNativeJson(graphWith("1", R"(, "dtype": ")" + std::string(1000, '[') + "\""), "s.json");
+  INFO(allMessages(ok));
+  CHECK(ok.ok());
+}
+
+TEST_CASE("native: a byte-order mark is accepted", "[io][native]") {
+  auto r = readNativeJson("\xEF\xBB\xBF" + graphWith("1"), "bom.json");
+  INFO(allMessages(r));
+  CHECK(r.ok());
+}
+
+TEST_CASE("native: attrs keep canonical object text or verbatim string text", "[io][native]") {
+  auto r = readNativeJson(graphWith("1", R"(, "attrs": {"b": [1, 2.5], "a": {"z": null}})"), "a.json");
+  REQUIRE(r.ok());
+  CHECK(nodeNamed(r.value(), "a").attrs == R"({"a":{"z":null},"b":[1,2.5]})");
+  auto s = readNativeJson(graphWith("1", R"x(, "attrs": "kernel=3 (not JSON)")x"), "s.json");
+  REQUIRE(s.ok());
+  CHECK(nodeNamed(s.value(), "a").attrs == "kernel=3 (not JSON)");
+}
+
+TEST_CASE("native writer: deterministic, complete, ends with a newline", "[io][native][writer]") {
+  auto r = readNativeJson(graphWith("1", R"(, "fwd_time": 3, "attrs": {"k": 1})"), "w.json");
+  REQUIRE(r.ok());
+  const std::string a = writeNativeJson(r.value());
+  const std::string b = writeNativeJson(r.value());
+  CHECK(a == b);
+  CHECK(a.ends_with("}\n"));
+  CHECK(a.find("\"format\": \"remat-graph\"") != std::string::npos);
+  CHECK(a.find("\"version\": 1") != std::string::npos);
+  CHECK(a.find("\"name\": \"w\"") != std::string::npos);
+  CHECK(a.find("\"attrs\": {\n") != std::string::npos);  // written back as an object
+  CHECK(a.find("\"shape\"") == std::string::npos);       // empty: left out
+  CHECK(a.find("\"workspace\"") == std::string::npos);   // zero: left out
+  CHECK(a.find("\"backward_graph\"") == std::string::npos);
+  CHECK(a.find("\"saves\": {") != std::string::npos);
+  // Keys in a fixed, readable order.
+  CHECK(a.find("\"format\"") < a.find("\"version\""));
+  CHECK(a.find("\"id\": \"a\"") < a.find("\"op\": \"Relu\""));
+}
+
+TEST_CASE("native writer: round trip of graphs built directly, with unusual content", "[io][native][writer]") {
+  graph::GraphBuilder b;
+  b.setName("odd \"graph\" \u00e9");
+  b.setTimeUnit("ms");
+  b.setCostModel("flops");
+  graph::NodeSpec x;
+  x.name = "x\ny";
+  x.kind = graph::NodeKind::Input;
+  x.bytes = 10;
+  x.fwdTime = 4;  // meaningless for an input, but the writer must not lose it
+  x.attrs = R"({"origin":"camera"})";
+  b.add(x);
+  graph::NodeSpec a;
+  a.name = "a/\u00fcber";
+  a.op = "Weird";
+  a.inputs = {"x\ny", "x\ny"};
+  a.bytes = 5;
+  a.shape = {0, 7};
+  a.dtype = "bfloat16";
+  a.workspace = 9;
+  a.saves = {{1}, true};
+  a.attrs = R"({ "b": 1, "a": 2 })";  // not canonical: must come back verbatim
+  b.add(a);
+  graph::NodeSpec c;
+  c.name = "c";
+  c.op = "Id";
+  c.inputs = {"a/\u00fcber"};
+  c.attrs = "not json at all";
+  b.add(c);
+  graph::BackwardSpec cb;
+  cb.name = "c_grad";
+  cb.time = 2;
+  cb.inputs = {"c"};
+  cb.gradientOf = "c";
+  b.addBackward(cb);
+  graph::BackwardSpec ab;
+  ab.name = "a_grad";
+  ab.inputs = {"c_grad", "x\ny"};
+  b.addBackward(ab);
+  auto built = b.build();
+  INFO(allMessages(built));
+  REQUIRE(built.ok());
+  const std::string text = writeNativeJson(built.value());
+  auto back = readNativeJson(text, "rt.json");
+  INFO(text);
+  INFO(allMessages(back));
+  REQUIRE(back.ok());
+  CHECK(back.value().sameAs(built.value()));
+  CHECK(back.value().costModel() == "flops");
+  CHECK(nodeNamed(back.value(), "a/\u00fcber").attrs == R"({ "b": 1, "a": 2 })");
+  CHECK(nodeNamed(back.value(), "c").attrs == "not json at all");
+  CHECK(nodeNamed(back.value(), "x\ny").fwdTime == Ticks{4});
+  CHECK(writeNativeJson(back.value()) == text);
+}
+
+TEST_CASE("native: random bytes never throw", "[io][native][robustness]") {
+  std::uint32_t state = 12345;
+  for (int i = 0; i < 300; ++i) {
+    std::string text;
+    const int len = static_cast<int>(state % 200);
+    for (int k = 0; k < len; ++k) {
+      state = state * 1664525u + 1013904223u;
+      static constexpr char kAlphabet[] = "{}[]\",:0123456789-.eE truefalsnodeskindbytesopinputsformatremat-graph\xff";
+      text += kAlphabet[(state >> 16) % (sizeof kAlphabet - 1)];
+    }
+    state = state * 1664525u + 1013904223u;
+    CHECK_NOTHROW(readNativeJson(text, "random.json"));
+  }
+}
+
+TEST_CASE("native: docs/remat-graph.schema.json names every key the writer uses", "[io][native][docs]") {
+  const std::string schema = readText(std::filesystem::path(REMAT_SOURCE_DIR) / "docs" / "remat-graph.schema.json");
+  REQUIRE_FALSE(schema.empty());
+  CHECK(schema.find("\"$schema\": \"https://json-schema.org/draft/2020-12/schema\"") != std::string::npos);
+  // A graph that uses every field the writer knows (attrs as a string, so it adds no keys of its own).
+  graph::GraphBuilder b;
+  graph::NodeSpec x;
+  x.name = "x";
+  x.kind = graph::NodeKind::Input;
+  x.bytes = 4;
+  x.shape = {1, 1};
+  x.dtype = "float32";
+  b.add(x);
+  graph::NodeSpec a;
+  a.name = "a";
+  a.op = "Op";
+  a.inputs = {"x"};
+  a.bytes = 4;
+  a.fwdTime = a.bwdTime = 1;
+  a.workspace = 2;
+  a.saves = {{0}, true};
+  a.attrs = "raw";
+  b.add(a);
+  graph::BackwardSpec ab;
+  ab.name = "a_b";
+  ab.inputs = {"a"};
+  ab.gradientOf = "a";
+  b.addBackward(ab);
+  auto built = b.build();
+  REQUIRE(built.ok());
+  const std::string text = writeNativeJson(built.value());
+  std::size_t keys = 0;
+  for (std::size_t pos = text.find("\": "); pos != std::string::npos; pos = text.find("\": ", pos + 1)) {
+    const std::size_t open = text.rfind('"', pos - 1);
+    const std::string key = text.substr(open, pos - open + 1);  // with quotes
+    INFO(key);
+    CHECK(schema.find(key + ":") != std::string::npos);
+    ++keys;
+  }
+  CHECK(keys >= 20);
+}
