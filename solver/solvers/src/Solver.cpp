@@ -90,13 +90,15 @@ SolveResult Solver::solve(const SolveRequest& request) const {
     const bool solved = result.status == SolveStatus::Optimal || result.status == SolveStatus::Feasible ||
                         result.status == SolveStatus::TimeLimit;
     if (solved && request.budget) {
-      const Bytes measured = info().budgetMeasure == BudgetMeasure::DpModel && result.metrics.modelPeak
+      const BudgetMeasure measure = out.budgetMeasure.value_or(info().budgetMeasure);
+      const Bytes measured = measure == BudgetMeasure::DpModel && result.metrics.modelPeak
                                  ? *result.metrics.modelPeak
                                  : result.metrics.simulatedPeak;
       if (measured > *request.budget) {
         result.status = SolveStatus::Infeasible;
-        result.message = "the plan needs " + formatBytes(measured) + ", more than the budget of " +
-                         formatBytes(*request.budget);
+        result.message = std::string(measure == BudgetMeasure::DpModel ? "in the DP model, " : "") +
+                         "the plan needs " + formatBytes(measured) + ", more than the budget of " +
+                         formatBytes(*request.budget) + (result.message.empty() ? "" : "; " + result.message);
       }
     }
   } catch (const std::exception& e) {

@@ -4,6 +4,7 @@
 
 #include "remat/solvers/ChenGreedy.hpp"
 #include "remat/solvers/ChenSqrtN.hpp"
+#include "remat/solvers/DpSolvers.hpp"
 #include "remat/solvers/StoreAll.hpp"
 
 namespace remat::solvers {
@@ -31,6 +32,8 @@ const SolverRegistry& SolverRegistry::builtin() {
     r.add(std::make_unique<StoreAll>());
     r.add(std::make_unique<ChenSqrtN>());
     r.add(std::make_unique<ChenGreedy>());
+    r.add(std::make_unique<ApproxDp>());
+    r.add(std::make_unique<ExactDp>());
     return r;
   }();
   return registry;

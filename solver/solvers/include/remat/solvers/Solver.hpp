@@ -44,11 +44,17 @@ struct Plan {
   std::optional<std::vector<graph::NodeSet>> lowerSets;
 };
 
+/// Which figure a solver's budget constrains.
+enum class BudgetMeasure { Simulated, DpModel };
+
 /// What a solver returns before the common evaluation: a status, a plan when it has one, a message.
 struct SolverOutput {
   SolveStatus status = SolveStatus::Error;
   std::optional<Plan> plan;
   std::string message;
+  /// Overrides the solver's usual budget measure for this plan (a memory-centric fallback is judged
+  /// by the simulator, not by the model it could not satisfy).
+  std::optional<BudgetMeasure> budgetMeasure = std::nullopt;
 };
 
 /// Figures of a plan: the DP model's (section 5.1; canonical plans only) and the simulator's.
@@ -75,9 +81,6 @@ struct SolveResult {
   PlanMetrics metrics;
   sim::SimulationResult simulation;
 };
-
-/// Which figure a solver's budget constrains.
-enum class BudgetMeasure { Simulated, DpModel };
 
 /// What the registry and the user see of a solver.
 struct SolverInfo {

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+
+#include "remat/solvers/LowerSetFamily.hpp"
+#include "remat/solvers/Solver.hpp"
+
+namespace remat::solvers {
+
+/// `exact-dp`: the exact dynamic program of Kusumoto et al., "A Graph Theoretic Framework of
+/// Recomputation Algorithms for Memory-Efficient Backpropagation", NeurIPS 2019, over all lower sets
+/// and every pair L ⊊ L' (ARCHITECTURE.md section 5.1). Exact for the paper's model: the time-centric
+/// strategy returns the least overhead T under M ≤ B, the memory-centric one the least checkpoint
+/// memory. Any DAG; exponential in the graph's width (the number of lower sets), O(Σ pairs · front).
+class ExactDp final : public Solver {
+ public:
+  /// More lower sets than this is refused with a message that suggests approx-dp.
+  static constexpr std::uint64_t kDefaultLowerSetLimit = 2'000'000;
+
+  explicit ExactDp(std::uint64_t lowerSetLimit = kDefaultLowerSetLimit) : m_limit(lowerSetLimit) {}
+  [[nodiscard]] const SolverInfo& info() const override;
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+
+ private:
+  std::uint64_t m_limit;
+};
+
+/// `approx-dp`: the same DP restricted to {∅} ∪ {ancestors of v plus v : v ∈ V} (and V), Kusumoto et al.
+/// 2019, Section 4. Heuristic for the model (optimal over that family); any DAG; polynomial:
+/// O(|V|^2 · front) transitions, subset tests in O(1).
+class ApproxDp final : public Solver {
+ public:
+  [[nodiscard]] const SolverInfo& info() const override;
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+};
+
+/// The DP over a given family, as both solvers run it (exposed for tests and the sweep).
+[[nodiscard]] SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily& family,
+                                           const SolveRequest& request, std::string_view what);
+
+}  // namespace remat::solvers

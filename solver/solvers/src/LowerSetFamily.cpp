@@ -1,0 +1,114 @@
+#include "remat/solvers/LowerSetFamily.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_set>
+
+#include "remat/graph/LowerSets.hpp"
+
+namespace remat::solvers {
+
+using graph::NodeSet;
+using graph::OpIndex;
+
+graph::NodeSet LowerSetFamily::set(std::size_t i) const {
+  NodeSet s(static_cast<std::size_t>(m_count.empty() ? 0 : m_universe));
+  for (std::size_t k = 0; k < m_words; ++k) {
+    std::uint64_t w = words(i)[k];
+    while (w) {
+      s.insert(OpIndex{static_cast<std::uint32_t>(k * 64 + static_cast<std::size_t>(std::countr_zero(w)))});
+      w &= w - 1;
+    }
+  }
+  return s;
+}
+
+void LowerSetFamily::add(const graph::ComputeGraph& g, const NodeSet& s, std::uint32_t generator) {
+  m_generator.push_back(generator);
+  m_universe = g.opCount();
+  m_words = s.words().size();
+  m_bits.insert(m_bits.end(), s.words().begin(), s.words().end());
+  m_count.push_back(static_cast<std::uint32_t>(s.count()));
+  m_bytes.push_back(graph::bytesOf(g, s).value);
+  m_time.push_back(graph::timeOf(g, s).value);
+  const NodeSet border = graph::boundary(g, s);
+  std::vector<BoundaryNode> nodes;
+  border.forEach([&](OpIndex v) {
+    const graph::Node& n = g.node(g.opNode(v));
+    nodes.push_back({v.value, n.bytes.value, n.fwdTime.value});
+  });
+  m_boundaryBytes.push_back(graph::bytesOf(g, border).value);
+  m_boundaryTime.push_back(graph::timeOf(g, border).value);
+  m_boundary.push_back(std::move(nodes));
+  const NodeSet after = graph::successorsOf(g, s) - s;
+  const NodeSet otherInputs = graph::predecessorsOf(g, after) - s;
+  m_frontierBytes.push_back(graph::bytesOf(g, after).value + graph::bytesOf(g, otherInputs).value);
+}
+
+void LowerSetFamily::sortBySize() {
+  std::vector<std::size_t> order(m_count.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return m_count[a] < m_count[b]; });
+  auto permute = [&order](auto& v) {
+    auto copy = v;
+    for (std::size_t k = 0; k < order.size(); ++k) v[k] = std::move(copy[order[k]]);
+  };
+  std::vector<std::uint64_t> bits(m_bits.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    std::copy_n(m_bits.begin() + static_cast<std::ptrdiff_t>(order[k] * m_words), m_words,
+                bits.begin() + static_cast<std::ptrdiff_t>(k * m_words));
+  m_bits = std::move(bits);
+  permute(m_count);
+  permute(m_generator);
+  permute(m_bytes);
+  permute(m_time);
+  permute(m_boundaryBytes);
+  permute(m_boundaryTime);
+  permute(m_frontierBytes);
+  permute(m_boundary);
+}
+
+std::optional<LowerSetFamily> LowerSetFamily::allLowerSets(const graph::ComputeGraph& g, std::uint64_t limit,
+                                                           std::stop_token stop) {
+  LowerSetFamily f;
+  bool stopped = false;
+  auto count = graph::enumerateLowerSets(g, limit, [&](const NodeSet& s) {
+    if ((f.size() & 1023) == 0 && stop.stop_requested()) {
+      stopped = true;
+      return false;
+    }
+    f.add(g, s);
+    return true;
+  });
+  if (!count || stopped) return std::nullopt;
+  f.sortBySize();
+  return f;
+}
+
+LowerSetFamily LowerSetFamily::fromSets(const graph::ComputeGraph& g, std::vector<NodeSet> sets) {
+  sets.push_back(graph::emptySet(g));
+  sets.push_back(graph::fullSet(g));
+  std::unordered_set<NodeSet> seen;
+  LowerSetFamily f;
+  for (const auto& s : sets)
+    if (seen.insert(s).second) f.add(g, s);
+  f.sortBySize();
+  return f;
+}
+
+LowerSetFamily LowerSetFamily::ancestorClosures(const graph::ComputeGraph& g) {
+  // Distinct ops have distinct closures (v is the only maximal element of its own), so no duplicates.
+  LowerSetFamily f;
+  f.add(g, graph::emptySet(g));
+  bool haveAll = false;
+  for (std::uint32_t v = 0; v < g.opCount(); ++v) {
+    NodeSet closure = graph::ancestorClosure(g, OpIndex{v});
+    haveAll |= closure.count() == g.opCount();
+    f.add(g, closure, v);
+  }
+  if (!haveAll) f.add(g, graph::fullSet(g));  // several outputs: V is no single op's closure
+  f.sortBySize();
+  return f;
+}
+
+}  // namespace remat::solvers

@@ -1,0 +1,119 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "TestGraphs.hpp"
+#include "remat/graph/LowerSets.hpp"
+#include "remat/solvers/DpModel.hpp"
+#include "remat/solvers/DpSolvers.hpp"
+#include "remat/solvers/ParetoDp.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+using namespace remat;
+using namespace remat::graph;
+using namespace remat::solvers;
+
+namespace {
+
+// Every increasing lower-set sequence ∅ ⊊ L_1 ⊊ ... ⊊ V with its model cost, by plain depth-first
+// search over the lattice, each sequence evaluated by evaluateDpModel (not by the DP's incremental
+// quantities). Returns nullopt when there are more than `limit` sequences.
+struct Sequence {
+  Bytes peak;
+  Ticks overhead;
+  Bytes checkpoints;
+};
+
+std::optional<std::vector<Sequence>> allSequences(const ComputeGraph& g, std::size_t limit) {
+  std::vector<NodeSet> sets;
+  (void)enumerateLowerSets(g, 100000, [&](const NodeSet& s) {
+    if (!s.empty()) sets.push_back(s);
+    return true;
+  });
+  std::vector<Sequence> out;
+  std::vector<NodeSet> chain;
+  const NodeSet all = fullSet(g);
+  bool tooMany = false;
+  std::function<void(const NodeSet&)> extend = [&](const NodeSet& current) {
+    if (tooMany) return;
+    for (const NodeSet& s : sets) {
+      if (!current.subsetOf(s) || current == s) continue;
+      chain.push_back(s);
+      if (s == all) {
+        const DpModelCost c = evaluateDpModel(g, chain);
+        out.push_back({c.peak, c.overhead, c.checkpointBytes});
+        if (out.size() > limit) tooMany = true;
+      } else {
+        extend(s);
+      }
+      chain.pop_back();
+    }
+  };
+  extend(emptySet(g));
+  if (tooMany) return std::nullopt;
+  return out;
+}
+
+// Random DAGs of up to 12 ops whose lattices are small enough to search exhaustively.
+std::vector<std::pair<std::uint32_t, ComputeGraph>> bruteForceGraphs(std::size_t wanted) {
+  std::vector<std::pair<std::uint32_t, ComputeGraph>> out;
+  for (std::uint32_t seed = 1; out.size() < wanted && seed < 5000; ++seed) {
+    const int n = 2 + int(seed % 11);
+    ComputeGraph g = test::makeRandomDag(n, seed, 0.2 + 0.1 * double(seed % 5));
+    auto count = countLowerSets(g, 200);
+    if (count) out.emplace_back(seed, std::move(g));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("exact-dp equals a brute-force search over all lower-set sequences") {
+  const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
+  std::size_t checked = 0;
+  for (const auto& [seed, g] : bruteForceGraphs(300)) {
+    auto sequences = allSequences(g, 200000);
+    if (!sequences) continue;
+    ++checked;
+    INFO("random DAG seed " << seed << ", " << g.opCount() << " ops, " << sequences->size() << " sequences");
+    // Least feasible budget.
+    Bytes least = Bytes::max();
+    for (const auto& s : *sequences) least = std::min(least, s.peak);
+    auto family = LowerSetFamily::allLowerSets(g, 100000);
+    REQUIRE(family);
+    CHECK(leastFeasibleBudget(*family) == least.value);
+    // Every budget at which the answer can change, and one below the least.
+    std::set<std::int64_t> budgets{least.value - 1};
+    for (const auto& s : *sequences) budgets.insert(s.peak.value);
+    for (std::int64_t b : budgets) {
+      std::optional<Ticks> bestT;
+      std::optional<std::pair<Bytes, Ticks>> bestMemory;  // least checkpoints, then least overhead
+      for (const auto& s : *sequences) {
+        if (s.peak.value > b) continue;
+        if (!bestT || s.overhead < *bestT) bestT = s.overhead;
+        if (!bestMemory || std::make_pair(s.checkpoints, s.overhead) < *bestMemory)
+          bestMemory = std::make_pair(s.checkpoints, s.overhead);
+      }
+      INFO("budget " << b);
+      SolveResult time = exact.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Time});
+      SolveResult memory = exact.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Memory});
+      if (!bestT) {
+        CHECK(time.status == SolveStatus::Infeasible);
+        CHECK(memory.status == SolveStatus::Infeasible);
+        CHECK_THAT(time.message, Catch::Contains("least feasible budget"));
+        continue;
+      }
+      REQUIRE(time.status == SolveStatus::Optimal);
+      CHECK(*time.metrics.modelOverhead == *bestT);
+      CHECK(time.metrics.modelPeak->value <= b);
+      CHECK(time.metrics.overhead == *bestT);  // the simulator agrees with the model on overhead
+      REQUIRE(memory.status == SolveStatus::Optimal);
+      CHECK(memory.metrics.modelPeak->value <= b);
+      CHECK(*memory.metrics.modelOverhead == bestMemory->second);
+      CHECK(evaluateDpModel(g, *memory.plan->lowerSets).checkpointBytes == bestMemory->first);
+    }
+  }
+  CHECK(checked >= 200);
+}
