@@ -105,6 +105,20 @@ TEST_CASE("exact-dp equals a brute-force search over all lower-set sequences") {
         CHECK_THAT(time.message, Catch::Contains("least feasible budget"));
         continue;
       }
+      // The greedy incumbent always reaches V within the budget, and never beats the optimum.
+      auto bounds = continuationBounds(*family);
+      REQUIRE(bounds);
+      for (Strategy st : {Strategy::Time, Strategy::Memory}) {
+        auto greedy = greedyPath(*family, *bounds, b, st);
+        REQUIRE(greedy);
+        std::vector<NodeSet> sets;
+        for (std::size_t k : greedy->path) sets.push_back(family->set(k));
+        const DpModelCost gc = evaluateDpModel(g, sets);
+        CHECK(gc.peak.value <= b);
+        CHECK(gc.overhead.value == greedy->overhead);
+        CHECK(gc.checkpointBytes.value == greedy->checkpoints);
+        CHECK(gc.overhead >= *bestT);
+      }
       REQUIRE(time.status == SolveStatus::Optimal);
       CHECK(*time.metrics.modelOverhead == *bestT);
       CHECK(time.metrics.modelPeak->value <= b);

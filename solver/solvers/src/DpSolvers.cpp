@@ -3,6 +3,7 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/LowerSets.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/solvers/DpModel.hpp"
 #include "remat/solvers/ParetoDp.hpp"
 
 namespace remat::solvers {
@@ -14,12 +15,6 @@ Plan planFromPath(const graph::ComputeGraph& g, const LowerSetFamily& family, co
   for (std::size_t i : path) sets.push_back(family.set(i));
   Plan plan{sim::canonicalSchedule(g, sets), std::move(sets)};
   return plan;
-}
-
-// The point of V's front that a strategy picks: least overhead, or least checkpoint memory (greatest
-// overhead) for the memory-centric strategy.
-std::size_t pick(const std::vector<DpPoint>& front, Strategy strategy) {
-  return strategy == Strategy::Memory ? front.size() - 1 : 0;
 }
 
 // After a time limit, the best complete plan the finished fronts allow: from each finished set, one
@@ -48,15 +43,70 @@ std::optional<std::vector<std::size_t>> incumbent(const LowerSetFamily& f, const
 }  // namespace
 
 SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily& family, const SolveRequest& request,
-                             std::string_view what) {
+                             std::string_view what, const LowerSetFamily* warmStart) {
+  const Strategy strategy = request.strategy == Strategy::Memory ? Strategy::Memory : Strategy::Time;
   DpOptions options;
   options.budget = request.budget ? request.budget->value : INT64_MAX;
   options.stop = request.stop;
   options.progress = request.progress;
+  options.strategy = strategy;
   if (request.timeLimit) options.deadline = std::chrono::steady_clock::now() + *request.timeLimit;
-  const Strategy strategy = request.strategy == Strategy::Memory ? Strategy::Memory : Strategy::Time;
-  DpRun run = runParetoDp(family, options);
+  auto bounds = continuationBounds(family, request.stop);
+  if (!bounds) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  options.bounds = &*bounds;
+
+  const std::int64_t least = bounds->minPeak[0];
+  if (least > options.budget) {
+    std::string why = "no plan fits the budget in the DP model; the least feasible budget for " + std::string(what) +
+                      " is " + formatByteSize(Bytes{least}) + " (" + std::to_string(least) + " bytes)";
+    if (request.strategy == Strategy::Auto) {
+      // The paper's advice when the time-centric problem has no solution: the memory-centric plan, whose
+      // liveness-aware real peak is the lowest; it is judged by the simulator against the budget.
+      SolveRequest open = request;
+      open.budget.reset();
+      open.strategy = Strategy::Memory;
+      SolverOutput fallback = solveOverFamily(g, family, open, what, warmStart);
+      if (fallback.plan)
+        return {SolveStatus::Feasible, std::move(fallback.plan), why + "; fell back to the memory-centric plan",
+                BudgetMeasure::Simulated};
+    }
+    return {SolveStatus::Infeasible, std::nullopt, why};
+  }
+
+  // An incumbent prunes every point that cannot beat it: the greedy walk's value, or better, the optimum
+  // over the warm-start subfamily (exact-dp starts from approx-dp's answer).
+  auto objective = [strategy](std::int64_t overhead, std::int64_t checkpoints) {
+    return strategy == Strategy::Memory ? checkpoints : overhead;
+  };
+  if (auto greedy = greedyPath(family, *bounds, options.budget, strategy))
+    options.incumbent = objective(greedy->overhead, greedy->checkpoints);
+  if (warmStart) {
+    SolveRequest quick = request;
+    quick.strategy = strategy;
+    quick.progress = {};
+    SolverOutput sub = solveOverFamily(g, *warmStart, quick, what, nullptr);
+    if (sub.status == SolveStatus::Optimal && sub.plan) {
+      const DpModelCost c = evaluateDpModel(g, *sub.plan->lowerSets);
+      options.incumbent = std::min(options.incumbent.value_or(INT64_MAX), objective(c.overhead.value, c.checkpointBytes.value));
+    }
+  }
   const std::size_t last = family.size() - 1;
+  // The DP's cost grows quickly with the slack between the pruning threshold and the optimum, while a
+  // threshold below the optimum fails cheaply (V's front stays empty). So the threshold gallops up from
+  // the continuation lower bound in doubling steps until a probe reaches V, never
+  // past the incumbent. The first probe that reaches V holds the optimum: pruning at a threshold at or
+  // above the optimum keeps every optimal path. Slack is at most the distance from the lower bound.
+  const std::int64_t low = strategy == Strategy::Memory ? bounds->minCheckpoints[0] : bounds->minOverhead[0];
+  const std::optional<std::int64_t> high = options.incumbent;
+  DpRun run;
+  // Start the gallop at a 1/256 of the gap so that objectives in bytes do not take thirty probes.
+  const std::int64_t firstStep = high && *high > low ? std::max<std::int64_t>(1, (*high - low) / 256) : 1;
+  for (std::int64_t step = firstStep;; step = saturatingAdd(step, step)) {
+    const std::int64_t guess = saturatingAdd(low, step - 1);
+    options.incumbent = high && guess < *high ? std::optional<std::int64_t>(guess) : high;
+    run = runParetoDp(family, options);
+    if (run.outcome != DpOutcome::Complete || !run.fronts[last].empty() || options.incumbent == high) break;
+  }
 
   switch (run.outcome) {
     case DpOutcome::Cancelled: return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
@@ -73,26 +123,9 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   }
 
   const std::vector<DpPoint>& front = run.fronts[last];
-  if (front.empty()) {
-    const auto least = leastFeasibleBudget(family, request.stop);
-    std::string why = "no plan fits the budget in the DP model";
-    if (least) why += "; the least feasible budget for " + std::string(what) + " is " + formatByteSize(Bytes{*least}) +
-                      " (" + std::to_string(*least) + " bytes)";
-    if (request.strategy == Strategy::Auto && least) {
-      // The paper's advice when the time-centric problem has no solution: the memory-centric plan, whose
-      // liveness-aware real peak is the lowest; it is judged by the simulator against the budget.
-      DpOptions open = options;
-      open.budget = INT64_MAX;
-      DpRun unconstrained = runParetoDp(family, open);
-      if (unconstrained.outcome == DpOutcome::Complete && !unconstrained.fronts[last].empty()) {
-        const auto& f = unconstrained.fronts[last];
-        return {SolveStatus::Feasible, planFromPath(g, family, reconstructPath(unconstrained, last, f.size() - 1)),
-                why + "; fell back to the memory-centric plan", BudgetMeasure::Simulated};
-      }
-    }
-    return {SolveStatus::Infeasible, std::nullopt, why};
-  }
-  const std::size_t point = pick(front, strategy);
+  if (front.empty())  // the incumbent's own path survives pruning, so this is a bug
+    return {SolveStatus::Error, std::nullopt, "internal error: the DP lost every plan despite a feasible budget"};
+  const std::size_t point = strategy == Strategy::Memory ? front.size() - 1 : 0;
   return {SolveStatus::Optimal, planFromPath(g, family, reconstructPath(run, last, point)), {}};
 }
 
@@ -118,7 +151,8 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
             "the graph has more than " + std::to_string(m_limit) +
                 " lower sets, too many for exact-dp; use approx-dp, which is polynomial"};
   }
-  return solveOverFamily(g, *family, request, "exact-dp");
+  const LowerSetFamily closures = LowerSetFamily::ancestorClosures(g);
+  return solveOverFamily(g, *family, request, "exact-dp", &closures);
 }
 
 const SolverInfo& ApproxDp::info() const {
@@ -136,7 +170,7 @@ const SolverInfo& ApproxDp::info() const {
 
 SolverOutput ApproxDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  return solveOverFamily(g, LowerSetFamily::ancestorClosures(g), request, "approx-dp");
+  return solveOverFamily(g, LowerSetFamily::ancestorClosures(g), request, "approx-dp", nullptr);
 }
 
 }  // namespace remat::solvers

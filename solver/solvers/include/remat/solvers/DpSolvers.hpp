@@ -34,8 +34,11 @@ class ApproxDp final : public Solver {
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
 };
 
-/// The DP over a given family, as both solvers run it (exposed for tests and the sweep).
+/// The DP over a given family, as both solvers run it. A `warmStart` subfamily (the ancestor closures,
+/// for exact-dp) is solved first: its optimum is an incumbent that prunes the full family's fronts,
+/// and its least budget bounds the search for the least feasible budget.
 [[nodiscard]] SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily& family,
-                                           const SolveRequest& request, std::string_view what);
+                                           const SolveRequest& request, std::string_view what,
+                                           const LowerSetFamily* warmStart);
 
 }  // namespace remat::solvers

@@ -20,6 +20,21 @@ struct DpPoint {
   std::uint32_t prevPoint = 0;
 };
 
+/// Lower bounds on what any continuation from a lower set to V must add, ignoring the budget (one
+/// backward pass over all pairs): minPeak[i] = the least D over continuations, where D is the highest
+/// model term relative to the checkpoint memory at L_i; minOverhead[i] = the least overhead still to
+/// come; minCheckpoints[i] = the least checkpoint memory still to come. They let the forward DP drop
+/// points that cannot reach V within the budget or cannot beat an incumbent, without losing optimality.
+struct ContinuationBounds {
+  std::vector<std::int64_t> minPeak;  ///< INT64_MIN for V itself (no term left)
+  std::vector<std::int64_t> minOverhead;
+  std::vector<std::int64_t> minCheckpoints;
+};
+
+/// Computes the bounds; nullopt when stopped.
+[[nodiscard]] std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& family, std::stop_token stop = {},
+                                                                  unsigned threads = 0);
+
 struct DpOptions {
   std::int64_t budget = INT64_MAX;  ///< B of the model; INT64_MAX when unconstrained
   std::stop_token stop;
@@ -27,6 +42,13 @@ struct DpOptions {
   std::optional<std::chrono::steady_clock::time_point> deadline;
   std::size_t maxPoints = 200'000'000;  ///< cap on stored front points (about 24 bytes each)
   unsigned threads = 0;                 ///< 0: std::thread::hardware_concurrency()
+  /// Optional pruning: with bounds, points that cannot reach V within the budget are dropped; with an
+  /// incumbent as well, points whose every completion is worse than the incumbent are dropped
+  /// (overhead for the time-centric strategy, checkpoint memory for the memory-centric one). The
+  /// optimum of the chosen strategy is kept; other points of V's front may be lost.
+  const ContinuationBounds* bounds = nullptr;
+  Strategy strategy = Strategy::Time;
+  std::optional<std::int64_t> incumbent;
 };
 
 enum class DpOutcome { Complete, Cancelled, TimeLimit, MemoryLimit };
@@ -54,10 +76,19 @@ struct DpRun {
 /// 2 M(L_j \ L_i) + M(A_j) + M(B_j): the model term of the transition L_i -> L_j without M(U), saturated.
 [[nodiscard]] std::int64_t transitionBase(const LowerSetFamily& f, std::size_t i, std::size_t j);
 
-/// The least budget B for which the model has a solution over the family: min over sequences of the
-/// model peak. One pass keeping, per set, the Pareto front of (checkpoint memory, peak so far).
-/// nullopt when stopped.
-[[nodiscard]] std::optional<std::int64_t> leastFeasibleBudget(const LowerSetFamily& family, std::stop_token stop = {},
-                                                              const ProgressSink& progress = {});
+/// The least budget B for which the model has a solution over the family: the least peak over all
+/// continuations from ∅, from one backward pass (continuationBounds). nullopt when stopped.
+[[nodiscard]] std::optional<std::int64_t> leastFeasibleBudget(const LowerSetFamily& family, std::stop_token stop = {});
+
+/// A feasible plan found greedily: from each set, the step to the superset with the best bound on the
+/// strategy's objective, among steps that keep a continuation within the budget (so the walk reaches V
+/// whenever any plan fits). Used as the incumbent that prunes the DP.
+struct GreedyPath {
+  std::vector<std::size_t> path;  ///< family indices of L_1..L_k
+  std::int64_t overhead = 0;
+  std::int64_t checkpoints = 0;
+};
+[[nodiscard]] std::optional<GreedyPath> greedyPath(const LowerSetFamily& family, const ContinuationBounds& bounds,
+                                                   std::int64_t budget, Strategy strategy);
 
 }  // namespace remat::solvers
