@@ -187,6 +187,50 @@ TEST_CASE("info prints the published lower-set counts of the paper's seven graph
   }
 }
 
+TEST_CASE("golden DP results on the paper's seven graphs through the CLI") {
+  // Exact integers computed by this implementation; the least overheads of the three smaller graphs
+  // are cross-checked against an independent reference DP in tests/corpus, the least budgets and
+  // optima on random graphs against brute force in tests/solvers.
+  struct Row {
+    std::int64_t exactLeast;
+    std::int64_t approxLeast;
+    std::int64_t budget;                       // 1.5 x the exact least budget
+    std::array<std::int64_t, 3> exact;         // model_overhead, model_peak_bytes, simulated_peak_bytes
+    std::array<std::int64_t, 3> approx;
+  };
+  const std::map<std::string, Row> golden{
+      {"cg_vgg19.txt", {2106589184, 2106589184, 3159883776, {4, 2983264256, 3258544320}, {4, 2983264256, 3258544320}}},
+      {"cg_unet.txt", {5545689088, 5784403968, 8318533632, {15, 8249548800, 7006994192}, {29, 8305418240, 5637668624}}},
+      {"cg_resnet50.txt", {1258815488, 1310195712, 1888223232, {93, 1885011968, 1889464768}, {130, 1882062848, 1902309824}}},
+      {"cg_resnet152.txt", {1464336384, 1464336384, 2196504576, {889, 2196504576, 2432627136}, {921, 2196504576, 2448683456}}},
+      {"cg_densenet.txt", {1676279808, 1676279808, 2514419712, {501, 2513817600, 2610282688}, {501, 2513817600, 2610282688}}},
+      {"cg_googlenet.txt", {488112128, 488112128, 732168192, {14, 731770880, 746574784}, {418, 700055552, 659067840}}},
+      {"cg_pspnet.txt", {1193842184, 1227019776, 1790763276, {774, 1786872728, 2086103152}, {885, 1789568512, 2100413216}}}};
+  for (const auto& [file, want] : golden) {
+    INFO(file);
+    const std::string path = std::string(REMAT_CORPUS_DIR) + "/paper-graphs/" + file;
+    Run least = remat({"min-budget", path, "--solver", "exact-dp", "--json"});
+    REQUIRE(least.code == 0);
+    CHECK(least.json()["min_budget_bytes"] == want.exactLeast);
+    Run approxLeast = remat({"min-budget", path, "--solver", "approx-dp", "--json"});
+    CHECK(approxLeast.json()["min_budget_bytes"] == want.approxLeast);
+    for (const auto& [solver, expected] : {std::pair{"exact-dp", want.exact}, std::pair{"approx-dp", want.approx}}) {
+      INFO(solver);
+      Run r = remat({"solve", path, "--solver", solver, "--budget", std::to_string(want.budget), "--json"});
+      REQUIRE(r.code == 0);
+      const auto m = r.json()["metrics"];
+      CHECK(r.json()["status"] == "optimal");
+      CHECK(m["model_overhead"] == expected[0]);
+      CHECK(m["model_peak_bytes"] == expected[1]);
+      CHECK(m["simulated_peak_bytes"] == expected[2]);
+      CHECK(m["overhead"] == expected[0]);  // the canonical schedule recomputes exactly the model's T
+    }
+    Run below = remat({"solve", path, "--solver", "exact-dp", "--budget", std::to_string(want.exactLeast - 1)});
+    CHECK(below.code == 1);
+    CHECK_THAT(below.out, Catch::Contains(std::to_string(want.exactLeast) + " bytes"));
+  }
+}
+
 TEST_CASE("info and chen-sqrtn work on every corpus graph") {
   for (const char* folder : {"paper-graphs", "checkmate-graphs"}) {
     for (const auto& entry : fs::directory_iterator(std::string(REMAT_CORPUS_DIR) + "/" + folder)) {

@@ -192,3 +192,72 @@ TEST_CASE("the registry knows every solver by a stable id, with its citation") {
   for (const auto& s : SolverRegistry::builtin().solvers()) CHECK_FALSE(s->info().citation.empty());
   CHECK(SolverRegistry::builtin().find("nope") == nullptr);
 }
+
+TEST_CASE("exact-dp is at least as good as approx-dp, which is at least as good as Chen, in the DP model") {
+  const auto& registry = SolverRegistry::builtin();
+  const Solver& exact = *registry.find("exact-dp");
+  const Solver& approx = *registry.find("approx-dp");
+  for (const auto& f : families()) {
+    INFO(f.name);
+    const auto exactLeast = exact.minBudget({.graph = &f.graph});
+    const auto approxLeast = approx.minBudget({.graph = &f.graph});
+    REQUIRE(exactLeast.bytes);
+    REQUIRE(approxLeast.bytes);
+    CHECK(*exactLeast.bytes <= *approxLeast.bytes);
+    for (const char* chenId : {"chen-sqrtn", "chen-greedy"}) {
+      SolveResult chen = registry.find(chenId)->solve({.graph = &f.graph});
+      if (!chen.plan) continue;
+      INFO(chenId);
+      CHECK(*approxLeast.bytes <= *chen.metrics.modelPeak);
+      // At the budget where Chen's plan just fits the model, the DPs find plans at least as cheap.
+      const Bytes budget = *chen.metrics.modelPeak;
+      SolveResult e = exact.solve({.graph = &f.graph, .budget = budget});
+      SolveResult a = approx.solve({.graph = &f.graph, .budget = budget});
+      REQUIRE(e.status == SolveStatus::Optimal);
+      REQUIRE(a.status == SolveStatus::Optimal);
+      CHECK(*e.metrics.modelOverhead <= *a.metrics.modelOverhead);
+      CHECK(*a.metrics.modelOverhead <= *chen.metrics.modelOverhead);
+    }
+    // Below the least budget there is no plan, and the message names the least budget.
+    SolveResult below = exact.solve({.graph = &f.graph, .budget = Bytes{exactLeast.bytes->value - 1}});
+    CHECK(below.status == SolveStatus::Infeasible);
+    CHECK_THAT(below.message, Catch::Contains(std::to_string(exactLeast.bytes->value) + " bytes"));
+    // The optimum never rises with the budget.
+    std::optional<Ticks> previous;
+    for (int k = 0; k <= 8; ++k) {
+      const Bytes b{exactLeast.bytes->value + (exactLeast.bytes->value * k) / 4};
+      SolveResult r = exact.solve({.graph = &f.graph, .budget = b});
+      REQUIRE(r.status == SolveStatus::Optimal);
+      if (previous) CHECK(*r.metrics.modelOverhead <= *previous);
+      previous = *r.metrics.modelOverhead;
+    }
+  }
+}
+
+TEST_CASE("--strategy auto falls back to the memory-centric plan when the budget is below the least") {
+  auto g = test::makeUNet(3);
+  const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
+  const auto least = exact.minBudget({.graph = &g});
+  REQUIRE(least.bytes);
+  SolveResult r = exact.solve({.graph = &g, .budget = Bytes{least.bytes->value - 1}, .strategy = Strategy::Auto});
+  REQUIRE(r.plan);
+  CHECK_THAT(r.message, Catch::Contains("fell back to the memory-centric plan"));
+  CHECK(r.simulation.valid());
+}
+
+TEST_CASE("exact-dp refuses graphs with too many lower sets and names approx-dp") {
+  std::vector<test::OpSketch> ops;
+  for (int i = 0; i < 24; ++i) ops.push_back({"p" + std::to_string(i), {"x"}});  // 2^24 lower sets
+  auto g = test::makeGraph(ops);
+  SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g});
+  CHECK(r.status == SolveStatus::Limit);
+  CHECK_THAT(r.message, Catch::Contains("use approx-dp"));
+}
+
+TEST_CASE("exact-dp stops when cancelled") {
+  auto g = test::makeRandomDag(40, 7, 0.1);
+  std::stop_source stop;
+  stop.request_stop();
+  SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g, .stop = stop.get_token()});
+  CHECK(r.status == SolveStatus::Cancelled);
+}

@@ -10,6 +10,7 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
 #include "remat/io/GraphReader.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::cli {
 
@@ -24,6 +25,14 @@ LoadedGraph loadGraph(const GraphOptions& options) {
   if (!costed.ok()) throw CliError(kUsage, costed.errorText());
   out.graph = std::move(costed).value();
   return out;
+}
+
+const solvers::Solver& findSolver(const std::string& id) {
+  const auto& registry = solvers::SolverRegistry::builtin();
+  if (const solvers::Solver* s = registry.find(id)) return *s;
+  std::string known;
+  for (const auto& k : registry.ids()) known += (known.empty() ? "" : ", ") + k;
+  throw CliError(kUsage, "unknown solver '" + id + "' (known: " + known + ")");
 }
 
 std::optional<Bytes> parseBudget(const std::string& text) {
@@ -65,6 +74,7 @@ ExitCode exitCodeFor(solvers::SolveStatus status) {
     case solvers::SolveStatus::Feasible: return kOk;
     case solvers::SolveStatus::Infeasible:
     case solvers::SolveStatus::TimeLimit:
+    case solvers::SolveStatus::Limit:
     case solvers::SolveStatus::Cancelled: return kInfeasible;
     case solvers::SolveStatus::Error: return kInternal;
   }

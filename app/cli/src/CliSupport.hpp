@@ -41,6 +41,9 @@ struct LoadedGraph {
 /// Reads the graph; unreadable or invalid input throws CliError(kInput) with every error.
 [[nodiscard]] LoadedGraph loadGraph(const GraphOptions& options);
 
+/// The registered solver with this id; throws CliError(kUsage) naming the known ids otherwise.
+[[nodiscard]] const solvers::Solver& findSolver(const std::string& id);
+
 /// Parses "2GiB"-style budgets; throws CliError(kUsage) on a bad or non-positive value.
 [[nodiscard]] std::optional<Bytes> parseBudget(const std::string& text);
 

@@ -13,5 +13,6 @@ void addSolveCommand(CLI::App& app, Runner& run);
 void addCompareCommand(CLI::App& app, Runner& run);
 void addConvertCommand(CLI::App& app, Runner& run);
 void addSolversCommand(CLI::App& app, Runner& run);
+void addMinBudgetCommand(CLI::App& app, Runner& run);
 
 }  // namespace remat::cli

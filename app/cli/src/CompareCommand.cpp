@@ -83,9 +83,7 @@ int runCompare(const CompareOptions& o) {
   const auto& registry = solvers::SolverRegistry::builtin();
   std::vector<const solvers::Solver*> chosen;
   for (const auto& id : o.solvers.empty() ? registry.ids() : o.solvers) {
-    const solvers::Solver* s = registry.find(id);
-    if (!s) throw CliError(kUsage, "unknown solver '" + id + "'");
-    chosen.push_back(s);
+    chosen.push_back(&findSolver(id));
   }
   if (o.table != "text" && o.table != "markdown" && o.table != "csv" && o.table != "json")
     throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");

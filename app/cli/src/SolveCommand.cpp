@@ -24,13 +24,7 @@ struct SolveOptions {
 };
 
 int runSolve(const SolveOptions& o) {
-  const auto& registry = solvers::SolverRegistry::builtin();
-  const solvers::Solver* solver = registry.find(o.solver);
-  if (!solver) {
-    std::string known;
-    for (const auto& id : registry.ids()) known += (known.empty() ? "" : ", ") + id;
-    throw CliError(kUsage, "unknown solver '" + o.solver + "' (known: " + known + ")");
-  }
+  const solvers::Solver* solver = &findSolver(o.solver);
   auto strategy = solvers::strategyFromName(o.strategy);
   if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
   const auto budget = parseBudget(o.budget);

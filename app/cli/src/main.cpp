@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   addInfoCommand(app, run);
   addSolveCommand(app, run);
   addCompareCommand(app, run);
+  addMinBudgetCommand(app, run);
   addConvertCommand(app, run);
   addSolversCommand(app, run);
   try {

@@ -40,6 +40,30 @@ std::optional<std::vector<std::size_t>> incumbent(const LowerSetFamily& f, const
   return path;
 }
 
+Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, const SolveRequest& request,
+                                  std::chrono::steady_clock::time_point start, std::uint64_t limit) {
+  Solver::MinBudget out;
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  if (!family) {
+    out.status = request.stop.stop_requested() ? SolveStatus::Cancelled : SolveStatus::Limit;
+    out.message = request.stop.stop_requested() ? "cancelled"
+                                                : "the graph has more than " + std::to_string(limit) +
+                                                      " lower sets, too many for exact-dp; use approx-dp";
+    out.seconds = seconds();
+    return out;
+  }
+  const auto least = leastFeasibleBudget(*family, request.stop);
+  out.seconds = seconds();
+  if (!least) {
+    out.status = SolveStatus::Cancelled;
+    out.message = "cancelled";
+    return out;
+  }
+  out.status = SolveStatus::Optimal;
+  out.bytes = Bytes{*least};
+  return out;
+}
+
 }  // namespace
 
 SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily& family, const SolveRequest& request,
@@ -117,7 +141,7 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
               "time limit reached: the best plan found so far (not proven optimal)"};
     }
     case DpOutcome::MemoryLimit:
-      return {SolveStatus::Error, std::nullopt,
+      return {SolveStatus::Limit, std::nullopt,
               "the DP fronts outgrew their memory cap (" + std::to_string(run.points) + " points); try approx-dp"};
     case DpOutcome::Complete: break;
   }
@@ -147,12 +171,22 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
   auto family = LowerSetFamily::allLowerSets(g, m_limit, request.stop);
   if (!family) {
     if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
-    return {SolveStatus::Error, std::nullopt,
+    return {SolveStatus::Limit, std::nullopt,
             "the graph has more than " + std::to_string(m_limit) +
                 " lower sets, too many for exact-dp; use approx-dp, which is polynomial"};
   }
   const LowerSetFamily closures = LowerSetFamily::ancestorClosures(g);
   return solveOverFamily(g, *family, request, "exact-dp", &closures);
+}
+
+Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
+  const auto start = std::chrono::steady_clock::now();
+  return leastBudgetOver(LowerSetFamily::allLowerSets(*request.graph, m_limit, request.stop), request, start, m_limit);
+}
+
+Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
+  const auto start = std::chrono::steady_clock::now();
+  return leastBudgetOver(LowerSetFamily::ancestorClosures(*request.graph), request, start, 0);
 }
 
 const SolverInfo& ApproxDp::info() const {

@@ -70,8 +70,16 @@ void LowerSetFamily::sortBySize() {
 
 std::optional<LowerSetFamily> LowerSetFamily::allLowerSets(const graph::ComputeGraph& g, std::uint64_t limit,
                                                            std::stop_token stop) {
-  LowerSetFamily f;
+  // Count first (no storage), so that a graph far over the limit costs no memory.
   bool stopped = false;
+  std::uint64_t seen = 0;
+  auto total = graph::enumerateLowerSets(g, limit, [&](const NodeSet&) {
+    if ((++seen & 0xFFFF) == 0 && stop.stop_requested()) stopped = true;
+    return !stopped;
+  });
+  if (!total || stopped) return std::nullopt;
+  LowerSetFamily f;
+  f.m_bits.reserve(static_cast<std::size_t>(*total) * ((g.opCount() + 63) / 64));
   auto count = graph::enumerateLowerSets(g, limit, [&](const NodeSet& s) {
     if ((f.size() & 1023) == 0 && stop.stop_requested()) {
       stopped = true;

@@ -13,6 +13,7 @@ std::string_view statusName(SolveStatus s) {
     case SolveStatus::Feasible: return "feasible";
     case SolveStatus::Infeasible: return "infeasible";
     case SolveStatus::TimeLimit: return "time-limit";
+    case SolveStatus::Limit: return "limit";
     case SolveStatus::Cancelled: return "cancelled";
     case SolveStatus::Error: return "error";
   }
@@ -108,6 +109,22 @@ SolveResult Solver::solve(const SolveRequest& request) const {
     result.metrics.solveSeconds = seconds();
   }
   return result;
+}
+
+Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
+  SolveRequest open = request;
+  open.budget.reset();
+  const SolveResult r = solve(open);
+  MinBudget out;
+  out.status = r.status;
+  out.message = r.message;
+  out.seconds = r.metrics.solveSeconds;
+  if (r.plan && (r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible)) {
+    out.status = SolveStatus::Optimal;
+    out.bytes = info().budgetMeasure == BudgetMeasure::DpModel && r.metrics.modelPeak ? *r.metrics.modelPeak
+                                                                                       : r.metrics.simulatedPeak;
+  }
+  return out;
 }
 
 }  // namespace remat::solvers

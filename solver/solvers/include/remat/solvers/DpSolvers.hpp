@@ -20,6 +20,7 @@ class ExactDp final : public Solver {
   explicit ExactDp(std::uint64_t lowerSetLimit = kDefaultLowerSetLimit) : m_limit(lowerSetLimit) {}
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
 
  private:
   std::uint64_t m_limit;
@@ -32,6 +33,7 @@ class ApproxDp final : public Solver {
  public:
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
 };
 
 /// The DP over a given family, as both solvers run it. A `warmStart` subfamily (the ancestor closures,

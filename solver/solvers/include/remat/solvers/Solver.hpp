@@ -16,7 +16,9 @@
 namespace remat::solvers {
 
 /// The status of the answer (kept apart from whether the call itself worked, as HiGHS does).
-enum class SolveStatus { Optimal, Feasible, Infeasible, TimeLimit, Cancelled, Error };
+/// `Limit`: the solver stopped at a size or memory limit of its own (too many lower sets, DP fronts
+/// over their cap) before it could answer; the message says which and what to use instead.
+enum class SolveStatus { Optimal, Feasible, Infeasible, TimeLimit, Limit, Cancelled, Error };
 
 /// Which of the paper's strategies a DP solver follows; baselines ignore it.
 enum class Strategy { Time, Memory, Auto };
@@ -103,6 +105,17 @@ class Solver {
   /// Runs plan() behind an exception firewall, times it, simulates the plan (a schedule the simulator
   /// rejects becomes status Error, never a result), fills the metrics and applies the budget.
   [[nodiscard]] SolveResult solve(const SolveRequest& request) const;
+
+  /// The least budget this solver can meet, in its budget measure, with the status of that answer
+  /// (Optimal when found). The default solves without a budget and reports the measured peak of the
+  /// plan; the DP solvers compute the least feasible budget of their model exactly.
+  struct MinBudget {
+    SolveStatus status = SolveStatus::Error;
+    std::optional<Bytes> bytes;
+    std::string message;
+    double seconds = 0.0;
+  };
+  [[nodiscard]] virtual MinBudget minBudget(const SolveRequest& request) const;
 };
 
 /// Simulates a plan on a graph and fills the metrics (model figures for canonical plans).

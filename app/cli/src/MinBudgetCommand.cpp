@@ -1,0 +1,63 @@
+#include <iostream>
+#include <memory>
+
+#include "CliSupport.hpp"
+#include "Commands.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::cli {
+
+namespace {
+
+struct MinBudgetOptions {
+  GraphOptions graph;
+  std::string solver = "exact-dp";
+  bool json = false;
+};
+
+int runMinBudget(const MinBudgetOptions& o) {
+  const solvers::Solver& solver = findSolver(o.solver);
+  LoadedGraph loaded = loadGraph(o.graph);
+  const graph::ComputeGraph& g = loaded.graph;
+  solvers::SolveRequest request{.graph = &g};
+  request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
+  const solvers::Solver::MinBudget r = solver.minBudget(request);
+  const bool model = solver.info().budgetMeasure == solvers::BudgetMeasure::DpModel;
+  if (o.json) {
+    printJson({{"graph", g.name()},
+               {"solver", o.solver},
+               {"status", std::string(solvers::statusName(r.status))},
+               {"min_budget_bytes", r.bytes ? nlohmann::json(r.bytes->value) : nlohmann::json(nullptr)},
+               {"measure", model ? "dp-model" : "simulated"},
+               {"message", r.message},
+               {"solve_seconds", r.seconds},
+               {"warnings", loaded.warnings}});
+    return r.bytes ? kOk : exitCodeFor(r.status);
+  }
+  for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
+  if (!r.bytes) {
+    std::cerr << "remat: " << o.solver << ": " << r.message << '\n';
+    return exitCodeFor(r.status);
+  }
+  std::cout << "Least budget  " << bytesText(r.bytes) << "  for " << o.solver << " on " << g.name() << '\n'
+            << "Measured in   "
+            << (model ? "the paper's DP model (activations only, section 5.1)" : "the simulator (everything, liveness)")
+            << '\n'
+            << "Solve time    " << r.seconds << " s\n";
+  return kOk;
+}
+
+}  // namespace
+
+void addMinBudgetCommand(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<MinBudgetOptions>();
+  CLI::App* cmd = app.add_subcommand("min-budget", "The least budget with a solution (exact to the byte for the DPs)");
+  cmd->add_option("graph", o->graph.path, "Graph file")->required();
+  cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
+  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
+  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Machine-readable output");
+  cmd->callback([o, &run] { run = [o] { return runMinBudget(*o); }; });
+}
+
+}  // namespace remat::cli
