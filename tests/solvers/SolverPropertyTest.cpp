@@ -234,7 +234,7 @@ TEST_CASE("exact-dp is at least as good as approx-dp, which is at least as good 
   }
 }
 
-TEST_CASE("--strategy auto falls back to the memory-centric plan when the budget is below the least") {
+TEST_CASE("the auto strategy falls back to the memory-centric plan when the budget is below the least") {
   auto g = test::makeUNet(3);
   const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
   const auto least = exact.minBudget({.graph = &g});
