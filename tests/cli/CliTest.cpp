@@ -161,6 +161,27 @@ TEST_CASE("convert writes native JSON that reads back the same, and DOT") {
   CHECK_FALSE(fs::exists(scratch() / "x.txt"));
 }
 
+TEST_CASE("sweep prints a monotone budget/overhead front whose plans the simulator accepts") {
+  const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json";
+  for (const char* solver : {"exact-dp", "approx-dp", "chen-greedy"}) {
+    INFO(solver);
+    Run r = remat({"sweep", graph, "--solver", solver, "--points", "50", "--json"});
+    REQUIRE(r.code == 0);
+    const auto points = r.json()["points"];
+    REQUIRE(points.size() >= (std::string(solver) == "chen-greedy" ? 1u : 2u));  // Chen has few cuts here
+    for (std::size_t k = 1; k < points.size(); ++k) {
+      CHECK(points[k]["budget_bytes"] > points[k - 1]["budget_bytes"]);
+      CHECK(points[k]["overhead"] < points[k - 1]["overhead"]);
+    }
+  }
+  Run least = remat({"min-budget", graph, "--json"});
+  Run front = remat({"sweep", graph, "--json"});
+  // The front starts at the least feasible budget.
+  CHECK(front.json()["points"][0]["budget_bytes"] == least.json()["min_budget_bytes"]);
+  Run bad = remat({"sweep", graph, "--points", "1"});
+  CHECK(bad.code == 2);
+}
+
 TEST_CASE("the default graph of scripts/run.sh compares") {
   Run r = remat({"compare", std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json", "--json"});
   REQUIRE(r.code == 0);

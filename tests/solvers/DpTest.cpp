@@ -131,3 +131,31 @@ TEST_CASE("exact-dp equals a brute-force search over all lower-set sequences") {
   }
   CHECK(checked >= 200);
 }
+
+TEST_CASE("the exact trade-off front from one DP run equals the brute-force front") {
+  const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
+  std::size_t checked = 0;
+  for (const auto& [seed, g] : bruteForceGraphs(150)) {
+    auto sequences = allSequences(g, 200000);
+    if (!sequences) continue;
+    ++checked;
+    INFO("random DAG seed " << seed);
+    // Brute-force staircase of (peak, overhead): by peak, keep strictly falling overheads.
+    std::vector<std::pair<std::int64_t, std::int64_t>> all;
+    for (const auto& s : *sequences) all.emplace_back(s.peak.value, s.overhead.value);
+    std::sort(all.begin(), all.end());
+    std::vector<std::pair<std::int64_t, std::int64_t>> expected;
+    for (const auto& p : all)
+      if (expected.empty() || p.second < expected.back().second) expected.push_back(p);
+    const Solver::TradeOff front = exact.tradeOff({.graph = &g}, 1000);
+    REQUIRE(front.status == SolveStatus::Optimal);
+    REQUIRE(front.plans.size() == expected.size());
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      CHECK(front.plans[k].first.value == expected[k].first);
+      const DpModelCost c = evaluateDpModel(g, *front.plans[k].second.lowerSets);
+      CHECK(c.peak.value == expected[k].first);
+      CHECK(c.overhead.value == expected[k].second);
+    }
+  }
+  CHECK(checked >= 100);
+}

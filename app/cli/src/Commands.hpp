@@ -14,5 +14,6 @@ void addCompareCommand(CLI::App& app, Runner& run);
 void addConvertCommand(CLI::App& app, Runner& run);
 void addSolversCommand(CLI::App& app, Runner& run);
 void addMinBudgetCommand(CLI::App& app, Runner& run);
+void addSweepCommand(CLI::App& app, Runner& run);
 
 }  // namespace remat::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   addSolveCommand(app, run);
   addCompareCommand(app, run);
   addMinBudgetCommand(app, run);
+  addSweepCommand(app, run);
   addConvertCommand(app, run);
   addSolversCommand(app, run);
   try {

@@ -64,6 +64,77 @@ Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, c
   return out;
 }
 
+// Points the three-dimensional trade-off fronts may hold (about 40 bytes each) before the sweep falls
+// back to solving at a grid of budgets.
+constexpr std::size_t kMaxTradeOffPoints = 1'500'000;
+constexpr std::chrono::seconds kTradeOffAttempt{5};
+
+Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g,
+                               const std::optional<LowerSetFamily>& family, const SolveRequest& request,
+                               std::size_t points, std::uint64_t limit) {
+  const auto start = std::chrono::steady_clock::now();
+  Solver::TradeOff out;
+  if (!family) {
+    out.status = request.stop.stop_requested() ? SolveStatus::Cancelled : SolveStatus::Limit;
+    out.message = request.stop.stop_requested() ? "cancelled"
+                                                : "the graph has more than " + std::to_string(limit) +
+                                                      " lower sets, too many for exact-dp; use approx-dp";
+    return out;
+  }
+  auto bounds = continuationBounds(*family, request.stop);
+  if (!bounds) {
+    out.status = SolveStatus::Cancelled;
+    out.message = "cancelled";
+    return out;
+  }
+  DpOptions options;
+  options.stop = request.stop;
+  options.progress = request.progress;
+  // The one-run front gets a few seconds and a memory cap of its own; past either, the grid is faster.
+  const auto ownDeadline = start + kTradeOffAttempt;
+  const std::optional<std::chrono::steady_clock::time_point> userDeadline =
+      request.timeLimit ? std::optional(start + *request.timeLimit) : std::nullopt;
+  options.deadline = userDeadline ? std::min(*userDeadline, ownDeadline) : ownDeadline;
+  options.maxPoints = kMaxTradeOffPoints;
+  TradeOffRun run = tradeOffFront(*family, *bounds, options);
+  const bool userOutOfTime = userDeadline && std::chrono::steady_clock::now() >= *userDeadline;
+  switch (run.outcome) {
+    case DpOutcome::Cancelled: out.status = SolveStatus::Cancelled; out.message = "cancelled"; return out;
+    case DpOutcome::TimeLimit:
+      if (userOutOfTime) {
+        out.status = SolveStatus::TimeLimit;
+        out.message = "time limit reached";
+        return out;
+      }
+      [[fallthrough]];
+    case DpOutcome::MemoryLimit: {
+      // The three-dimensional fronts of wide graphs (GoogLeNet) outgrow memory: fall back to solving
+      // at evenly spread budgets, each an exact time-centric solve, and say so.
+      out = solver.Solver::tradeOff(request, points);
+      out.message = "the whole front is too large to compute in one run here, so these are exact solves at " +
+                    std::to_string(points) + " budgets";
+      out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      return out;
+    }
+    case DpOutcome::Complete: break;
+  }
+  // Thin a long front to `points`, evenly by position, keeping both ends.
+  std::vector<std::size_t> keep;
+  const std::size_t total = run.front.size();
+  if (points >= 2 && total > points) {
+    for (std::size_t k = 0; k < points; ++k) keep.push_back(k * (total - 1) / (points - 1));
+    keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+  } else {
+    for (std::size_t k = 0; k < total; ++k) keep.push_back(k);
+  }
+  for (std::size_t k : keep)
+    out.plans.emplace_back(Bytes{run.front[k].peak}, planFromPath(g, *family, run.front[k].path));
+  out.status = SolveStatus::Optimal;
+  out.message = "the front has " + std::to_string(total) + " points";
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
 }  // namespace
 
 SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily& family, const SolveRequest& request,
@@ -187,6 +258,15 @@ Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
 Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   return leastBudgetOver(LowerSetFamily::ancestorClosures(*request.graph), request, start, 0);
+}
+
+Solver::TradeOff ExactDp::tradeOff(const SolveRequest& request, std::size_t points) const {
+  return tradeOffOver(*this, *request.graph, LowerSetFamily::allLowerSets(*request.graph, m_limit, request.stop),
+                      request, points, m_limit);
+}
+
+Solver::TradeOff ApproxDp::tradeOff(const SolveRequest& request, std::size_t points) const {
+  return tradeOffOver(*this, *request.graph, LowerSetFamily::ancestorClosures(*request.graph), request, points, 0);
 }
 
 const SolverInfo& ApproxDp::info() const {

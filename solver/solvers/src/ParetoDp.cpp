@@ -1,6 +1,8 @@
 #include "remat/solvers/ParetoDp.hpp"
 
 #include <algorithm>
+#include <map>
+#include <numeric>
 #include <atomic>
 #include <thread>
 
@@ -311,6 +313,134 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
   out.overhead = t;
   out.checkpoints = m;
   return out;
+}
+
+}  // namespace remat::solvers
+
+namespace remat::solvers {
+
+namespace {
+
+struct Point3 {
+  std::int64_t t;
+  std::int64_t m;
+  std::int64_t peak;
+  std::uint32_t prevSet;
+  std::uint32_t prevPoint;
+};
+
+// Keeps the candidates no other candidate dominates in (t, m, peak): sorted by t, then a staircase over
+// (m, peak) of the points kept so far answers "is there one with m' <= m and peak' <= peak".
+std::vector<Point3> paretoFront3(std::vector<Point3>& cands) {
+  std::sort(cands.begin(), cands.end(), [](const Point3& a, const Point3& b) {
+    if (a.t != b.t) return a.t < b.t;
+    if (a.m != b.m) return a.m < b.m;
+    return a.peak < b.peak;
+  });
+  std::vector<Point3> out;
+  std::map<std::int64_t, std::int64_t> stair;  // m -> peak, peaks strictly falling as m grows
+  for (const Point3& c : cands) {
+    auto it = stair.upper_bound(c.m);
+    if (it != stair.begin() && std::prev(it)->second <= c.peak) continue;  // dominated
+    out.push_back(c);
+    // Drop staircase entries the new point dominates (m'' >= m and peak'' >= peak).
+    auto from = stair.lower_bound(c.m);
+    auto to = from;
+    while (to != stair.end() && to->second >= c.peak) ++to;
+    stair.erase(from, to);
+    stair[c.m] = c.peak;
+  }
+  return out;
+}
+
+}  // namespace
+
+TradeOffRun tradeOffFront(const LowerSetFamily& f, const ContinuationBounds& bounds, const DpOptions& o) {
+  const std::size_t n = f.size();
+  TradeOffRun result;
+  std::vector<std::vector<Point3>> fronts(n);
+  fronts[0] = {Point3{0, 0, 0, 0, 0}};
+  const unsigned threads = threadCount(o.threads);
+  std::vector<std::vector<Point3>> scratch(threads);
+  std::atomic<bool> stopped{false};
+  std::atomic<std::size_t> points{1};
+
+  // Complete plans found so far would prune, but V comes last; the greedy walks at a few budgets
+  // give complete plans up front: (peak, t) pairs any kept point must be able to beat.
+  std::vector<std::pair<std::int64_t, std::int64_t>> known;
+  for (int k = 0; k <= 16; ++k) {
+    const std::int64_t least = bounds.minPeak[0];
+    const std::int64_t budget = saturatingAdd(least, (least / 8) * k);
+    if (auto g = greedyPath(f, bounds, budget, Strategy::Time)) known.emplace_back(budget, g->overhead);
+  }
+  auto dominatedByKnown = [&](std::int64_t peak, std::int64_t t) {
+    for (const auto& [kp, kt] : known)
+      if (kp <= peak && kt <= t && (kp < peak || kt < t)) return true;
+    return false;
+  };
+
+  for (const auto& [begin, end] : layers(f)) {
+    const std::size_t layerBegin = begin;
+    parallelOver(begin, end, threads, [&](std::size_t j, unsigned worker) {
+      if (stopped.load(std::memory_order_relaxed)) return;
+      if (o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline)) {
+        stopped = true;
+        return;
+      }
+      std::vector<Point3>& cands = scratch[worker];
+      cands.clear();
+      const std::int64_t restPeak = bounds.minPeak[j];
+      const std::int64_t restT = bounds.minOverhead[j];
+      for (std::size_t i = 0; i < layerBegin; ++i) {
+        const auto& source = fronts[i];
+        if (source.empty() || !f.subset(i, j)) continue;
+        const std::int64_t base = transitionBase(f, i, j);
+        const Step s = transitionStep(f, i, j);
+        for (std::size_t k = 0; k < source.size(); ++k) {
+          const Point3& p = source[k];
+          const std::int64_t peak = std::max(p.peak, saturatingAdd(p.m, base));
+          const std::int64_t t = p.t + s.dt;
+          const std::int64_t m = p.m + s.dm;
+          const std::int64_t finalPeak = restPeak == INT64_MIN ? peak : std::max(peak, saturatingAdd(m, restPeak));
+          if (dominatedByKnown(finalPeak, t + restT)) continue;
+          cands.push_back({t, m, peak, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k)});
+        }
+      }
+      fronts[j] = paretoFront3(cands);
+      points += fronts[j].size();
+    });
+    if (stopped) {
+      result.outcome = o.stop.stop_requested() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
+      return result;
+    }
+    if (o.progress) o.progress(double(end) / double(n), "budget/overhead front");
+    if (points > o.maxPoints) {
+      result.outcome = DpOutcome::MemoryLimit;
+      return result;
+    }
+  }
+  // V's points projected on (peak, t): keep the staircase.
+  std::vector<std::size_t> order(fronts[n - 1].size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto& last = fronts[n - 1];
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return last[a].peak != last[b].peak ? last[a].peak < last[b].peak : last[a].t < last[b].t;
+  });
+  for (std::size_t idx : order) {
+    if (!result.front.empty() && last[idx].t >= result.front.back().overhead) continue;
+    TradeOffPoint point{last[idx].peak, last[idx].t, {}};
+    std::size_t set = n - 1;
+    std::size_t at = idx;
+    while (set != 0) {
+      point.path.push_back(set);
+      const Point3& p = fronts[set][at];
+      set = p.prevSet;
+      at = p.prevPoint;
+    }
+    std::reverse(point.path.begin(), point.path.end());
+    result.front.push_back(std::move(point));
+  }
+  return result;
 }
 
 }  // namespace remat::solvers

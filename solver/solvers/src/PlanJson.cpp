@@ -7,6 +7,11 @@ namespace remat::solvers {
 
 using nlohmann::json;
 
+namespace {
+// Beyond this many node ids in all cumulative lower sets together, only the segments are written.
+constexpr std::size_t kMaxLowerSetIds = 1'000'000;
+}  // namespace
+
 json metricsToJson(const PlanMetrics& m, bool hasPlan) {
   json j;
   j["model_peak_bytes"] = m.modelPeak ? json(m.modelPeak->value) : json(nullptr);
@@ -38,16 +43,30 @@ json planToJson(const graph::ComputeGraph& g, const SolveResult& r) {
     return list;
   };
   if (r.plan && r.plan->lowerSets) {
-    json sets = json::array();
+    // Segments V_i = L_i \ L_{i-1} take linear space; the cumulative lower sets take quadratic space,
+    // so they are written only while that stays reasonable (readers rebuild them from the segments).
+    json segments = json::array();
     graph::NodeSet kept = graph::emptySet(g);
+    graph::NodeSet previous = graph::emptySet(g);
+    std::size_t cumulative = 0;
     for (const auto& l : *r.plan->lowerSets) {
-      sets.push_back(names(l));
+      segments.push_back(names(l - previous));
       kept |= graph::boundary(g, l);
+      cumulative += l.count();
+      previous = l;
     }
-    j["lower_sets"] = std::move(sets);
+    if (cumulative <= kMaxLowerSetIds) {
+      json sets = json::array();
+      for (const auto& l : *r.plan->lowerSets) sets.push_back(names(l));
+      j["lower_sets"] = std::move(sets);
+    } else {
+      j["lower_sets"] = nullptr;
+    }
+    j["segments"] = std::move(segments);
     j["checkpoints"] = names(kept);
   } else {
     j["lower_sets"] = nullptr;
+    j["segments"] = nullptr;
     j["checkpoints"] = nullptr;
   }
   if (r.plan) {
@@ -103,24 +122,31 @@ Result<LoadedPlan> readPlanJson(std::string_view text, const std::string& fileNa
     if (!id) return fail(path + "/1", "node '" + s[1].get<std::string>() + "' is not in graph '" + g.name() + "'");
     out.plan.schedule.push_back({*kind, *id});
   }
-  if (doc.contains("lower_sets") && doc["lower_sets"].is_array()) {
+  // Canonical plans: the segments (always written) or else the cumulative lower sets.
+  const bool haveSegments = doc.contains("segments") && doc["segments"].is_array();
+  const bool haveSets = doc.contains("lower_sets") && doc["lower_sets"].is_array();
+  if (haveSegments || haveSets) {
+    const std::string key = haveSegments ? "segments" : "lower_sets";
+    const json& list = doc[key];
     std::vector<graph::NodeSet> sets;
-    const json& ls = doc["lower_sets"];
-    for (std::size_t i = 0; i < ls.size(); ++i) {
-      const std::string path = "/lower_sets/" + std::to_string(i);
-      if (!ls[i].is_array()) return fail(path, "expected an array of node ids");
-      graph::NodeSet s = graph::emptySet(g);
-      for (std::size_t k = 0; k < ls[i].size(); ++k) {
-        auto id = lookup(ls[i][k], path);
+    graph::NodeSet current = graph::emptySet(g);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string path = "/" + key + "/" + std::to_string(i);
+      if (!list[i].is_array()) return fail(path, "expected an array of node ids");
+      graph::NodeSet s = haveSegments ? current : graph::emptySet(g);
+      for (std::size_t k = 0; k < list[i].size(); ++k) {
+        auto id = lookup(list[i][k], path);
         if (!id || !g.isOp(*id)) return fail(path + "/" + std::to_string(k), "not an operation node of this graph");
         s.insert(g.opIndex(*id));
       }
       if (!graph::isLowerSet(g, s)) return fail(path, "not a lower set (a member's predecessor is missing)");
       if (!sets.empty() && (!sets.back().subsetOf(s) || sets.back() == s))
         return fail(path, "does not strictly contain the previous lower set");
+      if (sets.empty() && s.empty()) return fail(path, "the first lower set is empty");
+      current = s;
       sets.push_back(std::move(s));
     }
-    if (!sets.empty() && sets.back() != graph::fullSet(g)) return fail("/lower_sets", "the last lower set is not the whole graph");
+    if (!sets.empty() && sets.back() != graph::fullSet(g)) return fail("/" + key, "the last lower set is not the whole graph");
     if (!sets.empty()) out.plan.lowerSets = std::move(sets);
   }
   return out;

@@ -127,4 +127,46 @@ Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
   return out;
 }
 
+Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t points) const {
+  const auto start = std::chrono::steady_clock::now();
+  TradeOff out;
+  const MinBudget least = minBudget(request);
+  if (!least.bytes) {
+    out.status = least.status;
+    out.message = least.message;
+    return out;
+  }
+  SolveRequest open = request;
+  open.budget.reset();
+  const SolveResult loose = solve(open);
+  if (!loose.plan) {
+    out.status = loose.status;
+    out.message = loose.message;
+    return out;
+  }
+  const bool model = info().budgetMeasure == BudgetMeasure::DpModel && loose.metrics.modelPeak;
+  const Bytes high = model ? *loose.metrics.modelPeak : loose.metrics.simulatedPeak;
+  const std::size_t steps = std::max<std::size_t>(points, 2);
+  std::optional<Ticks> previous;
+  for (std::size_t k = 0; k < steps; ++k) {
+    if (request.stop.stop_requested()) {
+      out.status = SolveStatus::Cancelled;
+      out.message = "cancelled";
+      return out;
+    }
+    const Bytes budget{least.bytes->value + (high.value - least.bytes->value) * std::int64_t(k) / std::int64_t(steps - 1)};
+    SolveRequest at = request;
+    at.budget = budget;
+    SolveResult r = solve(at);
+    if (!r.plan || (r.status != SolveStatus::Optimal && r.status != SolveStatus::Feasible)) continue;
+    if (previous && r.metrics.overhead >= *previous) continue;  // not a new point of the trade-off
+    previous = r.metrics.overhead;
+    out.plans.emplace_back(budget, std::move(*r.plan));
+    if (request.progress) request.progress(double(k + 1) / double(steps), "budget sweep");
+  }
+  out.status = SolveStatus::Optimal;
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
 }  // namespace remat::solvers

@@ -21,6 +21,7 @@ class ExactDp final : public Solver {
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
   [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  [[nodiscard]] TradeOff tradeOff(const SolveRequest& request, std::size_t points) const override;
 
  private:
   std::uint64_t m_limit;
@@ -34,6 +35,7 @@ class ApproxDp final : public Solver {
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
   [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  [[nodiscard]] TradeOff tradeOff(const SolveRequest& request, std::size_t points) const override;
 };
 
 /// The DP over a given family, as both solvers run it. A `warmStart` subfamily (the ancestor closures,

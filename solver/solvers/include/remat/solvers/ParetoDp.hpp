@@ -91,4 +91,23 @@ struct GreedyPath {
 [[nodiscard]] std::optional<GreedyPath> greedyPath(const LowerSetFamily& family, const ContinuationBounds& bounds,
                                                    std::int64_t budget, Strategy strategy);
 
+/// One point of the budget/overhead trade-off: the least overhead of any plan whose model peak is at
+/// most `peak`, with that plan's lower sets (family indices).
+struct TradeOffPoint {
+  std::int64_t peak = 0;
+  std::int64_t overhead = 0;
+  std::vector<std::size_t> path;
+};
+
+struct TradeOffRun {
+  DpOutcome outcome = DpOutcome::Complete;
+  std::vector<TradeOffPoint> front;  ///< by peak ascending, overhead strictly descending
+};
+
+/// The whole budget/overhead Pareto front from one DP run: each lower set keeps the three-dimensional
+/// Pareto front of (t, m, peak so far), and V's points, projected on (peak, t), are the front. A point
+/// whose least possible final (peak, t) is dominated by a plan already known is dropped.
+[[nodiscard]] TradeOffRun tradeOffFront(const LowerSetFamily& family, const ContinuationBounds& bounds,
+                                        const DpOptions& options);
+
 }  // namespace remat::solvers

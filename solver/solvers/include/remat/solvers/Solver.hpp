@@ -116,6 +116,18 @@ class Solver {
     double seconds = 0.0;
   };
   [[nodiscard]] virtual MinBudget minBudget(const SolveRequest& request) const;
+
+  /// The budget/overhead trade-off: plans with the budget each needs, by budget ascending, overhead
+  /// descending. The default solves at `points` budgets spread from minBudget() to the unconstrained
+  /// plan's peak; the DP solvers return their whole Pareto front from one run (thinned to `points`
+  /// when it is longer, keeping both ends).
+  struct TradeOff {
+    SolveStatus status = SolveStatus::Error;
+    std::string message;
+    std::vector<std::pair<Bytes, Plan>> plans;
+    double seconds = 0.0;
+  };
+  [[nodiscard]] virtual TradeOff tradeOff(const SolveRequest& request, std::size_t points) const;
 };
 
 /// Simulates a plan on a graph and fills the metrics (model figures for canonical plans).

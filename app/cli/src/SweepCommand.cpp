@@ -1,0 +1,91 @@
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "CliSupport.hpp"
+#include "Commands.hpp"
+#include "remat/graph/ByteSize.hpp"
+#include "remat/solvers/PlanJsonValue.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::cli {
+
+namespace {
+
+struct SweepOptions {
+  GraphOptions graph;
+  std::string solver = "exact-dp";
+  std::size_t points = 20;
+  double timeLimit = 0;
+  bool json = false;
+};
+
+int runSweep(const SweepOptions& o) {
+  const solvers::Solver& solver = findSolver(o.solver);
+  if (o.points < 2) throw CliError(kUsage, "--points must be at least 2");
+  if (o.timeLimit < 0) throw CliError(kUsage, "the time limit must not be negative");
+  LoadedGraph loaded = loadGraph(o.graph);
+  const graph::ComputeGraph& g = loaded.graph;
+  solvers::SolveRequest request{.graph = &g};
+  request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
+  if (o.timeLimit > 0) request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
+  const solvers::Solver::TradeOff r = solver.tradeOff(request, o.points);
+
+  // Every plan of the front is judged by the simulator too.
+  std::vector<solvers::PlanMetrics> metrics(r.plans.size());
+  for (std::size_t k = 0; k < r.plans.size(); ++k) {
+    sim::SimulationResult simulation;
+    solvers::evaluatePlan(g, r.plans[k].second, true, metrics[k], simulation);
+    if (!simulation.valid()) throw CliError(kInternal, "a plan of the front does not simulate: " + simulation.error->message);
+  }
+  const bool model = solver.info().budgetMeasure == solvers::BudgetMeasure::DpModel;
+  if (o.json) {
+    nlohmann::json points = nlohmann::json::array();
+    for (std::size_t k = 0; k < r.plans.size(); ++k) {
+      nlohmann::json p = solvers::metricsToJson(metrics[k], true);
+      p["budget_bytes"] = r.plans[k].first.value;
+      points.push_back(std::move(p));
+    }
+    printJson({{"graph", g.name()},
+               {"solver", o.solver},
+               {"status", std::string(solvers::statusName(r.status))},
+               {"message", r.message},
+               {"measure", model ? "dp-model" : "simulated"},
+               {"points", std::move(points)},
+               {"solve_seconds", r.seconds},
+               {"warnings", loaded.warnings}});
+    return r.plans.empty() ? exitCodeFor(r.status) : kOk;
+  }
+  for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
+  if (r.plans.empty()) {
+    std::cerr << "remat: " << o.solver << ": " << r.message << '\n';
+    return exitCodeFor(r.status);
+  }
+  std::cout << "Budget/overhead trade-off of " << o.solver << " on " << g.name() << " (budget in "
+            << (model ? "the DP model" : "the simulator") << ", overhead in " << g.timeUnit() << "; " << r.message
+            << ")\n\n";
+  std::printf("%14s  %10s  %16s  %10s\n", "budget", "overhead", "simulated peak", "recomputed");
+  for (std::size_t k = 0; k < r.plans.size(); ++k)
+    std::printf("%14s  %10lld  %16s  %10zu\n", formatByteSize(r.plans[k].first).c_str(),
+                static_cast<long long>(metrics[k].overhead.value), formatByteSize(metrics[k].simulatedPeak).c_str(),
+                metrics[k].recomputedNodes);
+  std::fflush(stdout);
+  return kOk;
+}
+
+}  // namespace
+
+void addSweepCommand(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<SweepOptions>();
+  CLI::App* cmd = app.add_subcommand("sweep", "The budget/overhead Pareto front (one DP run for the DP solvers)");
+  cmd->add_option("graph", o->graph.path, "Graph file")->required();
+  cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
+  cmd->add_option("--points", o->points, "Show at most this many points of the front")->capture_default_str();
+  cmd->add_option("--time-limit", o->timeLimit, "Stop after this many seconds (0: none)");
+  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
+  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Machine-readable output");
+  cmd->callback([o, &run] { run = [o] { return runSweep(*o); }; });
+}
+
+}  // namespace remat::cli
