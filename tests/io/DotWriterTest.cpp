@@ -28,8 +28,8 @@ TEST_CASE("dot: shapes, labels and edges of the tiny graph", "[io][dot]") {
   CHECK(dot.starts_with("digraph \"tiny\" {\n"));
   CHECK(dot.ends_with("}\n"));
   CHECK(dot.find(R"("fc" [shape=box, label="fc\nMatMul 512 B"])") != std::string::npos);
-  CHECK(dot.find(R"("x" [shape=ellipse, label="x\ninput 1.0 KiB")") != std::string::npos);
-  CHECK(dot.find(R"("w" [shape=ellipse, label="w\nparam 4.0 KiB")") != std::string::npos);
+  CHECK(dot.find(R"("x" [shape=ellipse, label="x\ninput 1.00 KiB")") != std::string::npos);
+  CHECK(dot.find(R"("w" [shape=ellipse, label="w\nparam 4.00 KiB")") != std::string::npos);
   CHECK(dot.find("\"x\" -> \"fc\";") != std::string::npos);
   CHECK(dot.find("\"w\" -> \"fc\";") != std::string::npos);
   CHECK(occurrences(dot, " -> ") == 2);
@@ -58,7 +58,7 @@ TEST_CASE("dot: backslashes and control characters cannot break out of quotes", 
   INFO(dot);
   CHECK(dot.starts_with("digraph \"g\\\\\" {"));
   CHECK(dot.find(R"("in\\" -> "a\"\n\x01b";)") != std::string::npos);
-  CHECK(dot.find(R"(label="a\"\n\x01b\nX\\ 1.0 MiB")") != std::string::npos);
+  CHECK(dot.find(R"(label="a\"\n\x01b\nX\\ 1.00 MiB")") != std::string::npos);
   // Every line has an even number of unescaped quotes, so no quote is left open.
   std::size_t start = 0;
   while (start < dot.size()) {

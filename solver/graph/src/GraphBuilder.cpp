@@ -9,15 +9,6 @@
 namespace remat::graph {
 namespace {
 
-const char* kindName(NodeKind k) {
-  switch (k) {
-    case NodeKind::Input: return "input";
-    case NodeKind::Param: return "param";
-    case NodeKind::Op: return "op";
-  }
-  return "?";
-}
-
 bool addChecked(std::int64_t& total, std::int64_t v) { return !__builtin_add_overflow(total, v, &total); }
 
 // A cycle among the nodes Kahn's algorithm could not order, as "a -> b -> ... -> a".
@@ -76,7 +67,7 @@ Result<ComputeGraph> GraphBuilder::build() {
                         m_specs[it->second].where.toString() + ")");
     if (s.kind == NodeKind::Op) ++ops;
     else if (!s.inputs.empty())
-      fail(s.where, who + ": a " + std::string(kindName(s.kind)) + " node cannot have inputs");
+      fail(s.where, who + ": a " + std::string(nodeKindName(s.kind)) + " node cannot have inputs");
     if (s.bytes < 0) fail(s.where, who + ": negative size " + std::to_string(s.bytes) + " bytes");
     if (s.workspace < 0) fail(s.where, who + ": negative workspace " + std::to_string(s.workspace) + " bytes");
     if (s.fwdTime < 0) fail(s.where, who + ": negative fwd_time " + std::to_string(s.fwdTime));

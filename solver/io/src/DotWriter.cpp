@@ -1,5 +1,7 @@
 #include "remat/io/DotWriter.hpp"
 
+#include "remat/graph/ByteSize.hpp"
+
 #include <cstdio>
 #include <string_view>
 
@@ -28,33 +30,6 @@ std::string quoted(std::string_view text) {
   return out + "\"";
 }
 
-// Bytes with a binary unit: "512 B", "1.5 KiB", "3.0 GiB".
-std::string humanBytes(std::int64_t bytes) {
-  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double v = static_cast<double>(bytes);
-  int unit = -1;
-  while (v >= 1024.0 && unit < 5) {
-    v /= 1024.0;
-    ++unit;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
-  return buf;
-}
-
-const char* kindWord(graph::NodeKind k) {
-  switch (k) {
-    case graph::NodeKind::Input:
-      return "input";
-    case graph::NodeKind::Param:
-      return "param";
-    case graph::NodeKind::Op:
-      return "op";
-  }
-  return "op";
-}
-
 }  // namespace
 
 std::string writeDot(const graph::ComputeGraph& g) {
@@ -63,8 +38,8 @@ std::string writeDot(const graph::ComputeGraph& g) {
   out += "  node [fontname=\"Helvetica\", fontsize=10];\n";
   for (const graph::Node& n : g.nodes()) {
     const bool isOp = n.kind == graph::NodeKind::Op;
-    const std::string what = isOp ? (n.op.empty() ? std::string("op") : n.op) : std::string(kindWord(n.kind));
-    const std::string label = n.name + "\n" + what + " " + humanBytes(n.bytes.value);
+    const std::string what = isOp ? (n.op.empty() ? std::string("op") : n.op) : std::string(graph::nodeKindName(n.kind));
+    const std::string label = n.name + "\n" + what + " " + formatByteSize(n.bytes);
     out += "  " + quoted(n.name) + " [shape=" + (isOp ? "box" : "ellipse") + ", label=" + quoted(label);
     if (!isOp) out += ", style=filled, fillcolor=\"#eeeeee\"";
     out += "];\n";

@@ -286,18 +286,6 @@ namespace {
 
 using OrderedJson = nlohmann::ordered_json;
 
-const char* kindName(graph::NodeKind k) {
-  switch (k) {
-    case graph::NodeKind::Input:
-      return "input";
-    case graph::NodeKind::Param:
-      return "param";
-    case graph::NodeKind::Op:
-      return "op";
-  }
-  return "op";
-}
-
 // attrs text as a JSON object when it is exactly the canonical compact dump of one (what every reader
 // stores); anything else is written as a string so that reading it back restores the same text.
 OrderedJson attrsValue(const std::string& text) {
@@ -323,7 +311,7 @@ std::string writeNativeJson(const graph::ComputeGraph& g) {
     const bool isOp = n.kind == NodeKind::Op;
     OrderedJson j = OrderedJson::object();
     j["id"] = n.name;
-    j["kind"] = kindName(n.kind);
+    j["kind"] = graph::nodeKindName(n.kind);
     if (isOp || !n.op.empty()) j["op"] = n.op;
     if (isOp || !n.inputs.empty()) {
       OrderedJson inputs = OrderedJson::array();

@@ -1,5 +1,7 @@
 #include "remat/solvers/DpSolvers.hpp"
 
+#include <tuple>
+
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/LowerSets.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
@@ -40,15 +42,19 @@ std::optional<std::vector<std::size_t>> incumbent(const LowerSetFamily& f, const
   return path;
 }
 
+// Why there is no family: cancelled, or more lower sets than exact-dp accepts.
+std::pair<SolveStatus, std::string> noFamily(const SolveRequest& request, std::uint64_t limit) {
+  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, "cancelled"};
+  return {SolveStatus::Limit, "the graph has more than " + std::to_string(limit) +
+                                  " lower sets, too many for exact-dp; use approx-dp, which is polynomial"};
+}
+
 Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, const SolveRequest& request,
                                   std::chrono::steady_clock::time_point start, std::uint64_t limit) {
   Solver::MinBudget out;
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   if (!family) {
-    out.status = request.stop.stop_requested() ? SolveStatus::Cancelled : SolveStatus::Limit;
-    out.message = request.stop.stop_requested() ? "cancelled"
-                                                : "the graph has more than " + std::to_string(limit) +
-                                                      " lower sets, too many for exact-dp; use approx-dp";
+    std::tie(out.status, out.message) = noFamily(request, limit);
     out.seconds = seconds();
     return out;
   }
@@ -75,10 +81,7 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
   const auto start = std::chrono::steady_clock::now();
   Solver::TradeOff out;
   if (!family) {
-    out.status = request.stop.stop_requested() ? SolveStatus::Cancelled : SolveStatus::Limit;
-    out.message = request.stop.stop_requested() ? "cancelled"
-                                                : "the graph has more than " + std::to_string(limit) +
-                                                      " lower sets, too many for exact-dp; use approx-dp";
+    std::tie(out.status, out.message) = noFamily(request, limit);
     return out;
   }
   auto bounds = continuationBounds(*family, request.stop);
@@ -241,10 +244,8 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
   auto family = LowerSetFamily::allLowerSets(g, m_limit, request.stop);
   if (!family) {
-    if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
-    return {SolveStatus::Limit, std::nullopt,
-            "the graph has more than " + std::to_string(m_limit) +
-                " lower sets, too many for exact-dp; use approx-dp, which is polynomial"};
+    auto [status, message] = noFamily(request, m_limit);
+    return {status, std::nullopt, message};
   }
   const LowerSetFamily closures = LowerSetFamily::ancestorClosures(g);
   return solveOverFamily(g, *family, request, "exact-dp", &closures);

@@ -89,45 +89,33 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
   b.minPeak[n - 1] = INT64_MIN;
   b.minOverhead[n - 1] = 0;
   b.minCheckpoints[n - 1] = 0;
+  // For set i, the best continuation through each strictly larger set j (those from `supersetsFrom`).
+  auto boundsOf = [&](std::size_t i, std::size_t supersetsFrom) {
+    std::int64_t peak = INT64_MAX;
+    std::int64_t overhead = INT64_MAX;
+    std::int64_t checkpoints = INT64_MAX;
+    for (std::size_t j = supersetsFrom; j < n; ++j) {
+      if (!f.subset(i, j)) continue;
+      const Step s = transitionStep(f, i, j);
+      peak = std::min(peak, std::max(transitionBase(f, i, j), saturatingAdd(s.dm, b.minPeak[j])));
+      overhead = std::min(overhead, saturatingAdd(s.dt, b.minOverhead[j]));
+      checkpoints = std::min(checkpoints, saturatingAdd(s.dm, b.minCheckpoints[j]));
+    }
+    b.minPeak[i] = peak;
+    b.minOverhead[i] = overhead;
+    b.minCheckpoints[i] = checkpoints;
+  };
   const auto ls = layers(f);
   const unsigned workers = threadCount(threads);
   // Largest sets first: a set's continuations go through strictly larger sets only.
   for (std::size_t k = ls.size(); k-- > 0;) {
     const auto [begin, end] = ls[k];
-    const std::size_t supersetsFrom = end;
-    parallelOver(begin, end, workers, [&](std::size_t i, unsigned) {
-      if (i == n - 1) return;
-      std::int64_t peak = INT64_MAX;
-      std::int64_t overhead = INT64_MAX;
-      std::int64_t checkpoints = INT64_MAX;
-      for (std::size_t j = supersetsFrom; j < n; ++j) {
-        if (!f.subset(i, j)) continue;
-        const Step s = transitionStep(f, i, j);
-        peak = std::min(peak, std::max(transitionBase(f, i, j), saturatingAdd(s.dm, b.minPeak[j])));
-        overhead = std::min(overhead, saturatingAdd(s.dt, b.minOverhead[j]));
-        checkpoints = std::min(checkpoints, saturatingAdd(s.dm, b.minCheckpoints[j]));
-      }
-      b.minPeak[i] = peak;
-      b.minOverhead[i] = overhead;
-      b.minCheckpoints[i] = checkpoints;
+    parallelOver(begin, end, workers, [&, end = end](std::size_t i, unsigned) {
+      if (i != n - 1) boundsOf(i, end);
     });
     if (stop.stop_requested()) return std::nullopt;
   }
-  // ∅ is layer-less (index 0): its continuations are every other set.
-  {
-    std::int64_t peak = INT64_MAX;
-    std::int64_t overhead = INT64_MAX;
-    std::int64_t checkpoints = INT64_MAX;
-    for (std::size_t j = 1; j < n; ++j) {
-      const Step s = transitionStep(f, 0, j);
-      peak = std::min(peak, std::max(transitionBase(f, 0, j), saturatingAdd(s.dm, b.minPeak[j])));
-      overhead = std::min(overhead, saturatingAdd(s.dt, b.minOverhead[j]));
-      checkpoints = std::min(checkpoints, saturatingAdd(s.dm, b.minCheckpoints[j]));
-    }
-    b.minPeak[0] = peak;
-    b.minOverhead[0] = overhead;
-    b.minCheckpoints[0] = checkpoints;
-  }
+  boundsOf(0, 1);  // ∅, which no layer holds
   return b;
 }
 

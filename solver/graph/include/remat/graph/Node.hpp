@@ -13,6 +13,16 @@ namespace remat::graph {
 /// for the whole step; operations are the paper's vertex set V.
 enum class NodeKind : std::uint8_t { Input, Param, Op };
 
+/// "input", "param" or "op", as the native format spells them.
+[[nodiscard]] constexpr const char* nodeKindName(NodeKind k) {
+  switch (k) {
+    case NodeKind::Input: return "input";
+    case NodeKind::Param: return "param";
+    case NodeKind::Op: return "op";
+  }
+  return "op";
+}
+
 /// What an operation's backward needs: the values of some of its inputs (by position in `inputs`) and
 /// possibly its own output. ReLU keeps only its output, Add keeps nothing, a convolution keeps its inputs.
 struct Saves {
