@@ -182,6 +182,22 @@ TEST_CASE("sweep prints a monotone budget/overhead front whose plans the simulat
   CHECK(bad.code == 2);
 }
 
+TEST_CASE("max-batch reads the batch from the graph's shapes, or asks for it") {
+  const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json";
+  Run r = remat({"max-batch", graph, "--solver", "store-all", "--memory", "1GiB", "--json"});
+  REQUIRE(r.code == 0);
+  auto j = r.json();
+  CHECK(j["base_batch"] == 4);
+  CHECK(j["max_batch"].get<std::int64_t>() > 4);
+  CHECK(j["metrics"]["simulated_peak_bytes"].get<std::int64_t>() <= 1024LL * 1024 * 1024);
+  Run tiny = remat({"max-batch", graph, "--solver", "store-all", "--memory", "1KiB", "--json"});
+  CHECK(tiny.code == 1);
+  CHECK_THAT(tiny.json()["message"].get<std::string>(), Catch::Contains("not even batch 1"));
+  Run noShapes = remat({"max-batch", fixture("cli/chain3.json"), "--memory", "1GiB"});
+  CHECK(noShapes.code == 2);
+  CHECK_THAT(noShapes.err, Catch::Contains("--batch"));
+}
+
 TEST_CASE("the default graph of scripts/run.sh compares") {
   Run r = remat({"compare", std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json", "--json"});
   REQUIRE(r.code == 0);

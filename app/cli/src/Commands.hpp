@@ -15,5 +15,6 @@ void addConvertCommand(CLI::App& app, Runner& run);
 void addSolversCommand(CLI::App& app, Runner& run);
 void addMinBudgetCommand(CLI::App& app, Runner& run);
 void addSweepCommand(CLI::App& app, Runner& run);
+void addMaxBatchCommand(CLI::App& app, Runner& run);
 
 }  // namespace remat::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   addCompareCommand(app, run);
   addMinBudgetCommand(app, run);
   addSweepCommand(app, run);
+  addMaxBatchCommand(app, run);
   addConvertCommand(app, run);
   addSolversCommand(app, run);
   try {

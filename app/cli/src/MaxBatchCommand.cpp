@@ -1,0 +1,81 @@
+#include <iostream>
+#include <memory>
+
+#include "CliSupport.hpp"
+#include "Commands.hpp"
+#include "remat/graph/BatchScaling.hpp"
+#include "remat/graph/ByteSize.hpp"
+#include "remat/solvers/MaxBatch.hpp"
+#include "remat/solvers/PlanJsonValue.hpp"
+
+namespace remat::cli {
+
+namespace {
+
+struct MaxBatchOptions {
+  GraphOptions graph;
+  std::string solver = "exact-dp";
+  std::string memory;
+  std::int64_t batch = 0;
+  bool json = false;
+};
+
+int runMaxBatch(const MaxBatchOptions& o) {
+  const solvers::Solver& solver = findSolver(o.solver);
+  const auto memory = parseBudget(o.memory);
+  if (!memory) throw CliError(kUsage, "--memory is required (the device memory, such as 80GiB)");
+  if (o.batch < 0) throw CliError(kUsage, "--batch must be positive");
+  LoadedGraph loaded = loadGraph(o.graph);
+  const graph::ComputeGraph& g = loaded.graph;
+  std::int64_t base = o.batch;
+  if (base == 0) {
+    const auto inferred = graph::inferBatchSize(g);
+    if (!inferred)
+      throw CliError(kUsage, "the graph does not state its batch size (no input shapes); give it with --batch");
+    base = *inferred;
+  }
+  const solvers::MaxBatchResult r =
+      solvers::maxBatch(solver, g, base, *memory, {}, o.json ? solvers::ProgressSink{} : progressBar(o.solver));
+  if (o.json) {
+    nlohmann::json j{{"graph", g.name()},
+                     {"solver", o.solver},
+                     {"status", std::string(solvers::statusName(r.status))},
+                     {"memory_bytes", memory->value},
+                     {"base_batch", base},
+                     {"max_batch", r.batch > 0 ? nlohmann::json(r.batch) : nlohmann::json(nullptr)},
+                     {"message", r.message},
+                     {"solves", r.solves},
+                     {"warnings", loaded.warnings}};
+    j["metrics"] = r.result ? solvers::metricsToJson(r.result->metrics, true) : nlohmann::json(nullptr);
+    printJson(j);
+    return r.batch > 0 ? kOk : exitCodeFor(r.status);
+  }
+  for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
+  if (r.batch == 0) {
+    std::cerr << "remat: " << o.solver << ": " << r.message << '\n';
+    return exitCodeFor(r.status);
+  }
+  std::cout << "Largest batch  " << r.batch << "  (graph built for batch " << base << ") with " << o.solver << " in "
+            << formatByteSize(*memory) << '\n'
+            << "Peak           " << bytesText(r.result->metrics.simulatedPeak) << "  simulated, everything counted\n"
+            << "Overhead       " << r.result->metrics.overhead.value << ' ' << g.timeUnit() << " at that batch\n";
+  if (!r.message.empty()) std::cout << "Note           " << r.message << '\n';
+  return kOk;
+}
+
+}  // namespace
+
+void addMaxBatchCommand(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<MaxBatchOptions>();
+  CLI::App* cmd = app.add_subcommand("max-batch", "The largest batch size whose training step fits in a memory size");
+  cmd->add_option("graph", o->graph.path, "Graph file")->required();
+  cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
+  cmd->add_option("--memory,-m", o->memory, "Device memory, such as 80GiB")->required();
+  cmd->add_option("--batch", o->batch, "The batch size the graph was built for (default: from its input shapes)");
+  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
+  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Machine-readable output");
+  cmd->callback([o, &run] { run = [o] { return runMaxBatch(*o); }; });
+}
+
+}  // namespace remat::cli

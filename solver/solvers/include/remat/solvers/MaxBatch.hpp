@@ -1,0 +1,30 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/solvers/Solver.hpp"
+
+namespace remat::solvers {
+
+struct MaxBatchResult {
+  SolveStatus status = SolveStatus::Error;  ///< Optimal when a largest batch was found
+  std::int64_t batch = 0;                   ///< the largest batch that fits (0 when none)
+  std::optional<SolveResult> result;        ///< the solver's plan at that batch
+  std::optional<graph::ComputeGraph> graph; ///< the graph at that batch
+  std::string message;
+  std::size_t solves = 0;
+};
+
+/// The largest batch size at which `solver` plans a training step that fits in `memory` bytes of device
+/// memory, everything counted (the simulator's peak: parameters, their gradients, inputs, activations,
+/// gradients, workspace). Activations and inputs scale with the batch, parameters do not
+/// (graph::scaleBatch). Solvers whose budget is the DP model's (activations only) are given the memory
+/// left after parameters, parameter gradients and inputs, with the auto strategy, and their plan must
+/// then also fit in the simulator. Doubling, then bisection; assumes fitting is monotone in the batch.
+[[nodiscard]] MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std::int64_t baseBatch,
+                                      Bytes memory, std::stop_token stop = {}, const ProgressSink& progress = {});
+
+}  // namespace remat::solvers

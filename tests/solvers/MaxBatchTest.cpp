@@ -1,0 +1,51 @@
+#include <catch2/catch.hpp>
+
+#include "TestGraphs.hpp"
+#include "remat/graph/BatchScaling.hpp"
+#include "remat/solvers/MaxBatch.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+using namespace remat;
+using namespace remat::solvers;
+
+namespace {
+
+Bytes peakAt(const Solver& s, const graph::ComputeGraph& g, std::int64_t batch) {
+  auto scaled = graph::scaleBatch(g, 4, batch).value();
+  return s.solve({.graph = &scaled}).metrics.simulatedPeak;
+}
+
+}  // namespace
+
+TEST_CASE("max-batch finds the largest batch whose peak fits, and no larger") {
+  auto g = test::makeUNet(3, 4096);  // built for batch 4
+  const Solver& storeAll = *SolverRegistry::builtin().find("store-all");
+  for (std::int64_t memoryKiB : {64, 200, 1000, 5000}) {
+    const Bytes memory{memoryKiB * 1024};
+    INFO("memory " << memory.value);
+    MaxBatchResult r = maxBatch(storeAll, g, 4, memory);
+    if (r.batch == 0) {
+      CHECK(r.status == SolveStatus::Infeasible);
+      CHECK(peakAt(storeAll, g, 1) > memory);
+      continue;
+    }
+    REQUIRE(r.status == SolveStatus::Optimal);
+    CHECK(peakAt(storeAll, g, r.batch) <= memory);
+    CHECK(peakAt(storeAll, g, r.batch + 1) > memory);
+    CHECK(r.result->metrics.simulatedPeak <= memory);
+  }
+}
+
+TEST_CASE("with recomputation, a larger batch fits than without") {
+  auto g = test::makeChain(64, 1000);
+  const Bytes memory{2'000'000};
+  const auto& registry = SolverRegistry::builtin();
+  const MaxBatchResult plain = maxBatch(*registry.find("store-all"), g, 4, memory);
+  for (const char* id : {"chen-greedy", "approx-dp", "exact-dp"}) {
+    INFO(id);
+    const MaxBatchResult r = maxBatch(*registry.find(id), g, 4, memory);
+    REQUIRE(r.status == SolveStatus::Optimal);
+    CHECK(r.batch > plain.batch);
+    CHECK(r.result->metrics.simulatedPeak <= memory);
+  }
+}
