@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <thread>
 
 #include "TestGraphs.hpp"
 #include "remat/graph/LowerSets.hpp"
@@ -260,4 +261,24 @@ TEST_CASE("exact-dp stops when cancelled") {
   stop.request_stop();
   SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g, .stop = stop.get_token()});
   CHECK(r.status == SolveStatus::Cancelled);
+}
+
+TEST_CASE("exact-dp answers 'cancelled' when stopped in the middle of a long run") {
+  // Ten independent chains of three: 4^10 lower sets, far too many pairs to finish.
+  std::vector<test::OpSketch> ops;
+  for (int c = 0; c < 10; ++c)
+    for (int k = 0; k < 3; ++k) {
+      const std::string name = "c" + std::to_string(c) + "_" + std::to_string(k);
+      ops.push_back({name, {k == 0 ? "x" : "c" + std::to_string(c) + "_" + std::to_string(k - 1)}, 10 + c, 1, {0}});
+    }
+  auto g = test::makeGraph(ops);
+  std::stop_source stop;
+  std::jthread canceller([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.request_stop();
+  });
+  SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g, .stop = stop.get_token()});
+  CHECK(r.status == SolveStatus::Cancelled);
+  CHECK(r.message == "cancelled");
+  CHECK_FALSE(r.plan);
 }

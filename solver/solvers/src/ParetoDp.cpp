@@ -111,7 +111,7 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
   for (std::size_t k = ls.size(); k-- > 0;) {
     const auto [begin, end] = ls[k];
     parallelOver(begin, end, workers, [&, end = end](std::size_t i, unsigned) {
-      if (i != n - 1) boundsOf(i, end);
+      if (i != n - 1 && !stop.stop_requested()) boundsOf(i, end);  // a stop is honoured within one set's work
     });
     if (stop.stop_requested()) return std::nullopt;
   }
