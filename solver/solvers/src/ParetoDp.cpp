@@ -227,7 +227,8 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   };
 
   for (const auto& [begin, end] : layers(f)) {
-    parallelOver(begin, end, threads, [&](std::size_t j, unsigned w) { body(j, begin, w); });
+    const std::size_t layerBegin = begin;  // a plain copy: clang 14 cannot capture structured bindings
+    parallelOver(begin, end, threads, [&](std::size_t j, unsigned w) { body(j, layerBegin, w); });
     if (stopped || o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline)) {
       run.outcome = o.stop.stop_requested() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
       break;
