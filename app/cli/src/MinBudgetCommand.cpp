@@ -1,3 +1,4 @@
+#include <iomanip>
 #include <iostream>
 #include <memory>
 
@@ -43,7 +44,7 @@ int runMinBudget(const MinBudgetOptions& o) {
             << "Measured in   "
             << (model ? "the paper's DP model (activations only, section 5.1)" : "the simulator (everything, liveness)")
             << '\n'
-            << "Solve time    " << r.seconds << " s\n";
+            << "Solve time    " << std::fixed << std::setprecision(3) << r.seconds << " s\n";
   return kOk;
 }
 

@@ -1,3 +1,4 @@
+#include <cstdio>
 #include <iostream>
 #include <memory>
 
@@ -64,7 +65,9 @@ int runSolve(const SolveOptions& o) {
     if (r.plan->lowerSets) std::cout << "Segments     " << r.plan->lowerSets->size() << " lower sets\n";
     std::cout << "Schedule     " << r.plan->schedule.size() << " steps\n";
   }
-  std::cout << "Solve time   " << m.solveSeconds << " s\n";
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3f", m.solveSeconds);
+  std::cout << "Solve time   " << seconds << " s\n";
   if (!o.output.empty() && r.plan) std::cout << "Plan written to " << o.output << '\n';
   if (r.status == solvers::SolveStatus::Error) std::cerr << "remat: error: " << r.message << '\n';
   return exitCodeFor(r.status);
