@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <unordered_set>
 
 #include "remat/graph/LowerSets.hpp"
 
@@ -89,17 +88,6 @@ std::optional<LowerSetFamily> LowerSetFamily::allLowerSets(const graph::ComputeG
     return true;
   });
   if (!count || stopped) return std::nullopt;
-  f.sortBySize();
-  return f;
-}
-
-LowerSetFamily LowerSetFamily::fromSets(const graph::ComputeGraph& g, std::vector<NodeSet> sets) {
-  sets.push_back(graph::emptySet(g));
-  sets.push_back(graph::fullSet(g));
-  std::unordered_set<NodeSet> seen;
-  LowerSetFamily f;
-  for (const auto& s : sets)
-    if (seen.insert(s).second) f.add(g, s);
   f.sortBySize();
   return f;
 }

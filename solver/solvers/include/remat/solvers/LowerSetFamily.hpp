@@ -22,8 +22,6 @@ class LowerSetFamily {
                                                                   std::stop_token stop = {});
   /// The approximate DP's family: ∅, the ancestor closure of every operation (ancestors plus itself), and V.
   [[nodiscard]] static LowerSetFamily ancestorClosures(const graph::ComputeGraph& g);
-  /// A family made of the given lower sets (deduplicated; ∅ and V added when missing).
-  [[nodiscard]] static LowerSetFamily fromSets(const graph::ComputeGraph& g, std::vector<graph::NodeSet> sets);
 
   [[nodiscard]] std::size_t size() const { return m_count.size(); }
   [[nodiscard]] std::size_t wordsPerSet() const { return m_words; }
