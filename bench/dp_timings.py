@@ -10,12 +10,13 @@ plan, writing JSON), median of REPEATS runs, on whatever machine runs the script
 """
 import json
 import pathlib
-import re
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from benchmarks_md import replace_section
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REMAT = ROOT / "build-release" / "bin" / "remat"
@@ -70,11 +71,7 @@ def main():
                  f" | {timed('min-budget', str(deep), '--solver', 'approx-dp', repeats=deep_repeats)[0]:.2f} |"]
         tables.append("\n".join(lines))
     text = "\n\n".join(tables)
-    bench = ROOT / "BENCHMARKS.md"
-    content = bench.read_text()
-    content = re.sub(r"(<!-- DP-TIMINGS -->\n)(?:.*?\n)?(<!-- /DP-TIMINGS -->)", lambda m: m.group(1) + text + "\n" + m.group(2),
-                     content, flags=re.S)
-    bench.write_text(content)
+    replace_section("DP-TIMINGS", text)
     print(text)
 
 

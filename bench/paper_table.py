@@ -9,9 +9,10 @@ Run through bench/paper-table.sh.
 """
 import json
 import pathlib
-import re
 import subprocess
 import sys
+
+from benchmarks_md import replace_section
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REMAT = ROOT / "build-release" / "bin" / "remat"
@@ -54,11 +55,7 @@ def main():
         "| network | approx DP | exact DP | Chen's sqrt(n) | vanilla | DP model least budget (approx / exact) "
         "| published reduction (approx / exact / Chen) |",
         "|---|---:|---:|---:|---:|---:|---:|", *rows])
-    bench = ROOT / "BENCHMARKS.md"
-    text = bench.read_text()
-    text = re.sub(r"(<!-- PAPER-TABLE -->\n)(?:.*?\n)?(<!-- /PAPER-TABLE -->)", lambda m: m.group(1) + table + "\n" + m.group(2),
-                  text, flags=re.S)
-    bench.write_text(text)
+    replace_section("PAPER-TABLE", table)
     print(table)
 
 
