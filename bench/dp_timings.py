@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Median solve times of exact-dp and approx-dp (time-centric) and of min-budget on the paper's graphs at
-budgets from the least feasible one (x1) up to unconstrained, plus approx-dp on a generated 10,000-node
-deep ResNet; writes the tables into BENCHMARKS.md between the DP-TIMINGS markers.
+budgets from the least feasible one (x1) up to unconstrained, of `remat sweep` (the whole front in one
+run) on the paper's graphs, and of approx-dp on a generated 10,000-node deep ResNet; writes the tables
+into BENCHMARKS.md between the DP-TIMINGS markers.
 
    dp_timings.py [REPEATS]      (run through bench/dp-timings.sh)
 
@@ -23,7 +24,7 @@ REMAT = ROOT / "build-release" / "bin" / "remat"
 CORPUS = ROOT.parent / "shared" / "corpus" / "paper-graphs"
 GRAPHS = ["cg_vgg19.txt", "cg_unet.txt", "cg_resnet50.txt", "cg_resnet152.txt", "cg_densenet.txt", "cg_googlenet.txt",
           "cg_pspnet.txt"]
-FACTORS = [1.0, 1.1, 1.5, 2.0, 4.0, None]  # multiples of the solver's least budget; None = unconstrained
+FACTORS = [1.0, 1.1, 1.5, 2.0, 4.0, 8.0, 16.0, None]  # multiples of the solver's least budget; None = unconstrained
 REPEATS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 
 
@@ -59,6 +60,19 @@ def main():
             mb, _ = timed("min-budget", path, "--solver", solver)
             lines.append(f"| {g} | " + " | ".join(row(path, solver)) + f" | {mb:.2f} |")
         tables.append("\n".join(lines))
+    lines = [f"**sweep: the whole budget/overhead front in one run** (seconds, median of {REPEATS}; points on the "
+             "front)", "", "| graph | exact-dp | points | approx-dp | points |", "|---|---:|---:|---:|---:|"]
+    for g in GRAPHS:
+        path = str(CORPUS / g)
+        cells = []
+        for solver in ("exact-dp", "approx-dp"):
+            seconds, out = timed("sweep", path, "--solver", solver)
+            message = out.get("message", "")
+            if "exact solves" in message:
+                sys.exit(f"sweep on {g} fell back to a grid: {message}")
+            cells += [f"{seconds:.2f}", message.split()[3] if message.startswith("the front has") else "?"]
+        lines.append(f"| {g} | " + " | ".join(cells) + " |")
+    tables.append("\n".join(lines))
     deep_repeats = min(REPEATS, 3)  # the large graph is slow at middle budgets; three runs give its median
     with tempfile.TemporaryDirectory() as tmp:
         deep = pathlib.Path(tmp) / "deep.json"

@@ -108,6 +108,13 @@ TEST_CASE("exact-dp equals a brute-force search over all lower-set sequences") {
       // The greedy incumbent always reaches V within the budget, and never beats the optimum.
       auto bounds = continuationBounds(*family);
       REQUIRE(bounds);
+      // The budget's Lagrangian bounds never exceed the optimum, for either objective.
+      auto timeBounds = continuationBounds(*family, {}, 0, BoundTarget{b, Strategy::Time});
+      auto memoryBounds = continuationBounds(*family, {}, 0, BoundTarget{b, Strategy::Memory});
+      REQUIRE(timeBounds);
+      REQUIRE(memoryBounds);
+      CHECK(timeBounds->remaining(0, 0) <= bestT->value);
+      CHECK(memoryBounds->remaining(0, 0) <= bestMemory->first.value);
       for (Strategy st : {Strategy::Time, Strategy::Memory}) {
         auto greedy = greedyPath(*family, *bounds, b, st);
         REQUIRE(greedy);
@@ -158,4 +165,42 @@ TEST_CASE("the exact trade-off front from one DP run equals the brute-force fron
     }
   }
   CHECK(checked >= 100);
+}
+
+TEST_CASE("the DP's fronts do not depend on the number of threads") {
+  // Narrow layers (chains have one set per size) share each set's sources out among the threads and
+  // merge their fronts; the result, down to the chosen predecessors, must be the same as on one thread.
+  std::vector<ComputeGraph> graphs;
+  graphs.push_back(test::makeChain(24));
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) graphs.push_back(test::makeRandomDag(10, seed));
+  for (const ComputeGraph& g : graphs) {
+    auto family = LowerSetFamily::allLowerSets(g, 100000);
+    REQUIRE(family);
+    auto bounds = continuationBounds(*family);
+    REQUIRE(bounds);
+    for (const std::int64_t budget : {bounds->minPeak[0], saturatingAdd(bounds->minPeak[0], bounds->minPeak[0] / 3)}) {
+      auto target = continuationBounds(*family, {}, 0, BoundTarget{budget, Strategy::Time});
+      REQUIRE(target);
+      std::vector<std::vector<DpPoint>> last;
+      for (unsigned threads : {1U, 2U, 3U}) {
+        DpOptions o;
+        o.budget = budget;
+        o.bounds = &*target;
+        o.threads = threads;
+        const DpRun run = runParetoDp(*family, o);
+        REQUIRE(run.outcome == DpOutcome::Complete);
+        last.push_back(run.fronts.back());
+        REQUIRE_FALSE(run.fronts.back().empty());
+      }
+      for (std::size_t k = 1; k < last.size(); ++k) {
+        REQUIRE(last[k].size() == last[0].size());
+        for (std::size_t p = 0; p < last[0].size(); ++p) {
+          CHECK(last[k][p].t == last[0][p].t);
+          CHECK(last[k][p].m == last[0][p].m);
+          CHECK(last[k][p].prevSet == last[0][p].prevSet);
+          CHECK(last[k][p].prevPoint == last[0][p].prevPoint);
+        }
+      }
+    }
+  }
 }

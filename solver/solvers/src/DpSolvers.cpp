@@ -70,10 +70,9 @@ Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, c
   return out;
 }
 
-// Points the three-dimensional trade-off fronts may hold (about 40 bytes each) before the sweep falls
-// back to solving at a grid of budgets.
-constexpr std::size_t kMaxTradeOffPoints = 1'500'000;
-constexpr std::chrono::seconds kTradeOffAttempt{5};
+// Points the trade-off fronts may hold (about 24 bytes each, so some 500 MB) before the sweep falls back
+// to solving at a grid of budgets.
+constexpr std::size_t kMaxTradeOffPoints = 20'000'000;
 
 Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g,
                                const std::optional<LowerSetFamily>& family, const SolveRequest& request,
@@ -84,34 +83,20 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
     std::tie(out.status, out.message) = noFamily(request, limit);
     return out;
   }
-  auto bounds = continuationBounds(*family, request.stop);
-  if (!bounds) {
-    out.status = SolveStatus::Cancelled;
-    out.message = "cancelled";
-    return out;
-  }
   DpOptions options;
   options.stop = request.stop;
   options.progress = request.progress;
-  // The one-run front gets a few seconds and a memory cap of its own; past either, the grid is faster.
-  const auto ownDeadline = start + kTradeOffAttempt;
-  const std::optional<std::chrono::steady_clock::time_point> userDeadline =
-      request.timeLimit ? std::optional(start + *request.timeLimit) : std::nullopt;
-  options.deadline = userDeadline ? std::min(*userDeadline, ownDeadline) : ownDeadline;
+  if (request.timeLimit) options.deadline = start + *request.timeLimit;
   options.maxPoints = kMaxTradeOffPoints;
-  TradeOffRun run = tradeOffFront(*family, *bounds, options);
-  const bool userOutOfTime = userDeadline && std::chrono::steady_clock::now() >= *userDeadline;
+  TradeOffRun run = tradeOffFront(*family, options);
   switch (run.outcome) {
     case DpOutcome::Cancelled: out.status = SolveStatus::Cancelled; out.message = "cancelled"; return out;
     case DpOutcome::TimeLimit:
-      if (userOutOfTime) {
-        out.status = SolveStatus::TimeLimit;
-        out.message = "time limit reached";
-        return out;
-      }
-      [[fallthrough]];
+      out.status = SolveStatus::TimeLimit;
+      out.message = "time limit reached";
+      return out;
     case DpOutcome::MemoryLimit: {
-      // The three-dimensional fronts of wide graphs (GoogLeNet) outgrow memory: fall back to solving
+      // Fronts too large for memory (deep graphs with a wide range of overheads): fall back to solving
       // at evenly spread budgets, each an exact time-centric solve, and say so.
       out = solver.Solver::tradeOff(request, points);
       out.message = "the whole front is too large to compute in one run here, so these are exact solves at " +
@@ -149,7 +134,7 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   options.progress = request.progress;
   options.strategy = strategy;
   if (request.timeLimit) options.deadline = std::chrono::steady_clock::now() + *request.timeLimit;
-  auto bounds = continuationBounds(family, request.stop);
+  auto bounds = continuationBounds(family, request.stop, 0, BoundTarget{options.budget, strategy});
   if (!bounds) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
   options.bounds = &*bounds;
 
@@ -194,7 +179,7 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   // the continuation lower bound in doubling steps until a probe reaches V, never
   // past the incumbent. The first probe that reaches V holds the optimum: pruning at a threshold at or
   // above the optimum keeps every optimal path. Slack is at most the distance from the lower bound.
-  const std::int64_t low = strategy == Strategy::Memory ? bounds->minCheckpoints[0] : bounds->minOverhead[0];
+  const std::int64_t low = bounds->remaining(0, 0);
   const std::optional<std::int64_t> high = options.incumbent;
   DpRun run;
   // Start the gallop at a 1/256 of the gap so that objectives in bytes do not take thirty probes.

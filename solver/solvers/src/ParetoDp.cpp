@@ -1,9 +1,12 @@
 #include "remat/solvers/ParetoDp.hpp"
 
 #include <algorithm>
-#include <map>
-#include <numeric>
 #include <atomic>
+#include <barrier>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
 #include <thread>
 
 namespace remat::solvers {
@@ -80,7 +83,52 @@ void parallelOver(std::size_t begin, std::size_t end, unsigned threads, Body&& b
 
 }  // namespace
 
-std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, std::stop_token stop, unsigned threads) {
+namespace {
+
+// Entries of the Lagrangian bounds at most (8 bytes each), so that families of millions of sets get
+// fewer multipliers rather than gigabytes; the time-centric grid has kLambdas multipliers besides 0.
+constexpr std::size_t kBoundEntries = std::size_t{1} << 23;
+constexpr std::size_t kLambdas = 32;
+
+// λ = 0 and, for the time-centric objective, a geometric grid from 2^-10 to 2^4 times T(V) / budget
+// (ticks per byte). The best multiplier is where a byte more of checkpoints saves as much recomputation
+// as it costs; on the paper's graphs and deep chains it lies well below T(V) / budget, hence the skew.
+std::vector<double> lambdaGrid(const LowerSetFamily& f, const BoundTarget& target) {
+  std::vector<double> out{0.0};
+  if (target.strategy == Strategy::Memory) return out;  // the objective is the relaxed resource itself
+  const std::size_t perSet = kBoundEntries / f.size();
+  const std::size_t count = std::min(kLambdas, perSet > 1 ? perSet - 1 : 0);
+  const double scale = double(std::max<std::int64_t>(1, f.time(f.size() - 1))) / double(std::max<std::int64_t>(1, target.budget));
+  for (std::size_t k = 0; k < count; ++k)
+    out.push_back(scale * std::exp2(-10.0 + 14.0 * double(k) / double(count)));
+  return out;
+}
+
+// mine[k] = min(mine[k], value + lambdas[k] dm + theirs[k]) for every multiplier: the inner loop of
+// the bounds pass, built for AVX2 as well where the processor has it (four doubles per instruction).
+__attribute__((target_clones("avx2", "default"))) void relaxPaths(double* mine, const double* theirs,
+                                                                  const double* lambdas, double value, double dm,
+                                                                  std::size_t count) {
+  for (std::size_t k = 0; k < count; ++k) mine[k] = std::min(mine[k], value + lambdas[k] * dm + theirs[k]);
+}
+
+}  // namespace
+
+std::int64_t ContinuationBounds::remaining(std::size_t i, std::int64_t m) const {
+  if (lambdas.empty()) return strategy == Strategy::Memory ? minCheckpoints[i] : minOverhead[i];
+  const std::size_t count = lambdas.size();
+  const double* h = paths.data() + i * count;
+  if (!std::isfinite(h[0])) return INT64_MAX;
+  const double room = double(budget - m);
+  double best = h[0];
+  for (std::size_t k = 1; k < count; ++k) best = std::max(best, h[k] - lambdas[k] * room);
+  // The objective is an integer at least `best`; the margin covers the rounding of the sums.
+  const double margin = 1e-9 * std::abs(best) + 1e-6;
+  return std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(best - margin)));
+}
+
+std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, std::stop_token stop, unsigned threads,
+                                                     std::optional<BoundTarget> target) {
   const std::size_t n = f.size();
   ContinuationBounds b;
   b.minPeak.assign(n, INT64_MAX);
@@ -89,17 +137,36 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
   b.minPeak[n - 1] = INT64_MIN;
   b.minOverhead[n - 1] = 0;
   b.minCheckpoints[n - 1] = 0;
+  if (target && target->budget >= 0 && target->budget != INT64_MAX) {
+    b.budget = target->budget;
+    b.strategy = target->strategy;
+    b.lambdas = lambdaGrid(f, *target);
+    b.paths.assign(n * b.lambdas.size(), std::numeric_limits<double>::infinity());
+    std::fill_n(b.paths.begin() + static_cast<std::ptrdiff_t>((n - 1) * b.lambdas.size()), b.lambdas.size(), 0.0);
+  }
+  const std::size_t count = b.lambdas.size();
+  const std::int64_t budget = b.budget;
+  const bool memoryObjective = b.strategy == Strategy::Memory;
   // For set i, the best continuation through each strictly larger set j (those from `supersetsFrom`).
   auto boundsOf = [&](std::size_t i, std::size_t supersetsFrom) {
     std::int64_t peak = INT64_MAX;
     std::int64_t overhead = INT64_MAX;
     std::int64_t checkpoints = INT64_MAX;
+    double* mine = count ? b.paths.data() + i * count : nullptr;
     for (std::size_t j = supersetsFrom; j < n; ++j) {
       if (!f.subset(i, j)) continue;
       const Step s = transitionStep(f, i, j);
-      peak = std::min(peak, std::max(transitionBase(f, i, j), saturatingAdd(s.dm, b.minPeak[j])));
+      const std::int64_t base = transitionBase(f, i, j);
+      peak = std::min(peak, std::max(base, saturatingAdd(s.dm, b.minPeak[j])));
       overhead = std::min(overhead, saturatingAdd(s.dt, b.minOverhead[j]));
       checkpoints = std::min(checkpoints, saturatingAdd(s.dm, b.minCheckpoints[j]));
+      // The steps a plan under the budget may take even from m = 0: the step itself fits, and some
+      // continuation from L_j still fits.
+      if (!mine || base > budget || (j != n - 1 && saturatingAdd(s.dm, b.minPeak[j]) > budget)) continue;
+      const double value = double(memoryObjective ? s.dm : s.dt);
+      // The last step, into V, must fit on top of all checkpoint memory: weigh its own term as well.
+      const double dm = double(j == n - 1 ? base : s.dm);
+      relaxPaths(mine, b.paths.data() + j * count, b.lambdas.data(), value, dm, count);
     }
     b.minPeak[i] = peak;
     b.minOverhead[i] = overhead;
@@ -121,57 +188,205 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
 
 namespace {
 
-// Per-thread scratch of the forward DP. Candidates for one set's front are merged either in a dense
-// array indexed by overhead (when the overhead range is small, as with the paper's integer costs) or,
-// for wide ranges, by sorting.
+// Per-thread scratch of the forward DP: the Pareto front of one set, built from runs, each a source
+// front shifted by its step (t + dt, m + dm), sorted by t ascending and m strictly descending.
+//
+// When the overhead range is small enough (always with the paper's integer costs), candidates go into
+// a dense array indexed by overhead. Beside it, a prefix-minimum array (the least m of the candidates
+// with overhead at most t) answers "is this point dominated" in O(1). It is rebuilt only now and then,
+// so between rebuilds it may miss the newest candidates: it then dominates less, never wrongly. A run
+// walks its points and, at a dominated point, jumps by binary search to its first point below that
+// minimum (m falls along a run), so dominated stretches cost a search, not a visit each. On deep
+// graphs almost every run is dominated (a set's front comes from a handful of its hundreds of sources),
+// and visits fall by orders of magnitude. For wide ranges, the candidates are sorted instead.
 struct FrontBuilder {
   static constexpr std::int64_t kDenseLimit = std::int64_t{1} << 18;
   std::vector<std::int64_t> bestM;
   std::vector<std::uint64_t> from;  // (set << 32) | point
   std::vector<std::int64_t> touched;
+  std::vector<std::int64_t> prefix;  // prefix minima of bestM over [prefixFrom, range], as of the last rebuild
+  std::int64_t prefixFrom = INT64_MAX;  // below it, no candidate was known at the last rebuild
+  std::int64_t dirtyFrom = INT64_MAX;   // least overhead changed since the last rebuild
+  std::size_t changes = 0;              // candidates stored since the last rebuild
   std::vector<DpPoint> cands;
   std::int64_t range = -1;  // dense when >= 0: overheads 0..range
 
   void begin(std::int64_t tMax) {
     cands.clear();
     range = tMax >= 0 && tMax < kDenseLimit ? tMax : -1;
+    prefixFrom = dirtyFrom = INT64_MAX;
+    changes = 0;
     if (range >= 0 && static_cast<std::int64_t>(bestM.size()) <= range) {
       bestM.resize(static_cast<std::size_t>(range) + 1, INT64_MAX);
       from.resize(static_cast<std::size_t>(range) + 1);
+      prefix.resize(static_cast<std::size_t>(range) + 1);
     }
   }
-  void add(std::int64_t t, std::int64_t m, std::uint32_t set, std::uint32_t point) {
+
+  [[nodiscard]] std::int64_t prefixMin(std::int64_t t) const {
+    return t < prefixFrom ? INT64_MAX : prefix[static_cast<std::size_t>(t)];
+  }
+
+  // Brings the prefix minima up to date; each rebuild costs the span it recomputes, and it waits for
+  // enough new candidates that this is at most a few dozen operations per candidate.
+  void maybeRebuild() {
+    if (changes == 0 || static_cast<std::int64_t>(changes) * 32 < range - dirtyFrom) return;
+    std::int64_t t = std::min(dirtyFrom, prefixFrom);
+    std::int64_t running = t > prefixFrom ? prefix[static_cast<std::size_t>(t - 1)] : INT64_MAX;
+    for (; t <= range; ++t) prefix[static_cast<std::size_t>(t)] = running = std::min(running, bestM[static_cast<std::size_t>(t)]);
+    prefixFrom = std::min(dirtyFrom, prefixFrom);
+    dirtyFrom = INT64_MAX;
+    changes = 0;
+  }
+
+  void addRun(const DpPoint* first, const DpPoint* end, const DpPoint* base, std::int64_t dt, std::int64_t dm,
+              std::uint32_t source) {
+    if (first == end) return;
     if (range < 0) {
-      cands.push_back({t, m, set, point});
+      for (const DpPoint* p = first; p != end; ++p)
+        cands.push_back({p->t + dt, p->m + dm, source, static_cast<std::uint32_t>(p - base)});
       return;
     }
+    maybeRebuild();
+    const DpPoint* p = first;
+    while (p != end) {
+      const std::int64_t t = p->t + dt;
+      const std::int64_t m = p->m + dm;
+      const std::int64_t lowest = prefixMin(t);
+      if (lowest <= m) {
+        // Dominated, and so is every later point of the run with m + dm >= lowest.
+        const std::int64_t below = lowest - dm;
+        // Galloping: the next undominated point is usually near.
+        std::ptrdiff_t step = 1;
+        const DpPoint* lo = p + 1;
+        while (lo + step < end && lo[step - 1].m >= below) { lo += step; step *= 2; }
+        const DpPoint* hi = lo + step < end ? lo + step : end;
+        p = std::partition_point(lo, hi, [below](const DpPoint& x) { return x.m >= below; });
+        continue;
+      }
+      auto& slot = bestM[static_cast<std::size_t>(t)];
+      if (m < slot) {
+        if (slot == INT64_MAX) touched.push_back(t);
+        slot = m;
+        from[static_cast<std::size_t>(t)] = (std::uint64_t{source} << 32) | static_cast<std::uint32_t>(p - base);
+        dirtyFrom = std::min(dirtyFrom, t);
+        ++changes;
+      }
+      ++p;
+    }
+  }
+
+  // One candidate on its own.
+  void addPoint(std::int64_t t, std::int64_t m, std::uint32_t source, std::uint32_t point) {
+    if (range < 0) {
+      cands.push_back({t, m, source, point});
+      return;
+    }
+    if (prefixMin(t) <= m) return;
     auto& slot = bestM[static_cast<std::size_t>(t)];
     if (m >= slot) return;
     if (slot == INT64_MAX) touched.push_back(t);
     slot = m;
-    from[static_cast<std::size_t>(t)] = (std::uint64_t{set} << 32) | point;
+    from[static_cast<std::size_t>(t)] = (std::uint64_t{source} << 32) | point;
+    dirtyFrom = std::min(dirtyFrom, t);
+    ++changes;
   }
+
+  // The Pareto front of the candidates, by t ascending and m strictly descending; the builder is then
+  // ready for the next set.
   std::vector<DpPoint> finish() {
     std::vector<DpPoint> front;
+    std::int64_t lowestM = INT64_MAX;
     if (range >= 0) {
       std::sort(touched.begin(), touched.end());
       for (std::int64_t t : touched) {
         auto& slot = bestM[static_cast<std::size_t>(t)];
         const std::uint64_t origin = from[static_cast<std::size_t>(t)];
-        if (front.empty() || slot < front.back().m)
+        if (slot < lowestM) {
+          lowestM = slot;
           front.push_back({t, slot, static_cast<std::uint32_t>(origin >> 32), static_cast<std::uint32_t>(origin)});
+        }
         slot = INT64_MAX;
       }
       touched.clear();
       return front;
     }
-    std::sort(cands.begin(), cands.end(),
-              [](const DpPoint& a, const DpPoint& b) { return a.t != b.t ? a.t < b.t : a.m < b.m; });
+    std::sort(cands.begin(), cands.end(), byPoint);
     for (const DpPoint& c : cands)
-      if (front.empty() || c.m < front.back().m) front.push_back(c);
+      if (c.m < lowestM) {
+        lowestM = c.m;
+        front.push_back(c);
+      }
     return front;
   }
+
+  // Of equal points, the one from the larger source comes first, as in the dense path (sources are
+  // added largest first, and the first of equal points stays).
+  static bool byPoint(const DpPoint& a, const DpPoint& b) {
+    if (a.t != b.t) return a.t < b.t;
+    if (a.m != b.m) return a.m < b.m;
+    return a.prevSet > b.prevSet;
+  }
 };
+
+// The Pareto front of the union of several fronts (each by t ascending, m strictly descending).
+std::vector<DpPoint> mergeFronts(std::vector<std::vector<DpPoint>>& parts) {
+  std::vector<DpPoint> all = std::move(parts[0]);
+  std::vector<DpPoint> merged;
+  for (std::size_t k = 1; k < parts.size(); ++k) {
+    merged.resize(all.size() + parts[k].size());
+    std::merge(all.begin(), all.end(), parts[k].begin(), parts[k].end(), merged.begin(), FrontBuilder::byPoint);
+    std::swap(all, merged);
+  }
+  std::vector<DpPoint> front;
+  for (const DpPoint& c : all)
+    if (front.empty() || c.m < front.back().m) front.push_back(c);
+  return front;
+}
+
+// Sets with fewer candidate sources than this are not worth waking other threads for.
+constexpr std::size_t kShardSources = 256;
+
+// Threads that run one task, split into shards, on demand: for the sets of a narrow layer (deep graphs
+// have one set per size), whose sources are shared out instead. The caller runs shard 0.
+class ShardPool {
+ public:
+  explicit ShardPool(unsigned shards) : m_start(shards), m_done(shards) {
+    for (unsigned w = 1; w < shards; ++w)
+      m_threads.emplace_back([this, w] {
+        for (;;) {
+          m_start.arrive_and_wait();
+          if (m_quit) return;
+          (*m_task)(w);
+          m_done.arrive_and_wait();
+        }
+      });
+  }
+  ShardPool(const ShardPool&) = delete;
+  ShardPool& operator=(const ShardPool&) = delete;
+  ~ShardPool() {
+    m_quit = true;
+    if (!m_threads.empty()) m_start.arrive_and_wait();
+  }
+  void run(const std::function<void(unsigned)>& task) {
+    if (m_threads.empty()) {
+      task(0);
+      return;
+    }
+    m_task = &task;
+    m_start.arrive_and_wait();
+    task(0);
+    m_done.arrive_and_wait();
+  }
+
+ private:
+  std::barrier<> m_start;
+  std::barrier<> m_done;
+  const std::function<void(unsigned)>* m_task = nullptr;
+  bool m_quit = false;  // written before a barrier phase, read after it
+  std::vector<std::jthread> m_threads;
+};
+
 
 }  // namespace
 
@@ -186,54 +401,119 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   std::atomic<std::size_t> points{1};
   std::atomic<bool> stopped{false};
   const ContinuationBounds* bounds = o.bounds;
+  // The level bounds hold for their own budget and objective only; otherwise the budget-free ones.
+  const bool budgeted = bounds && !bounds->lambdas.empty() && bounds->budget == o.budget && bounds->strategy == o.strategy;
+  auto remaining = [&](std::size_t j, std::int64_t m) {
+    if (budgeted) return bounds->remaining(j, m);
+    return o.strategy == Strategy::Memory ? bounds->minCheckpoints[j] : bounds->minOverhead[j];
+  };
 
-  auto body = [&](std::size_t j, std::size_t layerBegin, unsigned worker) {
-    if (stopped.load(std::memory_order_relaxed)) return;
-    if (o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline)) {
-      stopped = true;
-      return;
-    }
-    // Limits on a point arriving at j: it must leave room for some continuation within the budget,
-    // and (with an incumbent) be able to finish no worse than it.
+  const bool memory = o.strategy == Strategy::Memory;
+  // Limits on a point arriving at j: it must leave room for some continuation within the budget, and
+  // (with an incumbent) be able to finish no worse than it. nullopt when no point can arrive.
+  struct Limits {
+    std::int64_t tMax;
+    std::int64_t mMax;
+  };
+  auto limits = [&](std::size_t j) -> std::optional<Limits> {
     std::int64_t mMax = INT64_MAX;
     std::int64_t tMax = f.time(j);  // no set can have recomputed more than its own forward time
     if (bounds && bounds->minPeak[j] != INT64_MIN) {
-      if (bounds->minPeak[j] > o.budget) return;  // nothing that reaches j can finish within the budget
+      if (bounds->minPeak[j] > o.budget) return std::nullopt;  // nothing reaching j finishes within the budget
       mMax = o.budget - bounds->minPeak[j];
     }
     if (bounds && o.incumbent) {
-      if (o.strategy == Strategy::Memory) mMax = std::min(mMax, *o.incumbent - bounds->minCheckpoints[j]);
-      else tMax = std::min(tMax, *o.incumbent - bounds->minOverhead[j]);
+      const std::int64_t rest = remaining(j, 0);
+      if (rest == INT64_MAX) return std::nullopt;
+      if (memory) mMax = std::min(mMax, *o.incumbent - rest);
+      else tMax = std::min(tMax, *o.incumbent - rest);
     }
-    if (tMax < 0 || mMax < 0) return;
-    FrontBuilder& builder = builders[worker];
-    builder.begin(tMax);
-    for (std::size_t i = 0; i < layerBegin; ++i) {
+    if (tMax < 0 || mMax < 0) return std::nullopt;
+    return Limits{tMax, mMax};
+  };
+  // The sets of finished layers whose fronts are not empty, by index: the only possible sources. Under
+  // a tight threshold most fronts are empty, and this spares the scan over all pairs.
+  std::vector<std::uint32_t> alive{0};
+  // The candidates of j from every shards-th source, starting at `shard`, into `builder`.
+  auto collect = [&](std::size_t j, const Limits& lim, FrontBuilder& builder, unsigned shard, unsigned shards) {
+    builder.begin(lim.tMax);
+    // Larger sources first: their steps are short, and their runs tend to dominate those of far ones.
+    for (std::size_t k = shard; k < alive.size(); k += shards) {
+      const std::size_t i = alive[alive.size() - 1 - k];
       const std::vector<DpPoint>& source = run.fronts[i];
-      if (source.empty() || !f.subset(i, j)) continue;
+      if (!f.subset(i, j)) continue;
       const std::int64_t base = transitionBase(f, i, j);
       if (base > o.budget) continue;
       const Step s = transitionStep(f, i, j);
       // Fronts run by t ascending and m descending: the points within both limits are a contiguous run.
-      const std::int64_t mCap = std::min(o.budget - base, mMax - s.dm);
-      const std::int64_t tCap = tMax - s.dt;
-      auto first = std::partition_point(source.begin(), source.end(), [mCap](const DpPoint& p) { return p.m > mCap; });
-      for (auto p = first; p != source.end() && p->t <= tCap; ++p)
-        builder.add(p->t + s.dt, p->m + s.dm, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(p - source.begin()));
+      const std::int64_t mCap = std::min(o.budget - base, lim.mMax - s.dm);
+      const std::int64_t tCap = lim.tMax - s.dt;
+      const DpPoint* begin = source.data();
+      const DpPoint* end = begin + source.size();
+      const DpPoint* first = std::partition_point(begin, end, [mCap](const DpPoint& p) { return p.m > mCap; });
+      const DpPoint* last = std::partition_point(first, end, [tCap](const DpPoint& p) { return p.t <= tCap; });
+      builder.addRun(first, last, begin, s.dt, s.dm, static_cast<std::uint32_t>(i));
     }
-    std::vector<DpPoint> front = builder.finish();
+  };
+  // With the budget's bounds, a point whose least possible completion is infeasible or worse than the
+  // incumbent goes (no point of a front dominates another, so dropping one revives nothing).
+  auto store = [&](std::size_t j, std::vector<DpPoint> front) {
+    if (budgeted)
+      std::erase_if(front, [&](const DpPoint& p) {
+        const std::int64_t rest = remaining(j, p.m);
+        return rest == INT64_MAX || (o.incumbent && saturatingAdd(memory ? p.m : p.t, rest) > *o.incumbent);
+      });
     points += front.size();
     run.fronts[j] = std::move(front);
   };
+  auto outOfTime = [&] {
+    return o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline);
+  };
 
+  std::optional<ShardPool> pool;  // started on the first set worth sharing
+  std::vector<std::vector<DpPoint>> parts(threads);
   for (const auto& [begin, end] : layers(f)) {
-    const std::size_t layerBegin = begin;  // a plain copy: clang 14 cannot capture structured bindings
-    parallelOver(begin, end, threads, [&](std::size_t j, unsigned w) { body(j, layerBegin, w); });
-    if (stopped || o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline)) {
+    if (end - begin >= threads) {
+      parallelOver(begin, end, threads, [&](std::size_t j, unsigned w) {
+        if (stopped.load(std::memory_order_relaxed)) return;
+        if (outOfTime()) {
+          stopped = true;
+          return;
+        }
+        if (auto lim = limits(j)) {
+          collect(j, *lim, builders[w], 0, 1);
+          store(j, builders[w].finish());
+        }
+      });
+    } else {
+      // Fewer sets than threads: the threads share each set's sources, and their fronts are merged.
+      for (std::size_t j = begin; j < end && !stopped; ++j) {
+        if (outOfTime()) {
+          stopped = true;
+          break;
+        }
+        const auto lim = limits(j);
+        if (!lim) continue;
+        if (threads == 1 || alive.size() < kShardSources) {
+          collect(j, *lim, builders[0], 0, 1);
+          store(j, builders[0].finish());
+          continue;
+        }
+        if (!pool) pool.emplace(threads);
+        pool->run([&](unsigned w) {
+          collect(j, *lim, builders[w], w, threads);
+          parts[w] = builders[w].finish();
+        });
+        store(j, mergeFronts(parts));
+      }
+    }
+    if (stopped || outOfTime()) {
       run.outcome = o.stop.stop_requested() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
       break;
     }
     run.processed = end;
+    for (std::size_t j = begin; j < end; ++j)
+      if (!run.fronts[j].empty()) alive.push_back(static_cast<std::uint32_t>(j));
     if (o.progress) o.progress(double(end) / double(n), "DP over lower sets");
     if (points > o.maxPoints) {
       run.outcome = DpOutcome::MemoryLimit;
@@ -268,6 +548,7 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
   const std::size_t n = f.size();
   if (bounds.minPeak[0] > budget) return std::nullopt;
   GreedyPath out;
+  const bool budgeted = !bounds.lambdas.empty() && bounds.budget == budget && bounds.strategy == strategy;
   std::size_t at = 0;
   std::int64_t t = 0;
   std::int64_t m = 0;
@@ -284,8 +565,9 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
       const std::int64_t nm = m + s.dm;
       // Stay where some continuation still fits, so the walk always reaches V.
       if (j != n - 1 && saturatingAdd(nm, bounds.minPeak[j]) > budget) continue;
-      const std::int64_t score = strategy == Strategy::Memory ? saturatingAdd(nm, bounds.minCheckpoints[j])
-                                                              : saturatingAdd(nt, bounds.minOverhead[j]);
+      const std::int64_t rest = budgeted ? bounds.remaining(j, nm)
+                                : strategy == Strategy::Memory ? bounds.minCheckpoints[j] : bounds.minOverhead[j];
+      const std::int64_t score = saturatingAdd(strategy == Strategy::Memory ? nm : nt, rest);
       if (score < bestScore || (score == bestScore && (strategy == Strategy::Memory ? nt < bestT : nm < bestM))) {
         best = j;
         bestScore = score;
@@ -304,129 +586,109 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
   return out;
 }
 
-}  // namespace remat::solvers
-
-namespace remat::solvers {
-
-namespace {
-
-struct Point3 {
-  std::int64_t t;
-  std::int64_t m;
-  std::int64_t peak;
-  std::uint32_t prevSet;
-  std::uint32_t prevPoint;
-};
-
-// Keeps the candidates no other candidate dominates in (t, m, peak): sorted by t, then a staircase over
-// (m, peak) of the points kept so far answers "is there one with m' <= m and peak' <= peak".
-std::vector<Point3> paretoFront3(std::vector<Point3>& cands) {
-  std::sort(cands.begin(), cands.end(), [](const Point3& a, const Point3& b) {
-    if (a.t != b.t) return a.t < b.t;
-    if (a.m != b.m) return a.m < b.m;
-    return a.peak < b.peak;
-  });
-  std::vector<Point3> out;
-  std::map<std::int64_t, std::int64_t> stair;  // m -> peak, peaks strictly falling as m grows
-  for (const Point3& c : cands) {
-    auto it = stair.upper_bound(c.m);
-    if (it != stair.begin() && std::prev(it)->second <= c.peak) continue;  // dominated
-    out.push_back(c);
-    // Drop staircase entries the new point dominates (m'' >= m and peak'' >= peak).
-    auto from = stair.lower_bound(c.m);
-    auto to = from;
-    while (to != stair.end() && to->second >= c.peak) ++to;
-    stair.erase(from, to);
-    stair[c.m] = c.peak;
-  }
-  return out;
-}
-
-}  // namespace
-
-TradeOffRun tradeOffFront(const LowerSetFamily& f, const ContinuationBounds& bounds, const DpOptions& o) {
+TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
+  // Backward over the family: tails[i] is the Pareto front of (t, peak) over the continuations from L_i
+  // to V, t their overhead and peak their highest model term relative to the checkpoint memory held at
+  // L_i. Memory held on entry adds to every later term alike, so these two numbers are all that matters
+  // of a continuation, and the fronts stay two-dimensional. The step L_i -> L_j followed by a tail
+  // (t, p) of L_j is the tail (dt + t, max(base, dm + p)); at ∅ the tails are the whole front of plans.
   const std::size_t n = f.size();
   TradeOffRun result;
-  std::vector<std::vector<Point3>> fronts(n);
-  fronts[0] = {Point3{0, 0, 0, 0, 0}};
+  std::vector<std::vector<DpPoint>> tails(n);  // prevSet/prevPoint name the next set and its tail
+  tails[n - 1] = {DpPoint{0, INT64_MIN, 0, 0}};
   const unsigned threads = threadCount(o.threads);
-  std::vector<std::vector<Point3>> scratch(threads);
-  std::atomic<bool> stopped{false};
+  std::vector<FrontBuilder> builders(threads);
+  std::vector<std::vector<DpPoint>> parts(threads);
+  std::vector<std::uint32_t> alive{static_cast<std::uint32_t>(n - 1)};  // finished sets with tails
   std::atomic<std::size_t> points{1};
-
-  // Complete plans found so far would prune, but V comes last; the greedy walks at a few budgets
-  // give complete plans up front: (peak, t) pairs any kept point must be able to beat.
-  std::vector<std::pair<std::int64_t, std::int64_t>> known;
-  for (int k = 0; k <= 16; ++k) {
-    const std::int64_t least = bounds.minPeak[0];
-    const std::int64_t budget = saturatingAdd(least, (least / 8) * k);
-    if (auto g = greedyPath(f, bounds, budget, Strategy::Time)) known.emplace_back(budget, g->overhead);
-  }
-  auto dominatedByKnown = [&](std::int64_t peak, std::int64_t t) {
-    for (const auto& [kp, kt] : known)
-      if (kp <= peak && kt <= t && (kp < peak || kt < t)) return true;
-    return false;
+  std::atomic<bool> stopped{false};
+  auto outOfTime = [&] {
+    return o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline);
+  };
+  // The candidates of set i from every shards-th superset with tails, nearest (smallest) first.
+  auto collect = [&](std::size_t i, FrontBuilder& builder, unsigned shard, unsigned shards) {
+    builder.begin(f.time(n - 1) - f.time(i));  // a continuation recomputes at most what is left
+    for (std::size_t k = shard; k < alive.size(); k += shards) {
+      const std::size_t j = alive[alive.size() - 1 - k];
+      if (!f.subset(i, j)) continue;
+      const std::int64_t base = transitionBase(f, i, j);
+      if (base > o.budget) continue;
+      const Step s = transitionStep(f, i, j);
+      const std::vector<DpPoint>& tail = tails[j];
+      // Tails run by t ascending and peak descending: those whose shifted peak exceeds the step's own
+      // term are a prefix and keep it; of the rest, all at peak `base`, the first has the least t.
+      const DpPoint* begin = tail.data();
+      const DpPoint* end = begin + tail.size();
+      const DpPoint* rest = std::partition_point(begin, end, [&](const DpPoint& p) { return p.m > base - s.dm; });
+      builder.addRun(begin, rest, begin, s.dt, s.dm, static_cast<std::uint32_t>(j));
+      if (rest != end)
+        builder.addPoint(rest->t + s.dt, base, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(rest - begin));
+    }
+  };
+  auto store = [&](std::size_t i, std::vector<DpPoint> front) {
+    points += front.size();
+    tails[i] = std::move(front);
   };
 
-  for (const auto& [begin, end] : layers(f)) {
-    const std::size_t layerBegin = begin;
-    parallelOver(begin, end, threads, [&](std::size_t j, unsigned worker) {
-      if (stopped.load(std::memory_order_relaxed)) return;
-      if (o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline)) {
-        stopped = true;
-        return;
-      }
-      std::vector<Point3>& cands = scratch[worker];
-      cands.clear();
-      const std::int64_t restPeak = bounds.minPeak[j];
-      const std::int64_t restT = bounds.minOverhead[j];
-      for (std::size_t i = 0; i < layerBegin; ++i) {
-        const auto& source = fronts[i];
-        if (source.empty() || !f.subset(i, j)) continue;
-        const std::int64_t base = transitionBase(f, i, j);
-        const Step s = transitionStep(f, i, j);
-        for (std::size_t k = 0; k < source.size(); ++k) {
-          const Point3& p = source[k];
-          const std::int64_t peak = std::max(p.peak, saturatingAdd(p.m, base));
-          const std::int64_t t = p.t + s.dt;
-          const std::int64_t m = p.m + s.dm;
-          const std::int64_t finalPeak = restPeak == INT64_MIN ? peak : std::max(peak, saturatingAdd(m, restPeak));
-          if (dominatedByKnown(finalPeak, t + restT)) continue;
-          cands.push_back({t, m, peak, static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(k)});
+  std::optional<ShardPool> pool;  // started on the first set worth sharing
+  auto ls = layers(f);
+  ls.insert(ls.begin(), {0, 1});  // ∅ last of all
+  for (std::size_t layer = ls.size() - 1; layer-- > 0;) {  // V's own layer is done
+    const auto [begin, end] = ls[layer];
+    if (end - begin >= threads) {
+      parallelOver(begin, end, threads, [&](std::size_t i, unsigned w) {
+        if (stopped.load(std::memory_order_relaxed)) return;
+        if (outOfTime()) {
+          stopped = true;
+          return;
         }
+        collect(i, builders[w], 0, 1);
+        store(i, builders[w].finish());
+      });
+    } else {
+      for (std::size_t i = begin; i < end && !stopped; ++i) {
+        if (outOfTime()) {
+          stopped = true;
+          break;
+        }
+        if (threads == 1 || alive.size() < kShardSources) {
+          collect(i, builders[0], 0, 1);
+          store(i, builders[0].finish());
+          continue;
+        }
+        if (!pool) pool.emplace(threads);
+        pool->run([&, i](unsigned w) {
+          collect(i, builders[w], w, threads);
+          parts[w] = builders[w].finish();
+        });
+        store(i, mergeFronts(parts));
       }
-      fronts[j] = paretoFront3(cands);
-      points += fronts[j].size();
-    });
-    if (stopped) {
+    }
+    if (stopped || outOfTime()) {
       result.outcome = o.stop.stop_requested() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
       return result;
     }
-    if (o.progress) o.progress(double(end) / double(n), "budget/overhead front");
+    for (std::size_t i = begin; i < end; ++i)
+      if (!tails[i].empty()) alive.push_back(static_cast<std::uint32_t>(i));
+    if (o.progress) o.progress(double(n - begin) / double(n), "budget/overhead front");
     if (points > o.maxPoints) {
       result.outcome = DpOutcome::MemoryLimit;
       return result;
     }
   }
-  // V's points projected on (peak, t): keep the staircase.
-  std::vector<std::size_t> order(fronts[n - 1].size());
-  std::iota(order.begin(), order.end(), 0);
-  const auto& last = fronts[n - 1];
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return last[a].peak != last[b].peak ? last[a].peak < last[b].peak : last[a].t < last[b].t;
-  });
-  for (std::size_t idx : order) {
-    if (!result.front.empty() && last[idx].t >= result.front.back().overhead) continue;
-    TradeOffPoint point{last[idx].peak, last[idx].t, {}};
-    std::size_t set = n - 1;
-    std::size_t at = idx;
-    while (set != 0) {
+  // ∅'s tails are the plans: by t ascending and peak descending, so reversed they run by peak.
+  const std::vector<DpPoint>& plans = tails[0];
+  for (std::size_t k = plans.size(); k-- > 0;) {
+    TradeOffPoint point{plans[k].m, plans[k].t, {}};
+    std::size_t set = plans[k].prevSet;
+    std::size_t at = plans[k].prevPoint;
+    for (;;) {
       point.path.push_back(set);
-      const Point3& p = fronts[set][at];
-      set = p.prevSet;
-      at = p.prevPoint;
+      if (set == n - 1) break;
+      const DpPoint& next = tails[set][at];
+      set = next.prevSet;
+      at = next.prevPoint;
     }
-    std::reverse(point.path.begin(), point.path.end());
     result.front.push_back(std::move(point));
   }
   return result;

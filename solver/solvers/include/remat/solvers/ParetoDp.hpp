@@ -25,15 +25,40 @@ struct DpPoint {
 /// model term relative to the checkpoint memory at L_i; minOverhead[i] = the least overhead still to
 /// come; minCheckpoints[i] = the least checkpoint memory still to come. They let the forward DP drop
 /// points that cannot reach V within the budget or cannot beat an incumbent, without losing optimality.
+///
+/// With a budget, the same pass also bounds the strategy's objective still to come under that budget,
+/// by Lagrangian relaxation: every continuation from L_i holding checkpoint memory m adds checkpoint
+/// memory Δm <= budget - m (the last step, into V, must still fit), so for any λ >= 0 its objective is
+/// at least (objective + λ Δm) - λ (budget - m) >= H_λ(i) - λ (budget - m), where H_λ(i) is the
+/// cheapest continuation under the weights objective + λ Δm over the steps the budget allows (one
+/// shortest-path pass per λ, all in the same sweep). remaining(i, m) takes the best λ of a geometric
+/// grid (for the memory-centric objective, λ = 0 alone: the least checkpoint memory over the steps
+/// the budget allows). The budget-free bounds above are near zero on long chains; these are not.
 struct ContinuationBounds {
   std::vector<std::int64_t> minPeak;  ///< INT64_MIN for V itself (no term left)
   std::vector<std::int64_t> minOverhead;
   std::vector<std::int64_t> minCheckpoints;
+
+  std::int64_t budget = INT64_MAX;  ///< the budget of the Lagrangian bounds (none when lambdas is empty)
+  Strategy strategy = Strategy::Time;
+  std::vector<double> lambdas;  ///< λ_0 = 0 < λ_1 < ...
+  std::vector<double> paths;    ///< H_λk(i) at [i * lambdas.size() + k]; +inf where no continuation fits
+
+  /// A lower bound on the objective still to come from set i holding checkpoint memory m (at most the
+  /// budget); INT64_MAX when no continuation fits. The budget-free bound when there are no lambdas.
+  [[nodiscard]] std::int64_t remaining(std::size_t i, std::int64_t m) const;
 };
 
-/// Computes the bounds; nullopt when stopped.
+/// What the budget-aware part of continuationBounds needs: the budget and the strategy's objective.
+struct BoundTarget {
+  std::int64_t budget = INT64_MAX;
+  Strategy strategy = Strategy::Time;
+};
+
+/// Computes the bounds; nullopt when stopped. With a finite target budget, the Lagrangian bounds too.
 [[nodiscard]] std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& family, std::stop_token stop = {},
-                                                                  unsigned threads = 0);
+                                                                  unsigned threads = 0,
+                                                                  std::optional<BoundTarget> target = std::nullopt);
 
 struct DpOptions {
   std::int64_t budget = INT64_MAX;  ///< B of the model; INT64_MAX when unconstrained
@@ -104,10 +129,11 @@ struct TradeOffRun {
   std::vector<TradeOffPoint> front;  ///< by peak ascending, overhead strictly descending
 };
 
-/// The whole budget/overhead Pareto front from one DP run: each lower set keeps the three-dimensional
-/// Pareto front of (t, m, peak so far), and V's points, projected on (peak, t), are the front. A point
-/// whose least possible final (peak, t) is dominated by a plan already known is dropped.
-[[nodiscard]] TradeOffRun tradeOffFront(const LowerSetFamily& family, const ContinuationBounds& bounds,
-                                        const DpOptions& options);
+/// The whole budget/overhead Pareto front from one DP run. The DP runs backward from V: each lower set
+/// keeps the two-dimensional Pareto front of its continuations to V as (overhead, peak relative to the
+/// checkpoint memory held on entry), since memory held on entry raises every later term alike. The
+/// fronts of ∅ are the plans. Only `budget` (steps whose own term exceeds it are skipped), `stop`,
+/// `deadline`, `progress`, `maxPoints` and `threads` of the options apply.
+[[nodiscard]] TradeOffRun tradeOffFront(const LowerSetFamily& family, const DpOptions& options);
 
 }  // namespace remat::solvers
