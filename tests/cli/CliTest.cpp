@@ -143,6 +143,28 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
   CHECK_THAT(csv.out, Catch::Contains("solver,status,model peak"));
 }
 
+TEST_CASE("compare --budget least runs each solver at its own least feasible budget") {
+  const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json";
+  Run r = remat({"compare", graph, "--budget", "least", "--strategy", "memory", "--json"});
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  REQUIRE(j["rows"].size() == 5);
+  for (const auto& row : j["rows"]) {
+    INFO(row["solver"]);
+    const std::string solver = row["solver"];
+    Run least = remat({"min-budget", graph, "--solver", solver, "--json"});
+    REQUIRE(least.code == 0);
+    CHECK(row["budget_bytes"] == least.json()["min_budget_bytes"]);
+    CHECK((row["status"] == "optimal" || row["status"] == "feasible"));
+    if (solver == "exact-dp" || solver == "approx-dp")  // the DP plans sit exactly at their least budget
+      CHECK(row["metrics"]["model_peak_bytes"] == row["budget_bytes"]);
+  }
+  Run text = remat({"compare", graph, "--budget", "least"});
+  CHECK(text.code == 0);
+  CHECK_THAT(text.out, Catch::Contains("least budget") && Catch::Contains("each solver's least"));
+  CHECK(remat({"compare", graph, "--budget", "lest"}).code == 2);
+}
+
 TEST_CASE("convert writes native JSON that reads back the same, and DOT") {
   const fs::path out = scratch() / "chain3-copy.json";
   Run r = remat({"convert", fixture("cli/chain3.json"), out.string()});

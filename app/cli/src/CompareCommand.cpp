@@ -89,7 +89,9 @@ int runCompare(const CompareOptions& o) {
     throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");
   auto strategy = solvers::strategyFromName(o.strategy);
   if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
-  const auto budget = parseBudget(o.budget);
+  // "least": each solver at its own least feasible budget, the paper's minimum-memory comparison.
+  const bool leastBudgets = o.budget == "least";
+  const auto budget = leastBudgets ? std::nullopt : parseBudget(o.budget);
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   const bool json = o.json || o.table == "json";
@@ -97,9 +99,24 @@ int runCompare(const CompareOptions& o) {
   const solvers::SolveResult vanilla = registry.find("store-all")->solve({.graph = &g});
   const double vanillaPeak = double(vanilla.metrics.simulatedPeak.value);
   std::vector<solvers::SolveResult> results;
+  std::vector<std::optional<Bytes>> budgets;  // the budget each solver ran under
   for (const solvers::Solver* s : chosen) {
     solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
     request.progress = json ? solvers::ProgressSink{} : progressBar(s->info().id);
+    if (leastBudgets) {
+      const solvers::Solver::MinBudget least = s->minBudget(request);
+      if (!least.bytes) {
+        solvers::SolveResult failed;
+        failed.solver = s->info().id;
+        failed.status = least.status;
+        failed.message = "no least budget: " + least.message;
+        results.push_back(std::move(failed));
+        budgets.emplace_back();
+        continue;
+      }
+      request.budget = least.bytes;
+    }
+    budgets.push_back(request.budget);
     results.push_back(s->solve(request));
   }
   bool internalError = false;
@@ -111,9 +128,11 @@ int runCompare(const CompareOptions& o) {
     j["budget_bytes"] = budget ? nlohmann::json(budget->value) : nlohmann::json(nullptr);
     j["vanilla_peak_bytes"] = vanilla.metrics.simulatedPeak.value;
     j["rows"] = nlohmann::json::array();
-    for (const auto& r : results) {
+    for (std::size_t k = 0; k < results.size(); ++k) {
+      const auto& r = results[k];
       nlohmann::json row;
       row["solver"] = r.solver;
+      row["budget_bytes"] = budgets[k] ? nlohmann::json(budgets[k]->value) : nlohmann::json(nullptr);
       row["status"] = std::string(solvers::statusName(r.status));
       row["message"] = r.message;
       row["metrics"] = solvers::metricsToJson(r.metrics, r.plan.has_value());
@@ -130,20 +149,25 @@ int runCompare(const CompareOptions& o) {
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
   std::vector<std::vector<std::string>> rows{{"solver", "status", "model peak", "simulated peak", "vs vanilla",
                                               "overhead", "recomputed", "solve s"}};
-  for (const auto& r : results) {
+  if (leastBudgets) rows.front().insert(rows.front().begin() + 2, "least budget");
+  for (std::size_t k = 0; k < results.size(); ++k) {
+    const auto& r = results[k];
     const auto& m = r.metrics;
+    std::vector<std::string> row;
     if (!r.plan) {
-      rows.push_back({r.solver, std::string(solvers::statusName(r.status)), "-", "-", "-", "-", "-", seconds(m.solveSeconds)});
-      continue;
+      row = {r.solver, std::string(solvers::statusName(r.status)), "-", "-", "-", "-", "-", seconds(m.solveSeconds)};
+    } else {
+      row = {r.solver, std::string(solvers::statusName(r.status)), m.modelPeak ? formatByteSize(*m.modelPeak) : "-",
+             formatByteSize(m.simulatedPeak), percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
+             std::to_string(m.overhead.value), std::to_string(m.recomputedNodes), seconds(m.solveSeconds)};
     }
-    rows.push_back({r.solver, std::string(solvers::statusName(r.status)), m.modelPeak ? formatByteSize(*m.modelPeak) : "-",
-                    formatByteSize(m.simulatedPeak),
-                    percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
-                    std::to_string(m.overhead.value), std::to_string(m.recomputedNodes), seconds(m.solveSeconds)});
+    if (leastBudgets) row.insert(row.begin() + 2, budgets[k] ? formatByteSize(*budgets[k]) : "-");
+    rows.push_back(std::move(row));
   }
   std::cout << "Graph " << g.name() << ": " << g.opCount() << " operations, vanilla peak "
             << formatByteSize(vanilla.metrics.simulatedPeak) << ", budget "
-            << (budget ? formatByteSize(*budget) : std::string("none")) << ", time in " << g.timeUnit() << "\n\n";
+            << (leastBudgets ? std::string("each solver's least") : budget ? formatByteSize(*budget) : std::string("none"))
+            << ", time in " << g.timeUnit() << "\n\n";
   printTable(rows, o.table);
   for (const auto& r : results)
     if (!r.message.empty()) std::cout << "\n" << r.solver << ": " << r.message;
@@ -158,7 +182,9 @@ void addCompareCommand(CLI::App& app, Runner& run) {
   CLI::App* cmd = app.add_subcommand("compare", "Run several solvers on one graph and print them side by side");
   cmd->add_option("graph", o->graph.path, "Graph file")->required();
   cmd->add_option("--solvers", o->solvers, "Comma-separated solver ids (default: all)")->delimiter(',');
-  cmd->add_option("--budget,-b", o->budget, "Memory budget: bytes or a size such as 2GiB (default: none)");
+  cmd->add_option("--budget,-b", o->budget,
+                  "Memory budget: bytes, a size such as 2GiB, or 'least' for each solver's least feasible budget "
+                  "(default: none)");
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
   cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
   cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
