@@ -204,3 +204,38 @@ TEST_CASE("the DP's fronts do not depend on the number of threads") {
     }
   }
 }
+
+TEST_CASE("both threshold searches find the same optimum") {
+  // approx-dp runs a beam first and then one run at the beam's value; exact-dp gallops up from the lower
+  // bound. Over the same family, with either strategy, they must agree on the optimum.
+  std::size_t checked = 0;
+  for (std::uint32_t seed = 1; seed <= 60; ++seed) {
+    const ComputeGraph g = test::makeRandomDag(12, seed, 0.25);
+    INFO("random DAG seed " << seed);
+    for (const LowerSetFamily& family : {LowerSetFamily::ancestorClosures(g), *LowerSetFamily::allLowerSets(g, 100000)}) {
+      auto bounds = continuationBounds(family);
+      REQUIRE(bounds);
+      const std::int64_t least = bounds->minPeak[0];
+      for (const std::int64_t budget : {least, least + least / 7, least + least / 2, 2 * least}) {
+        for (Strategy strategy : {Strategy::Time, Strategy::Memory}) {
+          SolveRequest request{.graph = &g, .budget = Bytes{budget}, .strategy = strategy};
+          const SolverOutput beam = solveOverFamily(g, family, request, "test", nullptr, ThresholdSearch::Beam);
+          const SolverOutput gallop = solveOverFamily(g, family, request, "test", nullptr, ThresholdSearch::Gallop);
+          REQUIRE(beam.status == SolveStatus::Optimal);
+          REQUIRE(gallop.status == SolveStatus::Optimal);
+          const DpModelCost a = evaluateDpModel(g, *beam.plan->lowerSets);
+          const DpModelCost b = evaluateDpModel(g, *gallop.plan->lowerSets);
+          CHECK(a.peak.value <= budget);
+          if (strategy == Strategy::Time) {
+            CHECK(a.overhead == b.overhead);
+          } else {
+            CHECK(a.checkpointBytes == b.checkpointBytes);
+            CHECK(a.overhead == b.overhead);
+          }
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked == 60 * 2 * 4 * 2);
+}

@@ -126,7 +126,7 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
 }  // namespace
 
 SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily& family, const SolveRequest& request,
-                             std::string_view what, const LowerSetFamily* warmStart) {
+                             std::string_view what, const LowerSetFamily* warmStart, ThresholdSearch search) {
   const Strategy strategy = request.strategy == Strategy::Memory ? Strategy::Memory : Strategy::Time;
   DpOptions options;
   options.budget = request.budget ? request.budget->value : INT64_MAX;
@@ -148,7 +148,7 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
       SolveRequest open = request;
       open.budget.reset();
       open.strategy = Strategy::Memory;
-      SolverOutput fallback = solveOverFamily(g, family, open, what, warmStart);
+      SolverOutput fallback = solveOverFamily(g, family, open, what, warmStart, search);
       if (fallback.plan)
         return {SolveStatus::Feasible, std::move(fallback.plan), why + "; fell back to the memory-centric plan",
                 BudgetMeasure::Simulated};
@@ -167,28 +167,43 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
     SolveRequest quick = request;
     quick.strategy = strategy;
     quick.progress = {};
-    SolverOutput sub = solveOverFamily(g, *warmStart, quick, what, nullptr);
+    SolverOutput sub = solveOverFamily(g, *warmStart, quick, what, nullptr, ThresholdSearch::Beam);
     if (sub.status == SolveStatus::Optimal && sub.plan) {
       const DpModelCost c = evaluateDpModel(g, *sub.plan->lowerSets);
       options.incumbent = std::min(options.incumbent.value_or(INT64_MAX), objective(c.overhead.value, c.checkpointBytes.value));
     }
   }
+  if (search == ThresholdSearch::Beam) {
+    DpOptions beam = options;
+    beam.beamWidth = 16;
+    beam.progress = {};
+    const DpRun quick = runParetoDp(family, beam);
+    if (quick.outcome == DpOutcome::Complete && !quick.fronts.back().empty()) {
+      const auto& front = quick.fronts.back();
+      const std::int64_t value = strategy == Strategy::Memory ? front.back().m : front.front().t;
+      options.incumbent = std::min(options.incumbent.value_or(INT64_MAX), value);
+    }
+  }
   const std::size_t last = family.size() - 1;
-  // The DP's cost grows quickly with the slack between the pruning threshold and the optimum, while a
-  // threshold below the optimum fails cheaply (V's front stays empty). So the threshold gallops up from
-  // the continuation lower bound in doubling steps until a probe reaches V, never
-  // past the incumbent. The first probe that reaches V holds the optimum: pruning at a threshold at or
-  // above the optimum keeps every optimal path. Slack is at most the distance from the lower bound.
+  // Pruning at a threshold at or above the optimum keeps every optimal path. With Gallop the threshold
+  // climbs from the continuation lower bound in doubling steps, never past the incumbent, until a probe
+  // reaches V (a threshold below the optimum leaves V's front empty); that probe holds the optimum, and
+  // its slack is at most the distance from the lower bound. With Beam there is one run, at the
+  // incumbent, which the beam has brought close to the optimum.
   const std::int64_t low = bounds->remaining(0, 0);
   const std::optional<std::int64_t> high = options.incumbent;
   DpRun run;
   // Start the gallop at a 1/256 of the gap so that objectives in bytes do not take thirty probes.
   const std::int64_t firstStep = high && *high > low ? std::max<std::int64_t>(1, (*high - low) / 256) : 1;
-  for (std::int64_t step = firstStep;; step = saturatingAdd(step, step)) {
-    const std::int64_t guess = saturatingAdd(low, step - 1);
-    options.incumbent = high && guess < *high ? std::optional<std::int64_t>(guess) : high;
-    run = runParetoDp(family, options);
-    if (run.outcome != DpOutcome::Complete || !run.fronts[last].empty() || options.incumbent == high) break;
+  if (search == ThresholdSearch::Beam) {
+    run = runParetoDp(family, options);  // one run, at the beam's value
+  } else {
+    for (std::int64_t step = firstStep;; step = saturatingAdd(step, step)) {
+      const std::int64_t guess = saturatingAdd(low, step - 1);
+      options.incumbent = high && guess < *high ? std::optional<std::int64_t>(guess) : high;
+      run = runParetoDp(family, options);
+      if (run.outcome != DpOutcome::Complete || !run.fronts[last].empty() || options.incumbent == high) break;
+    }
   }
 
   switch (run.outcome) {
@@ -233,7 +248,7 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
     return {status, std::nullopt, message};
   }
   const LowerSetFamily closures = LowerSetFamily::ancestorClosures(g);
-  return solveOverFamily(g, *family, request, "exact-dp", &closures);
+  return solveOverFamily(g, *family, request, "exact-dp", &closures, ThresholdSearch::Gallop);
 }
 
 Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
@@ -270,7 +285,7 @@ const SolverInfo& ApproxDp::info() const {
 
 SolverOutput ApproxDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  return solveOverFamily(g, LowerSetFamily::ancestorClosures(g), request, "approx-dp", nullptr);
+  return solveOverFamily(g, LowerSetFamily::ancestorClosures(g), request, "approx-dp", nullptr, ThresholdSearch::Beam);
 }
 
 }  // namespace remat::solvers

@@ -463,6 +463,17 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
         const std::int64_t rest = remaining(j, p.m);
         return rest == INT64_MAX || (o.incumbent && saturatingAdd(memory ? p.m : p.t, rest) > *o.incumbent);
       });
+    if (o.beamWidth > 0 && front.size() > o.beamWidth && bounds) {
+      // Keep the most promising points: by the least objective they could finish with, then by least
+      // checkpoint memory; in front order.
+      auto score = [&](const DpPoint& p) {
+        return std::pair(saturatingAdd(memory ? p.m : p.t, remaining(j, p.m)), p.m);
+      };
+      std::nth_element(front.begin(), front.begin() + static_cast<std::ptrdiff_t>(o.beamWidth), front.end(),
+                       [&](const DpPoint& a, const DpPoint& b) { return score(a) < score(b); });
+      front.resize(o.beamWidth);
+      std::sort(front.begin(), front.end(), FrontBuilder::byPoint);
+    }
     points += front.size();
     run.fronts[j] = std::move(front);
   };

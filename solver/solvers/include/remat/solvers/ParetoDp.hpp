@@ -74,6 +74,10 @@ struct DpOptions {
   const ContinuationBounds* bounds = nullptr;
   Strategy strategy = Strategy::Time;
   std::optional<std::int64_t> incumbent;
+  /// A heuristic when > 0: each set keeps only this many points, those with the best bound on the
+  /// finished objective (with bounds). Every path kept is still a real plan, so V's best point is
+  /// feasible, but not necessarily optimal: a close incumbent for the exact run.
+  std::size_t beamWidth = 0;
 };
 
 enum class DpOutcome { Complete, Cancelled, TimeLimit, MemoryLimit };
