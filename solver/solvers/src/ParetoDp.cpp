@@ -401,7 +401,7 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   std::atomic<std::size_t> points{1};
   std::atomic<bool> stopped{false};
   const ContinuationBounds* bounds = o.bounds;
-  // The level bounds hold for their own budget and objective only; otherwise the budget-free ones.
+  // The Lagrangian bounds hold for their own budget and objective only; otherwise the budget-free ones.
   const bool budgeted = bounds && !bounds->lambdas.empty() && bounds->budget == o.budget && bounds->strategy == o.strategy;
   auto remaining = [&](std::size_t j, std::int64_t m) {
     if (budgeted) return bounds->remaining(j, m);
