@@ -106,9 +106,13 @@ std::vector<double> lambdaGrid(const LowerSetFamily& f, const BoundTarget& targe
 
 // mine[k] = min(mine[k], value + lambdas[k] dm + theirs[k]) for every multiplier: the inner loop of
 // the bounds pass, built for AVX2 as well where the processor has it (four doubles per instruction).
-__attribute__((target_clones("avx2", "default"))) void relaxPaths(double* mine, const double* theirs,
-                                                                  const double* lambdas, double value, double dm,
-                                                                  std::size_t count) {
+#if defined(__x86_64__) && defined(__ELF__)
+#define REMAT_AVX2_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define REMAT_AVX2_CLONES
+#endif
+REMAT_AVX2_CLONES void relaxPaths(double* mine, const double* theirs, const double* lambdas, double value, double dm,
+                                  std::size_t count) {
   for (std::size_t k = 0; k < count; ++k) mine[k] = std::min(mine[k], value + lambdas[k] * dm + theirs[k]);
 }
 
