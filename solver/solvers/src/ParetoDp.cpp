@@ -268,14 +268,7 @@ struct FrontBuilder {
         p = std::partition_point(lo, hi, [below](const DpPoint& x) { return x.m >= below; });
         continue;
       }
-      auto& slot = bestM[static_cast<std::size_t>(t)];
-      if (m < slot) {
-        if (slot == INT64_MAX) touched.push_back(t);
-        slot = m;
-        from[static_cast<std::size_t>(t)] = (std::uint64_t{source} << 32) | static_cast<std::uint32_t>(p - base);
-        dirtyFrom = std::min(dirtyFrom, t);
-        ++changes;
-      }
+      keepIfBetter(t, m, source, static_cast<std::uint32_t>(p - base));
       ++p;
     }
   }
@@ -286,7 +279,11 @@ struct FrontBuilder {
       cands.push_back({t, m, source, point});
       return;
     }
-    if (prefixMin(t) <= m) return;
+    if (prefixMin(t) > m) keepIfBetter(t, m, source, point);
+  }
+
+  // The dense slot of overhead t takes (m, origin) when m is below what it holds.
+  void keepIfBetter(std::int64_t t, std::int64_t m, std::uint32_t source, std::uint32_t point) {
     auto& slot = bestM[static_cast<std::size_t>(t)];
     if (m >= slot) return;
     if (slot == INT64_MAX) touched.push_back(t);
@@ -391,6 +388,57 @@ class ShardPool {
   std::vector<std::jthread> m_threads;
 };
 
+// Builds the fronts of the sets of one layer. build(j, builder, shard, shards) adds to a fresh builder
+// the candidates of set j from every shards-th source, starting at `shard`, or returns false when j can
+// have no front; store(j, front) takes the result. The sets of a wide layer run one per thread. A
+// narrow layer (deep graphs have one set per size) runs its sets in turn, each with its sources shared
+// among the threads when there are enough of them, and the threads' fronts merged. Both the forward DP
+// and the backward trade-off DP run their layers through it.
+class LayerScheduler {
+ public:
+  explicit LayerScheduler(unsigned threads) : m_threads(threads), m_builders(threads), m_parts(threads) {}
+
+  /// False when halt() said stop (checked before each set); the layer is then incomplete.
+  template <class Build, class Store, class Halt>
+  bool run(std::size_t begin, std::size_t end, std::size_t sources, Build&& build, Store&& store, Halt&& halt) {
+    if (end - begin >= m_threads) {
+      std::atomic<bool> stopped{false};
+      parallelOver(begin, end, m_threads, [&](std::size_t j, unsigned w) {
+        if (stopped.load(std::memory_order_relaxed)) return;
+        if (halt()) {
+          stopped = true;
+          return;
+        }
+        if (build(j, m_builders[w], 0U, 1U)) store(j, m_builders[w].finish());
+      });
+      return !stopped && !halt();
+    }
+    for (std::size_t j = begin; j < end; ++j) {
+      if (halt()) return false;
+      if (m_threads == 1 || sources < kShardSources) {
+        if (build(j, m_builders[0], 0U, 1U)) store(j, m_builders[0].finish());
+        continue;
+      }
+      if (!m_pool) m_pool.emplace(m_threads);  // started on the first set worth sharing
+      std::atomic<bool> wanted{false};         // every shard answers alike
+      m_pool->run([&](unsigned w) {
+        m_parts[w].clear();
+        if (!build(j, m_builders[w], w, m_threads)) return;
+        m_parts[w] = m_builders[w].finish();
+        wanted = true;
+      });
+      if (wanted) store(j, mergeFronts(m_parts));
+    }
+    return !halt();
+  }
+
+ private:
+  unsigned m_threads;
+  std::vector<FrontBuilder> m_builders;
+  std::vector<std::vector<DpPoint>> m_parts;
+  std::optional<ShardPool> m_pool;
+};
+
 
 }  // namespace
 
@@ -401,9 +449,7 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   run.fronts[0] = {DpPoint{0, 0, 0, 0}};
   run.processed = 1;
   const unsigned threads = threadCount(o.threads);
-  std::vector<FrontBuilder> builders(threads);
   std::atomic<std::size_t> points{1};
-  std::atomic<bool> stopped{false};
   const ContinuationBounds* bounds = o.bounds;
   // The Lagrangian bounds hold for their own budget and objective only; otherwise the budget-free ones.
   const bool budgeted = bounds && !bounds->lambdas.empty() && bounds->budget == o.budget && bounds->strategy == o.strategy;
@@ -485,44 +531,16 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     return o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline);
   };
 
-  std::optional<ShardPool> pool;  // started on the first set worth sharing
-  std::vector<std::vector<DpPoint>> parts(threads);
+  // j's candidates within its limits, or false when no point can arrive at j.
+  auto build = [&](std::size_t j, FrontBuilder& builder, unsigned shard, unsigned shards) {
+    const auto lim = limits(j);
+    if (!lim) return false;
+    collect(j, *lim, builder, shard, shards);
+    return true;
+  };
+  LayerScheduler scheduler(threads);
   for (const auto& [begin, end] : layers(f)) {
-    if (end - begin >= threads) {
-      parallelOver(begin, end, threads, [&](std::size_t j, unsigned w) {
-        if (stopped.load(std::memory_order_relaxed)) return;
-        if (outOfTime()) {
-          stopped = true;
-          return;
-        }
-        if (auto lim = limits(j)) {
-          collect(j, *lim, builders[w], 0, 1);
-          store(j, builders[w].finish());
-        }
-      });
-    } else {
-      // Fewer sets than threads: the threads share each set's sources, and their fronts are merged.
-      for (std::size_t j = begin; j < end && !stopped; ++j) {
-        if (outOfTime()) {
-          stopped = true;
-          break;
-        }
-        const auto lim = limits(j);
-        if (!lim) continue;
-        if (threads == 1 || alive.size() < kShardSources) {
-          collect(j, *lim, builders[0], 0, 1);
-          store(j, builders[0].finish());
-          continue;
-        }
-        if (!pool) pool.emplace(threads);
-        pool->run([&](unsigned w) {
-          collect(j, *lim, builders[w], w, threads);
-          parts[w] = builders[w].finish();
-        });
-        store(j, mergeFronts(parts));
-      }
-    }
-    if (stopped || outOfTime()) {
+    if (!scheduler.run(begin, end, alive.size(), build, store, outOfTime)) {
       run.outcome = o.stop.stop_requested() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
       break;
     }
@@ -612,11 +630,8 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   std::vector<std::vector<DpPoint>> tails(n);  // prevSet/prevPoint name the next set and its tail
   tails[n - 1] = {DpPoint{0, INT64_MIN, 0, 0}};
   const unsigned threads = threadCount(o.threads);
-  std::vector<FrontBuilder> builders(threads);
-  std::vector<std::vector<DpPoint>> parts(threads);
   std::vector<std::uint32_t> alive{static_cast<std::uint32_t>(n - 1)};  // finished sets with tails
   std::atomic<std::size_t> points{1};
-  std::atomic<bool> stopped{false};
   auto outOfTime = [&] {
     return o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline);
   };
@@ -645,41 +660,16 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
     tails[i] = std::move(front);
   };
 
-  std::optional<ShardPool> pool;  // started on the first set worth sharing
+  auto build = [&](std::size_t i, FrontBuilder& builder, unsigned shard, unsigned shards) {
+    collect(i, builder, shard, shards);
+    return true;
+  };
+  LayerScheduler scheduler(threads);
   auto ls = layers(f);
   ls.insert(ls.begin(), {0, 1});  // ∅ last of all
   for (std::size_t layer = ls.size() - 1; layer-- > 0;) {  // V's own layer is done
     const auto [begin, end] = ls[layer];
-    if (end - begin >= threads) {
-      parallelOver(begin, end, threads, [&](std::size_t i, unsigned w) {
-        if (stopped.load(std::memory_order_relaxed)) return;
-        if (outOfTime()) {
-          stopped = true;
-          return;
-        }
-        collect(i, builders[w], 0, 1);
-        store(i, builders[w].finish());
-      });
-    } else {
-      for (std::size_t i = begin; i < end && !stopped; ++i) {
-        if (outOfTime()) {
-          stopped = true;
-          break;
-        }
-        if (threads == 1 || alive.size() < kShardSources) {
-          collect(i, builders[0], 0, 1);
-          store(i, builders[0].finish());
-          continue;
-        }
-        if (!pool) pool.emplace(threads);
-        pool->run([&, i](unsigned w) {
-          collect(i, builders[w], w, threads);
-          parts[w] = builders[w].finish();
-        });
-        store(i, mergeFronts(parts));
-      }
-    }
-    if (stopped || outOfTime()) {
+    if (!scheduler.run(begin, end, alive.size(), build, store, outOfTime)) {
       result.outcome = o.stop.stop_requested() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
       return result;
     }
