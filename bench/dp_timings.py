@@ -24,7 +24,7 @@ REMAT = ROOT / "build-release" / "bin" / "remat"
 CORPUS = ROOT.parent / "shared" / "corpus" / "paper-graphs"
 GRAPHS = ["cg_vgg19.txt", "cg_unet.txt", "cg_resnet50.txt", "cg_resnet152.txt", "cg_densenet.txt", "cg_googlenet.txt",
           "cg_pspnet.txt"]
-FACTORS = [1.0, 1.1, 1.5, 2.0, 4.0, 8.0, 16.0, None]  # multiples of the solver's least budget; None = unconstrained
+FACTORS = [1.0, 1.1, 1.5, 2.0, 4.0, 8.0, 16.0, 32.0, None]  # multiples of the solver's least budget; None = unconstrained
 REPEATS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 
 

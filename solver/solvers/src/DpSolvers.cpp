@@ -134,7 +134,11 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   options.progress = request.progress;
   options.strategy = strategy;
   if (request.timeLimit) options.deadline = std::chrono::steady_clock::now() + *request.timeLimit;
-  auto bounds = continuationBounds(family, request.stop, 0, BoundTarget{options.budget, strategy});
+  // The multipliers of the Lagrangian bounds, refined where they matter by a coarse pass over the
+  // smaller of the families at hand.
+  auto lambdas = refinedLambdas(warmStart ? *warmStart : family, BoundTarget{options.budget, strategy}, request.stop);
+  if (!lambdas) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  auto bounds = continuationBounds(family, request.stop, 0, BoundTarget{options.budget, strategy, std::move(*lambdas)});
   if (!bounds) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
   options.bounds = &*bounds;
 

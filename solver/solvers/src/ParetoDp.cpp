@@ -86,21 +86,37 @@ void parallelOver(std::size_t begin, std::size_t end, unsigned threads, Body&& b
 namespace {
 
 // Entries of the Lagrangian bounds at most (8 bytes each), so that families of millions of sets get
-// fewer multipliers rather than gigabytes; the time-centric grid has kLambdas multipliers besides 0.
+// fewer multipliers rather than gigabytes; the time-centric grids have kLambdas multipliers besides 0.
 constexpr std::size_t kBoundEntries = std::size_t{1} << 23;
 constexpr std::size_t kLambdas = 32;
 
-// λ = 0 and, for the time-centric objective, a geometric grid from 2^-10 to 2^4 times T(V) / budget
+// Multipliers the bounds of f may use besides λ = 0.
+std::size_t lambdaRoom(const LowerSetFamily& f) {
+  const std::size_t perSet = kBoundEntries / f.size();
+  return perSet > 1 ? perSet - 1 : 0;
+}
+
+// The coarse grid: `count` multipliers spread geometrically from 2^-10 to 2^4 times T(V) / budget
 // (ticks per byte). The best multiplier is where a byte more of checkpoints saves as much recomputation
 // as it costs; on the paper's graphs and deep chains it lies well below T(V) / budget, hence the skew.
+std::vector<double> coarseLambdas(const LowerSetFamily& f, std::int64_t budget, std::size_t count) {
+  std::vector<double> out;
+  const double scale = double(std::max<std::int64_t>(1, f.time(f.size() - 1))) / double(std::max<std::int64_t>(1, budget));
+  for (std::size_t k = 0; k < count; ++k) out.push_back(scale * std::exp2(-10.0 + 14.0 * double(k) / double(count)));
+  return out;
+}
+
+// λ = 0 and, for the time-centric objective, the target's multipliers or the coarse grid, at most as
+// many as the family has room for (the finest part of a refined grid is kept first: it comes first).
 std::vector<double> lambdaGrid(const LowerSetFamily& f, const BoundTarget& target) {
   std::vector<double> out{0.0};
   if (target.strategy == Strategy::Memory) return out;  // the objective is the relaxed resource itself
-  const std::size_t perSet = kBoundEntries / f.size();
-  const std::size_t count = std::min(kLambdas, perSet > 1 ? perSet - 1 : 0);
-  const double scale = double(std::max<std::int64_t>(1, f.time(f.size() - 1))) / double(std::max<std::int64_t>(1, target.budget));
-  for (std::size_t k = 0; k < count; ++k)
-    out.push_back(scale * std::exp2(-10.0 + 14.0 * double(k) / double(count)));
+  const std::size_t room = lambdaRoom(f);
+  std::vector<double> grid = target.lambdas.empty() ? coarseLambdas(f, target.budget, std::min(kLambdas, room))
+                                                    : target.lambdas;
+  if (grid.size() > room) grid.resize(room);
+  std::sort(grid.begin(), grid.end());
+  out.insert(out.end(), grid.begin(), grid.end());
   return out;
 }
 
@@ -190,6 +206,41 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
   return b;
 }
 
+std::optional<std::vector<double>> refinedLambdas(const LowerSetFamily& probe, const BoundTarget& target,
+                                                  std::stop_token stop) {
+  if (target.strategy == Strategy::Memory || target.budget < 0 || target.budget == INT64_MAX)
+    return std::vector<double>{};
+  BoundTarget coarseTarget = target;
+  coarseTarget.lambdas.clear();
+  auto coarse = continuationBounds(probe, stop, 0, coarseTarget);
+  if (!coarse) return std::nullopt;
+  const std::vector<double>& grid = coarse->lambdas;  // grid[0] = 0
+  const std::size_t count = grid.size();
+  if (count < 3) return std::vector<double>{};
+  // The multiplier of the best bound at ∅, which holds no checkpoints: the whole budget is room.
+  std::size_t best = 0;
+  double bestValue = coarse->paths[0];
+  for (std::size_t k = 1; k < count; ++k) {
+    const double value = coarse->paths[k] - grid[k] * double(target.budget);
+    if (value > bestValue) {
+      best = k;
+      bestValue = value;
+    }
+  }
+  if (best == 0 || !std::isfinite(bestValue)) return std::vector<double>{};  // no multiplier helps
+  // Half the multipliers fine, between its neighbours on the coarse grid (one step beyond at the
+  // ends), and half every other coarse one: sets far from ∅ may want other multipliers. As many as
+  // the coarse grid, so the bounds pass costs the same.
+  const std::size_t fine = kLambdas / 2;
+  const double ratio = grid[2] / grid[1];
+  const double lo = best > 1 ? grid[best - 1] : grid[1] / ratio;
+  const double hi = best + 1 < count ? grid[best + 1] : grid[count - 1] * ratio;
+  std::vector<double> out;
+  for (std::size_t k = 0; k < fine; ++k) out.push_back(lo * std::pow(hi / lo, double(k + 1) / double(fine + 1)));
+  for (std::size_t k = 1; k < count; k += 2) out.push_back(grid[k]);
+  return out;
+}
+
 namespace {
 
 // Per-thread scratch of the forward DP: the Pareto front of one set, built from runs, each a source
@@ -252,6 +303,9 @@ struct FrontBuilder {
       return;
     }
     maybeRebuild();
+    // The run's ideal point (its least t, its least m) dominated means every point of it is: a later
+    // point has a larger t, so a prefix minimum at most as large, and an m at least the run's least.
+    if (prefixMin(first->t + dt) <= end[-1].m + dm) return;
     const DpPoint* p = first;
     while (p != end) {
       const std::int64_t t = p->t + dt;
@@ -508,21 +562,34 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   // With the budget's bounds, a point whose least possible completion is infeasible or worse than the
   // incumbent goes (no point of a front dominates another, so dropping one revives nothing).
   auto store = [&](std::size_t j, std::vector<DpPoint> front) {
-    if (budgeted)
-      std::erase_if(front, [&](const DpPoint& p) {
+    const bool beam = o.beamWidth > 0 && front.size() > o.beamWidth && bounds;
+    if (budgeted || beam) {
+      // The least objective each point could finish with, computed once per point.
+      std::vector<std::pair<std::int64_t, std::int64_t>> score;  // (that objective, m)
+      score.reserve(front.size());
+      std::size_t kept = 0;
+      for (const DpPoint& p : front) {
         const std::int64_t rest = remaining(j, p.m);
-        return rest == INT64_MAX || (o.incumbent && saturatingAdd(memory ? p.m : p.t, rest) > *o.incumbent);
-      });
-    if (o.beamWidth > 0 && front.size() > o.beamWidth && bounds) {
-      // Keep the most promising points: by the least objective they could finish with, then by least
-      // checkpoint memory; in front order.
-      auto score = [&](const DpPoint& p) {
-        return std::pair(saturatingAdd(memory ? p.m : p.t, remaining(j, p.m)), p.m);
-      };
-      std::nth_element(front.begin(), front.begin() + static_cast<std::ptrdiff_t>(o.beamWidth), front.end(),
-                       [&](const DpPoint& a, const DpPoint& b) { return score(a) < score(b); });
-      front.resize(o.beamWidth);
-      std::sort(front.begin(), front.end(), FrontBuilder::byPoint);
+        const std::int64_t total = saturatingAdd(memory ? p.m : p.t, rest);
+        if (budgeted && (rest == INT64_MAX || (o.incumbent && total > *o.incumbent))) continue;
+        front[kept++] = p;
+        score.emplace_back(total, p.m);
+      }
+      front.resize(kept);
+      if (o.beamWidth > 0 && kept > o.beamWidth) {
+        // Keep the most promising points: by that objective, then by least checkpoint memory; in
+        // front order.
+        std::vector<std::uint32_t> order(kept);
+        std::iota(order.begin(), order.end(), 0U);
+        std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(o.beamWidth), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return score[a] < score[b]; });
+        order.resize(o.beamWidth);
+        std::sort(order.begin(), order.end());
+        std::vector<DpPoint> best;
+        best.reserve(order.size());
+        for (std::uint32_t k : order) best.push_back(front[k]);
+        front = std::move(best);
+      }
     }
     points += front.size();
     run.fronts[j] = std::move(front);

@@ -53,12 +53,22 @@ struct ContinuationBounds {
 struct BoundTarget {
   std::int64_t budget = INT64_MAX;
   Strategy strategy = Strategy::Time;
+  /// The multipliers λ > 0 for the time-centric bounds, ascending; empty: a coarse geometric grid
+  /// (refinedLambdas gives a better one).
+  std::vector<double> lambdas = {};
 };
 
 /// Computes the bounds; nullopt when stopped. With a finite target budget, the Lagrangian bounds too.
 [[nodiscard]] std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& family, std::stop_token stop = {},
                                                                   unsigned threads = 0,
                                                                   std::optional<BoundTarget> target = std::nullopt);
+
+/// Multipliers for the time-centric bounds of `target`: the coarse grid, and a fine one around the
+/// multiplier that gives the best bound at ∅ in a coarse pass over `probe` (the family itself, or a
+/// small subfamily of it). The bound at each set is a maximum over the grid, so a grid too coarse near
+/// the best multiplier loses much of it. nullopt when stopped.
+[[nodiscard]] std::optional<std::vector<double>> refinedLambdas(const LowerSetFamily& probe, const BoundTarget& target,
+                                                                std::stop_token stop = {});
 
 struct DpOptions {
   std::int64_t budget = INT64_MAX;  ///< B of the model; INT64_MAX when unconstrained
