@@ -15,7 +15,7 @@ fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json)
+fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx)
 cmake --preset fuzz >/dev/null
 cmake --build build-fuzz --target "${fuzzers[@]}" -j 2
 
@@ -29,6 +29,7 @@ for fuzzer in "${fuzzers[@]}"; do
     fuzz_native_json) fixtures=native dict=json.dict ;;
     fuzz_pfn_cg) fixtures=pfn dict=pfn.dict ;;
     fuzz_checkmate_json) fixtures=checkmate dict=json.dict ;;
+    fuzz_onnx) fixtures=onnx dict=onnx.dict ;;
   esac
   corpus="$work/$fuzzer"
   mkdir -p "$corpus"

@@ -183,6 +183,41 @@ TEST_CASE("convert writes native JSON that reads back the same, and DOT") {
   CHECK_FALSE(fs::exists(scratch() / "x.txt"));
 }
 
+TEST_CASE("ONNX: convert with --batch, info with the import's warnings, the flops cost model per device") {
+  const std::string dynamic = fixture("onnx/valid/split_dynamic_batch.onnx");
+  Run missing = remat({"info", dynamic});
+  CHECK(missing.code == 3);
+  CHECK_THAT(missing.err, Catch::Contains("give the batch size with --batch N"));
+  const fs::path out = scratch() / "split.json";
+  Run r = remat({"convert", dynamic, out.string(), "--batch", "16", "--json"});
+  REQUIRE(r.code == 0);
+  CHECK(r.json()["nodes"] == 9);
+  Run info = remat({"info", out.string(), "--json"});  // the native copy needs no batch
+  REQUIRE(info.code == 0);
+  CHECK(info.json()["nodes"] == 9);
+  CHECK(remat({"info", out.string(), "--batch", "4"}).code == 3);  // a batch for a native graph
+
+  Run unknown = remat({"info", fixture("onnx/valid/unknown_op.onnx"), "--json"});
+  REQUIRE(unknown.code == 0);
+  REQUIRE(unknown.json()["warnings"].size() == 2);
+  CHECK_THAT(unknown.json()["warnings"][1].get<std::string>(), Catch::Contains("unknown operation 'Fancy'"));
+
+  // Each device profile gives its own times (this small block is launch-bound: the V100's launch
+  // cost is the larger); an unknown device is a usage error that lists the known ones.
+  const std::string mlp = fixture("onnx/valid/conv_block.onnx");
+  Run v100 = remat({"solve", mlp, "-s", "store-all", "--cost-model", "flops:v100", "--json"});
+  Run h100 = remat({"solve", mlp, "-s", "store-all", "--cost-model", "flops:h100", "--json"});
+  REQUIRE(v100.code == 0);
+  REQUIRE(h100.code == 0);
+  CHECK(v100.json()["metrics"]["total_time"].get<std::int64_t>() > h100.json()["metrics"]["total_time"].get<std::int64_t>());
+  Run badDevice = remat({"info", mlp, "--cost-model", "flops:tpu"});
+  CHECK(badDevice.code == 2);
+  CHECK_THAT(badDevice.err, Catch::Contains("flops:h100"));
+  Run corrupt = remat({"info", fixture("onnx/invalid/truncated.onnx")});
+  CHECK(corrupt.code == 3);
+  CHECK_THAT(corrupt.err, Catch::Contains("does not parse"));
+}
+
 TEST_CASE("sweep prints a monotone budget/overhead front whose plans the simulator accepts") {
   const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json";
   for (const char* solver : {"exact-dp", "approx-dp", "chen-greedy"}) {

@@ -113,11 +113,13 @@ TEST_CASE("readGraphFile: detection by content beats the extension", "[io][reade
 }
 
 TEST_CASE("format names", "[io][reader]") {
-  for (GraphFormat f : {GraphFormat::Auto, GraphFormat::Native, GraphFormat::PfnCg, GraphFormat::Checkmate})
+  for (GraphFormat f :
+       {GraphFormat::Auto, GraphFormat::Native, GraphFormat::PfnCg, GraphFormat::Checkmate, GraphFormat::Onnx})
     CHECK(formatFromName(formatName(f)) == f);
   CHECK(formatName(GraphFormat::PfnCg) == "pfn");
   CHECK(formatFromName("checkmate") == GraphFormat::Checkmate);
-  CHECK_FALSE(formatFromName("onnx"));
+  CHECK(formatFromName("onnx") == GraphFormat::Onnx);
+  CHECK_FALSE(formatFromName("ONNX"));
   CHECK_FALSE(formatFromName("Native"));
   CHECK_FALSE(formatFromName(""));
 }

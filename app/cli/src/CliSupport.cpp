@@ -16,8 +16,13 @@ namespace remat::cli {
 
 LoadedGraph loadGraph(const GraphOptions& options) {
   auto format = io::formatFromName(options.format);
-  if (!format) throw CliError(kUsage, "unknown graph format '" + options.format + "' (auto, native, pfn, checkmate)");
-  auto read = io::readGraphFile(options.path, *format);
+  if (!format)
+    throw CliError(kUsage, "unknown graph format '" + options.format + "' (auto, native, pfn, checkmate, onnx)");
+  if (options.batch < 0) throw CliError(kUsage, "--batch must be positive");
+  io::ReadOptions readOptions;
+  if (options.batch > 0) readOptions.batch = options.batch;
+  readOptions.batchOnlyForOnnx = options.batchOnlyForOnnx;
+  auto read = io::readGraphFile(options.path, *format, readOptions);
   if (!read.ok()) throw CliError(kInput, read.errorText());
   LoadedGraph out{std::move(read).value(), {}};
   for (const auto& w : read.warnings()) out.warnings.push_back(w.toString());
@@ -25,6 +30,13 @@ LoadedGraph loadGraph(const GraphOptions& options) {
   if (!costed.ok()) throw CliError(kUsage, costed.errorText());
   out.graph = std::move(costed).value();
   return out;
+}
+
+void addGraphOptions(CLI::App* cmd, GraphOptions& g, const std::string& costModelHelp, bool withBatch) {
+  cmd->add_option("--format", g.format, "Input format: auto, native, pfn, checkmate, onnx")->capture_default_str();
+  cmd->add_option("--cost-model", g.costModel, costModelHelp)->capture_default_str();
+  if (withBatch)
+    cmd->add_option("--batch", g.batch, "ONNX input: the batch size (the first dimension of every data input)");
 }
 
 const solvers::Solver& findSolver(const std::string& id) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "remat/graph/ComputeGraph.hpp"
@@ -30,7 +31,15 @@ struct GraphOptions {
   std::string path;
   std::string format = "auto";
   std::string costModel = "file";
+  std::int64_t batch = 0;  ///< ONNX only: the batch size; 0 keeps the model's
+  bool batchOnlyForOnnx = false;  ///< other formats ignore `batch` instead of refusing it
 };
+
+/// Adds --format and --cost-model for `g` to a command, and --batch unless the command has its own.
+void addGraphOptions(CLI::App* cmd, GraphOptions& g,
+                     const std::string& costModelHelp =
+                         "Times: file (as given), paper, flops or flops:<device> (a100, h100, v100, cpu-generic)",
+                     bool withBatch = true);
 
 /// A graph read from a file with its cost model applied, and the reader's warnings.
 struct LoadedGraph {

@@ -186,8 +186,7 @@ void addCompareCommand(CLI::App& app, Runner& run) {
                   "Memory budget: bytes, a size such as 2GiB, or 'least' for each solver's least feasible budget "
                   "(default: none)");
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
-  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
-  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  addGraphOptions(cmd, o->graph);
   cmd->add_option("--table", o->table, "Table style: text, markdown, csv or json")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output (same as --table json)");
   cmd->callback([o, &run] { run = [o] { return runCompare(*o); }; });

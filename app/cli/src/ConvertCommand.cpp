@@ -65,9 +65,8 @@ void addConvertCommand(CLI::App& app, Runner& run) {
   CLI::App* cmd = app.add_subcommand("convert", "Convert a graph to native JSON or Graphviz DOT");
   cmd->add_option("input", o->graph.path, "Graph file in any readable format")->required();
   cmd->add_option("output", o->output, "Output file (.json: native, .dot: Graphviz)")->required();
-  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  addGraphOptions(cmd, o->graph, "Write times of this model: file, paper, flops or flops:<device>");
   cmd->add_option("--to", o->to, "Output format: auto (by extension), native or dot")->capture_default_str();
-  cmd->add_option("--cost-model", o->graph.costModel, "Write times of this model: file or paper")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runConvert(*o); }; });
 }

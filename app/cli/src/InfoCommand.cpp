@@ -82,8 +82,7 @@ void addInfoCommand(CLI::App& app, Runner& run) {
   auto o = std::make_shared<InfoOptions>();
   CLI::App* cmd = app.add_subcommand("info", "Sizes, lower-set count, vanilla peak and memory lower bound of a graph");
   cmd->add_option("graph", o->graph.path, "Graph file (native JSON, PFN cg text, Checkmate JSON)")->required();
-  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
-  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
+  addGraphOptions(cmd, o->graph);
   cmd->add_option("--lower-set-limit", o->lowerSetLimit, "Stop counting lower sets beyond this many")
       ->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output");

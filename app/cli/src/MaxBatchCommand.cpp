@@ -25,7 +25,10 @@ int runMaxBatch(const MaxBatchOptions& o) {
   const auto memory = parseBudget(o.memory);
   if (!memory) throw CliError(kUsage, "--memory is required (the device memory, such as 80GiB)");
   if (o.batch < 0) throw CliError(kUsage, "--batch must be positive");
-  LoadedGraph loaded = loadGraph(o.graph);
+  GraphOptions graphOptions = o.graph;
+  graphOptions.batch = o.batch;  // an ONNX model is imported at that batch; other graphs state their own
+  graphOptions.batchOnlyForOnnx = true;
+  LoadedGraph loaded = loadGraph(graphOptions);
   const graph::ComputeGraph& g = loaded.graph;
   std::int64_t base = o.batch;
   if (base == 0) {
@@ -71,9 +74,11 @@ void addMaxBatchCommand(CLI::App& app, Runner& run) {
   cmd->add_option("graph", o->graph.path, "Graph file")->required();
   cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
   cmd->add_option("--memory,-m", o->memory, "Device memory, such as 80GiB")->required();
-  cmd->add_option("--batch", o->batch, "The batch size the graph was built for (default: from its input shapes)");
-  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
-  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  cmd->add_option("--batch", o->batch,
+                  "The batch size the graph was built for (default: from its input shapes); an ONNX model is "
+                  "imported at it");
+  addGraphOptions(cmd, o->graph, "Times: file (as given), paper, flops or flops:<device> (a100, h100, v100, cpu-generic)",
+                  false);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runMaxBatch(*o); }; });
 }

@@ -55,8 +55,7 @@ void addMinBudgetCommand(CLI::App& app, Runner& run) {
   CLI::App* cmd = app.add_subcommand("min-budget", "The least budget with a solution (exact to the byte for the DPs)");
   cmd->add_option("graph", o->graph.path, "Graph file")->required();
   cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
-  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
-  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  addGraphOptions(cmd, o->graph);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runMinBudget(*o); }; });
 }

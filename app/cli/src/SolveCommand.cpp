@@ -82,8 +82,7 @@ void addSolveCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--solver,-s", o->solver, "Solver id (see `remat solvers`)")->required();
   cmd->add_option("--budget,-b", o->budget, "Memory budget: bytes or a size such as 2GiB (default: none)");
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
-  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
-  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  addGraphOptions(cmd, o->graph);
   cmd->add_option("--time-limit", o->timeLimit, "Stop after this many seconds (0: none)");
   cmd->add_flag("--no-liveness", o->noLiveness, "Simulate without liveness analysis (only explicit frees)");
   cmd->add_option("--output,-o", o->output, "Write the plan JSON here");

@@ -82,8 +82,7 @@ void addSweepCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
   cmd->add_option("--points", o->points, "Show at most this many points of the front")->capture_default_str();
   cmd->add_option("--time-limit", o->timeLimit, "Stop after this many seconds (0: none)");
-  cmd->add_option("--cost-model", o->graph.costModel, "Times: file (as given) or paper")->capture_default_str();
-  cmd->add_option("--format", o->graph.format, "Input format: auto, native, pfn, checkmate")->capture_default_str();
+  addGraphOptions(cmd, o->graph);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runSweep(*o); }; });
 }

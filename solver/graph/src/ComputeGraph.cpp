@@ -96,10 +96,12 @@ bool ComputeGraph::sameAs(const ComputeGraph& other) const {
   return true;
 }
 
-ComputeGraph ComputeGraph::withNodes(std::vector<Node> nodes, std::string costModel) const {
+ComputeGraph ComputeGraph::withNodes(std::vector<Node> nodes, std::string costModel,
+                                     std::optional<std::string> timeUnit) const {
   ComputeGraph g = *this;
   g.m_nodes = std::move(nodes);
   g.m_costModel = std::move(costModel);
+  if (timeUnit) g.m_timeUnit = std::move(*timeUnit);
   g.index();
   return g;
 }

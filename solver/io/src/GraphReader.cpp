@@ -11,6 +11,7 @@
 #include "ReaderSupport.hpp"
 #include "remat/io/CheckmateJson.hpp"
 #include "remat/io/NativeJson.hpp"
+#include "remat/io/Onnx.hpp"
 #include "remat/io/PfnCg.hpp"
 
 namespace remat::io {
@@ -92,7 +93,11 @@ std::string lowerExtension(const std::string& path) {
   return ext;
 }
 
-Result<ComputeGraph> readDetected(std::string_view text, const std::string& path) {
+Result<ComputeGraph> readDetected(std::string_view text, const std::string& path, const ReadOptions& options) {
+  const std::string ext = lowerExtension(path);
+  if (ext == ".onnx" || looksLikeOnnx(text)) return readOnnx(text, path, OnnxOptions{options.batch});
+  if (options.batch && !options.batchOnlyForOnnx)
+    return fileError(path, "--batch applies to ONNX models only; this file is not one");
   std::string_view body = detail::stripBom(text);
   std::size_t first = body.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return fileError(path, "file is empty");
@@ -108,22 +113,25 @@ Result<ComputeGraph> readDetected(std::string_view text, const std::string& path
     return detail::readNativeDocument(*doc, diag);
   }
   if (firstLineIsTwoIntegers(body)) return readPfnCg(text, path);
-  const std::string ext = lowerExtension(path);
   if (ext == ".json") return readNativeJson(text, path);
   if (ext == ".txt" || ext == ".cg") return readPfnCg(text, path);
   return fileError(path,
-                   "cannot tell the graph format: expected a JSON object (native or Checkmate) or PFN cg "
-                   "text starting with a line 'N M'");
+                   "cannot tell the graph format: expected a JSON object (native or Checkmate), PFN cg "
+                   "text starting with a line 'N M', or an ONNX model");
 }
 
 }  // namespace
 
-Result<ComputeGraph> readGraphFile(const std::string& path, GraphFormat format) {
+Result<ComputeGraph> readGraphFile(const std::string& path, GraphFormat format, const ReadOptions& options) {
   try {
     std::string why;
     auto text = slurp(path, why);
     if (!text) return fileError(path, "cannot read graph file: " + why);
+    if (options.batch && !options.batchOnlyForOnnx && format != GraphFormat::Onnx && format != GraphFormat::Auto)
+      return fileError(path, "--batch applies to ONNX models only");
     switch (format) {
+      case GraphFormat::Onnx:
+        return readOnnx(*text, path, OnnxOptions{options.batch});
       case GraphFormat::Native:
         return readNativeJson(*text, path);
       case GraphFormat::PfnCg:
@@ -133,7 +141,7 @@ Result<ComputeGraph> readGraphFile(const std::string& path, GraphFormat format) 
       case GraphFormat::Auto:
         break;
     }
-    return readDetected(*text, path);
+    return readDetected(*text, path, options);
   } catch (const std::exception& e) {
     return fileError(path, std::string("cannot read graph file: ") + e.what());
   }
@@ -144,6 +152,7 @@ std::optional<GraphFormat> formatFromName(std::string_view name) {
   if (name == "native") return GraphFormat::Native;
   if (name == "pfn") return GraphFormat::PfnCg;
   if (name == "checkmate") return GraphFormat::Checkmate;
+  if (name == "onnx") return GraphFormat::Onnx;
   return std::nullopt;
 }
 
@@ -157,6 +166,8 @@ std::string formatName(GraphFormat f) {
       return "pfn";
     case GraphFormat::Checkmate:
       return "checkmate";
+    case GraphFormat::Onnx:
+      return "onnx";
   }
   return "auto";
 }

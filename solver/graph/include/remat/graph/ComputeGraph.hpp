@@ -78,8 +78,10 @@ class ComputeGraph {
   [[nodiscard]] bool sameAs(const ComputeGraph& other) const;
 
   /// A copy whose per-node fields are replaced by `nodes` (same names, kinds and inputs, same order);
-  /// used by cost models to write new times into an otherwise identical graph.
-  [[nodiscard]] ComputeGraph withNodes(std::vector<Node> nodes, std::string costModel) const;
+  /// used by cost models to write new times into an otherwise identical graph, in `timeUnit` when
+  /// given.
+  [[nodiscard]] ComputeGraph withNodes(std::vector<Node> nodes, std::string costModel,
+                                       std::optional<std::string> timeUnit = std::nullopt) const;
 
  private:
   friend class GraphBuilder;

@@ -13,6 +13,9 @@ namespace remat::graph {
 ///  - `file`: the times the graph file carries (measured by `profile`, given by Checkmate, ...).
 ///  - `paper`: T_v = 10 when the operation type starts with "Conv", 1 otherwise, as in the released
 ///    program of Kusumoto et al.; the paper defines no backward time, so bwd_time = T_v.
+///  - `flops:<device>` (`flops` alone: the first profile, a100): a roofline estimate in nanoseconds from
+///    each operation's FLOPs and bytes (OpTable.hpp), bwd_time = the op table's backward factor x T_v.
+///    Needs shapes (graphs imported from ONNX have them); nodes without shapes cost the launch only.
 [[nodiscard]] std::vector<std::string> costModelNames();
 
 /// The graph with times replaced by the named model, or an error naming the known models.

@@ -1,0 +1,513 @@
+// The ONNX reader: libonnx's protobuf classes and shape inference stay in this translation unit.
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <climits>
+#include <exception>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "ReaderSupport.hpp"
+#include "remat/graph/CostModel.hpp"
+#include "remat/graph/GraphBuilder.hpp"
+#include "remat/graph/OpTable.hpp"
+#include "remat/io/Onnx.hpp"
+
+namespace remat::io {
+namespace {
+
+using graph::NodeKind;
+using graph::NodeSpec;
+using graph::OpSpec;
+
+// The dtype name Remat writes for an ONNX element type; empty for types it does not size.
+std::string dtypeName(int type) {
+  switch (type) {
+    case onnx::TensorProto::FLOAT: return "float32";
+    case onnx::TensorProto::FLOAT16: return "float16";
+    case onnx::TensorProto::BFLOAT16: return "bfloat16";
+    case onnx::TensorProto::DOUBLE: return "float64";
+    case onnx::TensorProto::INT64: return "int64";
+    case onnx::TensorProto::INT32: return "int32";
+    case onnx::TensorProto::INT16: return "int16";
+    case onnx::TensorProto::INT8: return "int8";
+    case onnx::TensorProto::UINT8: return "uint8";
+    case onnx::TensorProto::UINT16: return "uint16";
+    case onnx::TensorProto::UINT32: return "uint32";
+    case onnx::TensorProto::UINT64: return "uint64";
+    case onnx::TensorProto::BOOL: return "bool";
+    default: return {};
+  }
+}
+
+bool isFloating(int type) {
+  return type == onnx::TensorProto::FLOAT || type == onnx::TensorProto::FLOAT16 ||
+         type == onnx::TensorProto::BFLOAT16 || type == onnx::TensorProto::DOUBLE;
+}
+
+// What Remat knows of one tensor: element type and dimensions (-1 where unknown, with the symbol).
+struct TensorType {
+  int elemType = 0;
+  bool ranked = false;
+  std::vector<std::int64_t> dims;
+  std::vector<std::string> symbols;  // per dimension: the dim_param, or empty
+};
+
+TensorType fromTypeProto(const onnx::TypeProto& t) {
+  TensorType out;
+  if (!t.has_tensor_type()) return out;
+  out.elemType = t.tensor_type().elem_type();
+  if (!t.tensor_type().has_shape()) return out;
+  out.ranked = true;
+  for (const auto& d : t.tensor_type().shape().dim()) {
+    out.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    out.symbols.push_back(d.has_dim_param() ? d.dim_param() : std::string{});
+  }
+  return out;
+}
+
+TensorType fromTensorProto(const onnx::TensorProto& t) {
+  TensorType out;
+  out.elemType = t.data_type();
+  out.ranked = true;
+  for (std::int64_t d : t.dims()) {
+    out.dims.push_back(d);
+    out.symbols.emplace_back();
+  }
+  return out;
+}
+
+bool fullyKnown(const TensorType& t) {
+  if (!t.ranked) return false;
+  for (std::int64_t d : t.dims)
+    if (d < 0) return false;
+  return true;
+}
+
+std::string shapeText(const TensorType& t) {
+  if (!t.ranked) return "unranked";
+  std::string s = "[";
+  for (std::size_t k = 0; k < t.dims.size(); ++k) {
+    if (k) s += ", ";
+    s += t.dims[k] >= 0 ? std::to_string(t.dims[k]) : (t.symbols[k].empty() ? "?" : t.symbols[k]);
+  }
+  return s + "]";
+}
+
+// Bytes of a fully known tensor, or nullopt when the product overflows 63 bits.
+std::optional<std::int64_t> tensorBytes(const TensorType& t, std::int64_t elementBytes) {
+  std::int64_t n = elementBytes;
+  for (std::int64_t d : t.dims)
+    if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
+  return n;
+}
+
+// The bytes of data an initializer carries in the file, or nullopt when it keeps them elsewhere.
+std::optional<std::int64_t> storedBytes(const onnx::TensorProto& t) {
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+  if (t.has_raw_data()) return static_cast<std::int64_t>(t.raw_data().size());
+  const auto size = graph::dtypeBytes(dtypeName(t.data_type()));
+  if (!size) return std::nullopt;
+  const std::int64_t count = t.float_data_size() + t.int32_data_size() + t.int64_data_size() +
+                             t.double_data_size() + t.uint64_data_size() + t.string_data_size();
+  if (count == 0) return std::nullopt;  // no data at all: the model was saved without its weights
+  return count * *size;
+}
+
+// The ONNX attributes as a JSON object (numbers, strings and their lists; tensors and graphs by kind).
+std::string attributesJson(const onnx::NodeProto& node, std::size_t output) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& a : node.attribute()) {
+    switch (a.type()) {
+      case onnx::AttributeProto::INT: j[a.name()] = a.i(); break;
+      case onnx::AttributeProto::FLOAT: j[a.name()] = a.f(); break;
+      case onnx::AttributeProto::STRING: j[a.name()] = a.s(); break;
+      case onnx::AttributeProto::INTS: j[a.name()] = std::vector<std::int64_t>(a.ints().begin(), a.ints().end()); break;
+      case onnx::AttributeProto::FLOATS: j[a.name()] = std::vector<float>(a.floats().begin(), a.floats().end()); break;
+      case onnx::AttributeProto::STRINGS:
+        j[a.name()] = std::vector<std::string>(a.strings().begin(), a.strings().end());
+        break;
+      default: j[a.name()] = "<" + onnx::AttributeProto_AttributeType_Name(a.type()) + ">"; break;
+    }
+  }
+  if (!node.name().empty()) j["onnx_node"] = node.name();
+  if (output > 0) j["onnx_output"] = output;
+  if (!node.domain().empty() && node.domain() != "ai.onnx") j["onnx_domain"] = node.domain();
+  return j.empty() ? std::string{} : j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+bool contains(const std::vector<std::uint32_t>& v, std::size_t k) {
+  return std::find(v.begin(), v.end(), static_cast<std::uint32_t>(k)) != v.end();
+}
+
+class OnnxImport {
+ public:
+  OnnxImport(onnx::ModelProto& model, const std::string& file, const OnnxOptions& options)
+      : m_model(model), m_graph(*model.mutable_graph()), m_options(options), m_diag(file) {}
+
+  Result<graph::ComputeGraph> run() {
+    indexConsumers();
+    classifyInputs();
+    if (!applyBatch()) return m_diag.failure();
+    inferShapes();
+    collectTypes();
+    findStatic();
+    assumeUnknownShapes();
+    emitInputs();
+    emitNodes();
+    if (m_diag.hasErrors()) return m_diag.failure();
+    warnUnknown();
+    graph::GraphBuilder builder;
+    builder.setName(graphName());
+    builder.setTimeUnit("ns");
+    builder.setSource(m_diag.at(0));
+    for (auto& spec : m_specs) builder.add(std::move(spec));
+    auto built = m_diag.build(builder);
+    if (!built.ok()) return built;
+    auto costed = graph::applyCostModel(built.value(), "flops");
+    if (!costed.ok()) return costed;
+    Result<graph::ComputeGraph> out(std::move(costed).value(), built.warnings());
+    return out;
+  }
+
+ private:
+  struct Use {
+    std::size_t node;
+    std::size_t position;
+  };
+
+  std::string where(std::size_t k) const {
+    const auto& n = m_graph.node(static_cast<int>(k));
+    std::string s = "node " + std::to_string(k);
+    if (!n.name().empty()) s += " '" + n.name() + "'";
+    return s + " (" + n.op_type() + ")";
+  }
+
+  const OpSpec* specOf(const onnx::NodeProto& n) const {
+    if (!n.domain().empty() && n.domain() != "ai.onnx") return nullptr;
+    return graph::findOpSpec(n.op_type());
+  }
+
+  std::string graphName() const {
+    std::string stem = detail::fileStem(m_diag.file());
+    if (!stem.empty()) return stem;
+    return m_graph.name().empty() ? "onnx" : m_graph.name();
+  }
+
+  void indexConsumers() {
+    for (int k = 0; k < m_graph.node_size(); ++k) {
+      const auto& n = m_graph.node(k);
+      for (int p = 0; p < n.input_size(); ++p)
+        if (!n.input(p).empty()) m_uses[n.input(p)].push_back({static_cast<std::size_t>(k), static_cast<std::size_t>(p)});
+    }
+    for (const auto& init : m_graph.initializer()) m_initializers.emplace(init.name(), &init);
+  }
+
+  // A graph input is a parameter when it is an initializer, feeds a weight position of a known
+  // operation, or is a floating-point vector (a bias); otherwise it is data.
+  void classifyInputs() {
+    for (const auto& in : m_graph.input()) {
+      if (m_initializers.contains(in.name())) continue;
+      const TensorType t = fromTypeProto(in.type());
+      bool weight = isFloating(t.elemType) && t.ranked && t.dims.size() <= 1;
+      for (const Use& u : usesOf(in.name())) {
+        const OpSpec* spec = specOf(m_graph.node(static_cast<int>(u.node)));
+        if (spec && contains(spec->weightInputs, u.position)) weight = true;
+      }
+      (weight ? m_paramInputs : m_dataInputs).insert(in.name());
+    }
+  }
+
+  const std::vector<Use>& usesOf(const std::string& name) const {
+    static const std::vector<Use> kNone;
+    auto it = m_uses.find(name);
+    return it == m_uses.end() ? kNone : it->second;
+  }
+
+  // --batch: the first dimension of every data input becomes N; shapes inferred by the exporter go.
+  // Without it, a data input with a symbolic dimension is an error that says what to do.
+  bool applyBatch() {
+    for (auto& in : *m_graph.mutable_input()) {
+      if (!m_dataInputs.contains(in.name()) || !in.type().has_tensor_type()) continue;
+      auto* shape = in.mutable_type()->mutable_tensor_type()->mutable_shape();
+      for (int d = 0; d < shape->dim_size(); ++d) {
+        auto* dim = shape->mutable_dim(d);
+        if (d == 0 && m_options.batch) {
+          dim->clear_dim_param();
+          dim->set_dim_value(*m_options.batch);
+          continue;
+        }
+        if (dim->has_dim_value() && dim->dim_value() >= 0) continue;
+        const std::string symbol = dim->has_dim_param() ? "'" + dim->dim_param() + "'" : "without a size";
+        if (d == 0)
+          m_diag.errorAtPath("input '" + in.name() + "'", "dimension 0 is dynamic (" + symbol +
+                                                                "): give the batch size with --batch N");
+        else
+          m_diag.errorAtPath("input '" + in.name() + "'",
+                             "dimension " + std::to_string(d) + " is dynamic (" + symbol +
+                                 "): Remat needs static shapes besides the batch; export the model with a fixed size");
+      }
+    }
+    if (m_diag.hasErrors()) return false;
+    if (m_options.batch) {
+      m_graph.clear_value_info();
+      for (auto& out : *m_graph.mutable_output())
+        if (out.type().has_tensor_type()) out.mutable_type()->mutable_tensor_type()->clear_shape();
+    }
+    return true;
+  }
+
+  void inferShapes() {
+    try {
+      onnx::ShapeInferenceOptions options(false, 0, true);
+      onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception& e) {
+      // The shapes inferred before the failure stay; tensors left without a shape are reported below.
+      m_diag.warning(m_diag.at(0), std::string("ONNX shape inference stopped early: ") + e.what());
+    }
+  }
+
+  // Shape inference knows nothing of operations outside ONNX's schemas, and then nothing of what
+  // follows them. Give each such output the type of its largest operand (and say so), then infer again
+  // from there, until nothing changes.
+  void assumeUnknownShapes() {
+    for (int round = 0; round < m_graph.node_size(); ++round) {
+      bool added = false;
+      for (const auto& n : m_graph.node()) {
+        if (specOf(n) || m_static.contains(n.output_size() ? n.output(0) : std::string{})) continue;
+        const TensorType* largest = nullptr;
+        std::int64_t largestBytes = -1;
+        for (const auto& in : n.input()) {
+          auto t = m_types.find(in);
+          if (t == m_types.end() || !fullyKnown(t->second)) continue;
+          const auto b = tensorBytes(t->second, graph::dtypeBytes(dtypeName(t->second.elemType)).value_or(4));
+          if (b && *b > largestBytes) {
+            largest = &t->second;
+            largestBytes = *b;
+          }
+        }
+        if (!largest) continue;
+        for (const auto& out : n.output()) {
+          if (out.empty()) continue;
+          if (auto t = m_types.find(out); t != m_types.end() && fullyKnown(t->second)) continue;
+          auto* info = m_graph.add_value_info();
+          info->set_name(out);
+          auto* tensor = info->mutable_type()->mutable_tensor_type();
+          tensor->set_elem_type(largest->elemType);
+          for (std::int64_t d : largest->dims) tensor->mutable_shape()->add_dim()->set_dim_value(d);
+          m_types[out] = *largest;
+          m_diag.warningAtPath("output '" + out + "'", "the shape of this output of operation '" + n.op_type() +
+                                                            "' is unknown; assumed that of its largest operand " +
+                                                            shapeText(*largest));
+          added = true;
+        }
+      }
+      if (!added) return;
+      inferShapes();
+      collectTypes();
+    }
+  }
+
+  void collectTypes() {
+    for (const auto& v : m_graph.input()) m_types[v.name()] = fromTypeProto(v.type());
+    for (const auto& v : m_graph.value_info()) m_types[v.name()] = fromTypeProto(v.type());
+    for (const auto& v : m_graph.output()) {
+      TensorType t = fromTypeProto(v.type());
+      if (t.ranked || !m_types.contains(v.name())) m_types[v.name()] = t;
+    }
+    for (const auto& [name, init] : m_initializers) m_types[name] = fromTensorProto(*init);
+    for (const auto& n : m_graph.node()) {
+      if (n.op_type() != "Constant" || n.output_size() < 1) continue;
+      for (const auto& a : n.attribute())
+        if (a.name() == "value" && a.has_t()) m_types[n.output(0)] = fromTensorProto(a.t());
+    }
+  }
+
+  // Values that do not depend on data or weights: initializers that feed no weight position, Constant
+  // outputs, shapes of tensors, and whatever is computed from those alone. They are not tensors of the
+  // training step unless an operation uses them as data.
+  void findStatic() {
+    for (const auto& [name, init] : m_initializers) m_static.insert(name);
+    for (const auto& n : m_graph.node()) {
+      bool isStatic = n.op_type() == "Constant" || n.op_type() == "Shape" || n.op_type() == "Size";
+      if (!isStatic && n.input_size() > 0) {
+        isStatic = true;
+        for (const auto& in : n.input())
+          if (!in.empty() && !m_static.contains(in)) isStatic = false;
+      }
+      if (isStatic && n.op_type().rfind("Random", 0) != 0)
+        for (const auto& out : n.output()) m_static.insert(out);
+    }
+  }
+
+  std::int64_t bytesOf(const std::string& name, const TensorType& t, const std::string& context) {
+    const std::string dtype = dtypeName(t.elemType);
+    const auto size = graph::dtypeBytes(dtype);
+    if (!size) {
+      m_diag.errorAtPath(context, "tensor '" + name + "' has an element type Remat cannot size (ONNX type " +
+                                      std::to_string(t.elemType) + ")");
+      return 0;
+    }
+    const auto bytes = tensorBytes(t, *size);
+    if (!bytes) {
+      m_diag.errorAtPath(context, "tensor '" + name + "' of shape " + shapeText(t) + " claims more than 2^63 bytes");
+      return 0;
+    }
+    return *bytes;
+  }
+
+  // A `param` or `input` node for a graph input or a static tensor used as data (once per tensor).
+  void emitLeaf(const std::string& name, NodeKind kind, const std::string& context) {
+    if (!m_emitted.insert(name).second) return;
+    NodeSpec spec;
+    spec.name = name;
+    spec.kind = kind;
+    spec.where = m_diag.at(0, context);
+    auto it = m_types.find(name);
+    if (it == m_types.end() || !fullyKnown(it->second)) {
+      m_diag.errorAtPath(context, "the shape of '" + name + "' is not known" +
+                                      (it == m_types.end() ? std::string{} : " (" + shapeText(it->second) + ")"));
+      return;
+    }
+    spec.shape = it->second.dims;
+    spec.dtype = dtypeName(it->second.elemType);
+    spec.bytes = bytesOf(name, it->second, context);
+    if (auto init = m_initializers.find(name); init != m_initializers.end()) {
+      const auto stored = storedBytes(*init->second);
+      if (stored && *stored != spec.bytes)
+        m_diag.errorAtPath(context, "initializer '" + name + "' of shape " + shapeText(it->second) + " claims " +
+                                        std::to_string(spec.bytes) + " bytes but holds " + std::to_string(*stored));
+    }
+    m_specs.push_back(std::move(spec));
+  }
+
+  void emitInputs() {
+    for (const auto& in : m_graph.input()) {
+      if (m_initializers.contains(in.name()) || usesOf(in.name()).empty()) continue;
+      emitLeaf(in.name(), m_dataInputs.contains(in.name()) ? NodeKind::Input : NodeKind::Param,
+               "input '" + in.name() + "'");
+    }
+  }
+
+  void emitNodes() {
+    std::unordered_set<std::string> produced;
+    for (int k = 0; k < m_graph.node_size(); ++k)
+      for (const auto& out : m_graph.node(k).output()) produced.insert(out);
+    for (int k = 0; k < m_graph.node_size() && !m_diag.full(); ++k) {
+      const auto& n = m_graph.node(k);
+      if (n.output_size() == 0 || n.output(0).empty() || m_static.contains(n.output(0))) continue;
+      const OpSpec* known = specOf(n);
+      if (!known) ++m_unknown[n.op_type()];
+      const OpSpec& spec = known ? *known : graph::unknownOpSpec();
+      const std::string context = where(static_cast<std::size_t>(k));
+      // Operands: data tensors, in order; shape-like operands and absent optional ones are left out.
+      std::vector<std::string> inputs;
+      graph::Saves saves;
+      saves.output = spec.savesOutput;
+      for (int p = 0; p < n.input_size(); ++p) {
+        const std::string& in = n.input(p);
+        if (in.empty() || (known && contains(spec.shapeInputs, static_cast<std::size_t>(p)))) continue;
+        const bool isGraphInput = m_dataInputs.contains(in) || m_paramInputs.contains(in);
+        if (m_static.contains(in)) {
+          emitLeaf(in, NodeKind::Param, context);
+        } else if (!isGraphInput && !produced.contains(in)) {
+          m_diag.errorAtPath(context, "input '" + in + "' is neither a graph input, an initializer nor an output of any node");
+          continue;
+        }
+        if (!known || contains(spec.savesInputs, static_cast<std::size_t>(p)))
+          saves.inputs.push_back(static_cast<std::uint32_t>(inputs.size()));
+        inputs.push_back(in);
+      }
+      for (int o = 0; o < n.output_size(); ++o) {
+        const std::string& name = n.output(o);
+        if (name.empty() || (o > 0 && usesOf(name).empty())) continue;  // unused extra outputs: indices, masks
+        emitOp(n, static_cast<std::size_t>(o), spec, known != nullptr, inputs, saves, context);
+      }
+    }
+  }
+
+  void emitOp(const onnx::NodeProto& n, std::size_t o, const OpSpec& spec, bool known,
+              const std::vector<std::string>& inputs, const graph::Saves& saves, const std::string& context) {
+    const std::string& name = n.output(static_cast<int>(o));
+    NodeSpec s;
+    s.name = name;
+    s.kind = NodeKind::Op;
+    s.op = n.op_type();
+    s.inputs = inputs;
+    s.saves = saves;
+    s.attrs = attributesJson(n, o);
+    s.where = m_diag.at(0, context);
+    auto it = m_types.find(name);
+    if (it != m_types.end() && fullyKnown(it->second)) {
+      s.shape = it->second.dims;
+      s.dtype = dtypeName(it->second.elemType);
+      s.bytes = spec.view ? 0 : bytesOf(name, it->second, context);
+    } else {
+      m_diag.errorAtPath(context, "the shape of output '" + name + "' is not known after shape inference" +
+                                      (it == m_types.end() ? std::string{} : " (" + shapeText(it->second) + ")") +
+                                      (known ? "; export the model with static shapes, or give --batch N"
+                                             : "; no operand's shape is known either"));
+    }
+    m_specs.push_back(std::move(s));
+  }
+
+  void warnUnknown() {
+    for (const auto& [type, count] : m_unknown)
+      m_diag.warning(m_diag.at(0), "unknown operation '" + type + "' (" + std::to_string(count) +
+                                       " node" + (count == 1 ? "" : "s") +
+                                       "): imported with conservative defaults (the backward keeps every operand "
+                                       "and the output, backward time = forward time)");
+  }
+
+  onnx::ModelProto& m_model;
+  onnx::GraphProto& m_graph;
+  OnnxOptions m_options;
+  detail::Diagnostics m_diag;
+  std::unordered_map<std::string, std::vector<Use>> m_uses;
+  std::unordered_map<std::string, const onnx::TensorProto*> m_initializers;
+  std::set<std::string> m_dataInputs;
+  std::set<std::string> m_paramInputs;
+  std::unordered_map<std::string, TensorType> m_types;
+  std::unordered_set<std::string> m_static;
+  std::unordered_set<std::string> m_emitted;
+  std::map<std::string, std::size_t> m_unknown;
+  std::vector<NodeSpec> m_specs;
+};
+
+}  // namespace
+
+bool looksLikeOnnx(std::string_view bytes) {
+  // ModelProto.ir_version is field 1, a varint: tag byte 0x08, then a small version number.
+  return bytes.size() > 2 && static_cast<unsigned char>(bytes[0]) == 0x08 && static_cast<unsigned char>(bytes[1]) < 0x80;
+}
+
+Result<graph::ComputeGraph> readOnnx(std::string_view bytes, const std::string& fileName, const OnnxOptions& options) {
+  detail::Diagnostics diag(fileName);
+  if (options.batch && *options.batch <= 0) {
+    diag.error(diag.at(0), "--batch must be a positive integer, got " + std::to_string(*options.batch));
+    return diag.failure();
+  }
+  try {
+    onnx::ModelProto model;
+    if (bytes.size() > static_cast<std::size_t>(INT_MAX) ||
+        !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      diag.error(diag.at(0), "not a readable ONNX model: the protobuf does not parse (truncated or corrupt file?)");
+      return diag.failure();
+    }
+    if (!model.has_graph() || model.graph().node_size() == 0) {
+      diag.error(diag.at(0), "the ONNX model has no graph, or a graph without nodes");
+      return diag.failure();
+    }
+    OnnxImport import(model, fileName, options);
+    return import.run();
+  } catch (const std::exception& e) {
+    diag.error(diag.at(0), std::string("cannot import the ONNX model: ") + e.what());
+    return diag.failure();
+  }
+}
+
+}  // namespace remat::io

@@ -1,0 +1,237 @@
+// The ONNX reader against the models of tests/fixtures/onnx (written by make_fixtures.py there), with
+// every size, `saves` and FLOPs value worked out by hand in the comments.
+
+#include <catch2/catch.hpp>
+
+#include "IoTestSupport.hpp"
+#include "remat/graph/CostModel.hpp"
+#include "remat/graph/GraphBuilder.hpp"
+#include "remat/graph/OpTable.hpp"
+#include "remat/io/GraphReader.hpp"
+#include "remat/io/NativeJson.hpp"
+#include "remat/io/Onnx.hpp"
+
+using namespace remat;
+using namespace remat::io;
+using namespace remat::io::test;
+using graph::NodeKind;
+using graph::Saves;
+
+namespace {
+
+Result<graph::ComputeGraph> read(const std::string& relative, ReadOptions options = {}) {
+  return readGraphFile(fixture("onnx/" + relative).string(), GraphFormat::Auto, options);
+}
+
+graph::ComputeGraph load(const std::string& relative, ReadOptions options = {}) {
+  auto r = read(relative, options);
+  INFO(allMessages(r));
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+std::string errorsOf(const std::string& relative, ReadOptions options = {}) {
+  auto r = read(relative, options);
+  REQUIRE_FALSE(r.ok());
+  return r.errorText();
+}
+
+double flopsOf(const graph::ComputeGraph& g, const std::string& name) {
+  return graph::opWork(g, *g.find(name)).flops;
+}
+
+}  // namespace
+
+// mlp.onnx, exported without weights: x[4,8] -> Gemm(w1[16,8], b1) -> Relu -> Gemm(w2[3,16], b2) -> loss.
+TEST_CASE("ONNX mlp: inputs, weights as params, sizes, saves and FLOPs", "[io][onnx]") {
+  auto g = load("valid/mlp.onnx");
+  CHECK(g.name() == "mlp");
+  CHECK(g.size() == 10);  // x, labels, w1, b1, w2, b2 and four operations
+  CHECK(g.opCount() == 4);
+  CHECK(nodeNamed(g, "x").kind == NodeKind::Input);
+  CHECK(nodeNamed(g, "labels").kind == NodeKind::Input);  // an int64 vector is data, not a bias
+  for (const char* w : {"w1", "b1", "w2", "b2"}) CHECK(nodeNamed(g, w).kind == NodeKind::Param);
+  CHECK(nodeNamed(g, "x").bytes.value == 4 * 8 * 4);
+  CHECK(nodeNamed(g, "labels").bytes.value == 4 * 8);
+  CHECK(nodeNamed(g, "w1").bytes.value == 16 * 8 * 4);
+  CHECK(g.paramBytes().value == (128 + 16 + 48 + 3) * 4);
+
+  const auto& h = nodeNamed(g, "h");
+  CHECK(h.op == "Gemm");
+  CHECK(h.shape == std::vector<std::int64_t>{4, 16});
+  CHECK(h.dtype == "float32");
+  CHECK(h.bytes.value == 4 * 16 * 4);
+  CHECK(h.saves == Saves{{0, 1}, false});  // a product keeps its input and its weight
+  CHECK(nodeNamed(g, "a").saves == Saves{{}, true});  // ReLU keeps only its output
+  CHECK(nodeNamed(g, "loss").saves == Saves{{0, 1}, false});
+  CHECK(nodeNamed(g, "loss").bytes.value == 4);  // a scalar
+  // 2 * |output| * K: 2 * 64 * 8 for fc1, 2 * 12 * 16 for fc2; ReLU one operation per element.
+  CHECK(flopsOf(g, "h") == 1024);
+  CHECK(flopsOf(g, "logits") == 384);
+  CHECK(flopsOf(g, "a") == 64);
+  CHECK(h.attrs.find("\"transB\":1") != std::string::npos);
+  CHECK(h.attrs.find("\"onnx_node\":\"fc1\"") != std::string::npos);
+  // Times: the flops model on the default device, in nanoseconds, backward twice a product's forward.
+  CHECK(g.timeUnit() == "ns");
+  CHECK(g.costModel() == "flops:a100");
+  CHECK(h.fwdTime.value >= 5000);  // the launch cost at least
+  CHECK(h.bwdTime.value == 2 * h.fwdTime.value);
+  CHECK(nodeNamed(g, "a").bwdTime.value == nodeNamed(g, "a").fwdTime.value);
+}
+
+// conv_block.onnx: weights as initializers with data, batch norm and max-pool with extra outputs.
+TEST_CASE("ONNX conv block: initializers, training outputs, views", "[io][onnx]") {
+  auto g = load("valid/conv_block.onnx");
+  CHECK(g.size() == 15);  // 2 inputs, 6 initializers, 7 operations (run_mean, run_var, idx unused)
+  CHECK_FALSE(g.find("run_mean"));
+  CHECK_FALSE(g.find("idx"));
+  CHECK(nodeNamed(g, "w").kind == NodeKind::Param);
+  CHECK(nodeNamed(g, "w").bytes.value == 4 * 3 * 3 * 3 * 4);
+  const auto& c = nodeNamed(g, "c");
+  CHECK(c.shape == std::vector<std::int64_t>{2, 4, 8, 8});
+  CHECK(c.bytes.value == 2048);
+  CHECK(flopsOf(g, "c") == 2.0 * 512 * 27);  // each output a dot product over 3 channels x 3 x 3
+  CHECK(nodeNamed(g, "bn").saves == Saves{{0, 1}, false});
+  CHECK(nodeNamed(g, "p").bytes.value == 2 * 4 * 4 * 4 * 4);
+  CHECK(nodeNamed(g, "p").saves == Saves{{0}, true});  // its input, and its output for the indices
+  CHECK(nodeNamed(g, "f").bytes.value == 0);            // Flatten aliases its input
+  CHECK(nodeNamed(g, "f").bwdTime.value == 0);
+  CHECK(flopsOf(g, "logits") == 2.0 * 10 * 64);
+  // The activations: 3 x 2048 (conv, bn, relu) + 512 (pool) + 0 (flatten) + 40 (logits) + 4 (loss).
+  CHECK(g.opBytes().value == 3 * 2048 + 512 + 40 + 4);
+}
+
+TEST_CASE("ONNX dynamic batch: --batch sets it, without it the error says what to do", "[io][onnx]") {
+  const std::string errors = errorsOf("valid/split_dynamic_batch.onnx");
+  CHECK(errors.find("input 'x'") != std::string::npos);
+  CHECK(errors.find("dimension 0 is dynamic ('N')") != std::string::npos);
+  CHECK(errors.find("--batch N") != std::string::npos);
+
+  auto g = load("valid/split_dynamic_batch.onnx", ReadOptions{3});
+  CHECK(g.size() == 9);  // x and eight operations; the reshape's constant shape and dropout's scalars go
+  CHECK(nodeNamed(g, "x").shape == std::vector<std::int64_t>{3, 2, 4});
+  CHECK(nodeNamed(g, "flat").bytes.value == 0);  // Reshape aliases
+  CHECK(nodeNamed(g, "flat").inputs.size() == 1);
+  // Both outputs of Split are nodes of their own, each with its own shape.
+  CHECK(nodeNamed(g, "left").op == "Split");
+  CHECK(nodeNamed(g, "right").op == "Split");
+  CHECK(nodeNamed(g, "right").shape == std::vector<std::int64_t>{3, 4});
+  CHECK(nodeNamed(g, "right").attrs.find("\"onnx_output\":1") != std::string::npos);
+  CHECK(nodeNamed(g, "prod").saves == Saves{{0, 1}, false});  // a product keeps both factors
+  CHECK(nodeNamed(g, "sum").saves == Saves{{}, false});       // a sum keeps nothing
+  CHECK(nodeNamed(g, "drop").inputs.size() == 1);             // ratio and training_mode are not tensors
+  CHECK(nodeNamed(g, "drop").saves == Saves{{}, true});
+  CHECK_FALSE(g.find("mask"));
+  CHECK(nodeNamed(g, "cat").bytes.value == 3 * 8 * 4);
+
+  auto other = load("valid/split_dynamic_batch.onnx", ReadOptions{64});
+  CHECK(nodeNamed(other, "cat").bytes.value == 64 * 8 * 4);
+}
+
+TEST_CASE("ONNX unknown operation: imported with warnings and conservative defaults", "[io][onnx]") {
+  auto r = read("valid/unknown_op.onnx");
+  INFO(allMessages(r));
+  REQUIRE(r.ok());
+  const auto& g = r.value();
+  const auto& y = nodeNamed(g, "y");
+  CHECK(y.op == "Fancy");
+  CHECK(y.bytes.value == 2 * 6 * 4);  // assumed the size of its operand
+  CHECK(y.saves == Saves{{0}, true});   // keeps everything
+  CHECK(y.bwdTime.value == y.fwdTime.value);
+  CHECK(nodeNamed(g, "z").shape == std::vector<std::int64_t>{2, 6});  // inference went on after it
+  std::string warnings;
+  for (const auto& w : r.warnings()) warnings += w.toString() + "\n";
+  CHECK(warnings.find("unknown operation 'Fancy' (1 node)") != std::string::npos);
+  CHECK(warnings.find("assumed that of its largest operand [2, 6]") != std::string::npos);
+}
+
+TEST_CASE("ONNX round trip through native JSON gives the same graph", "[io][onnx]") {
+  for (const char* name : {"valid/mlp.onnx", "valid/conv_block.onnx", "valid/unknown_op.onnx"}) {
+    INFO(name);
+    auto g = load(name);
+    auto back = readNativeJson(writeNativeJson(g), "roundtrip.json");
+    INFO(allMessages(back));
+    REQUIRE(back.ok());
+    CHECK(back.value().sameAs(g));
+    CHECK(back.value().nodes() == g.nodes());
+  }
+}
+
+TEST_CASE("ONNX bad input: clear errors, never a crash", "[io][onnx]") {
+  CHECK(errorsOf("invalid/truncated.onnx").find("does not parse") != std::string::npos);
+  const std::string huge = errorsOf("invalid/huge_initializer.onnx");
+  CHECK(huge.find("initializer 'w' of shape [2147483648, 4] claims 34359738368 bytes but holds 16") !=
+        std::string::npos);
+  const std::string seq = errorsOf("invalid/dynamic_sequence.onnx", ReadOptions{4});
+  CHECK(seq.find("dimension 1 is dynamic ('seq')") != std::string::npos);
+  CHECK(errorsOf("valid/mlp.onnx", ReadOptions{0}).find("--batch must be a positive integer") != std::string::npos);
+  // A batch for a format that has none.
+  auto native = readGraphFile(fixture("native/valid/tiny.json").string(), GraphFormat::Auto, ReadOptions{8});
+  REQUIRE_FALSE(native.ok());
+  CHECK(native.errorText().find("--batch applies to ONNX models only") != std::string::npos);
+  // Bytes that are no model at all, and an empty model.
+  CHECK_FALSE(readOnnx(std::string("\x08\x07garbage\xff\xff\xff", 12), "x.onnx").ok());
+  CHECK_FALSE(readOnnx(std::string("\x08\x07", 2), "x.onnx").ok());
+  CHECK_FALSE(readOnnx("", "x.onnx").ok());
+}
+
+TEST_CASE("op table: every operation the issue names, with PyTorch's saves", "[graph][optable]") {
+  for (const char* type : {"Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
+                           "Relu", "Gelu", "Sigmoid", "Tanh", "Softmax", "Add", "Mul", "Sub", "Div", "Concat",
+                           "Split", "Slice", "Reshape", "Flatten", "Transpose", "MaxPool", "AveragePool",
+                           "GlobalAveragePool", "Resize", "Upsample", "Pad", "Dropout", "ReduceMean", "Gather",
+                           "SoftmaxCrossEntropyLoss"}) {
+    INFO(type);
+    CHECK(graph::findOpSpec(type) != nullptr);
+  }
+  CHECK(graph::findOpSpec("NoSuchOp") == nullptr);
+  CHECK(graph::findOpSpec("Conv")->savesInputs == std::vector<std::uint32_t>{0, 1});
+  CHECK(graph::findOpSpec("Relu")->savesOutput);
+  CHECK(graph::findOpSpec("Add")->savesInputs.empty());
+  CHECK_FALSE(graph::findOpSpec("Add")->savesOutput);
+  CHECK(graph::findOpSpec("Softmax")->savesOutput);
+  CHECK(graph::findOpSpec("LayerNormalization")->savesInputs == std::vector<std::uint32_t>{0, 1});
+  CHECK(graph::findOpSpec("Gather")->savesInputs == std::vector<std::uint32_t>{1});  // the indices
+  for (const char* view : {"Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze"}) CHECK(graph::findOpSpec(view)->view);
+  CHECK(graph::dtypeBytes("bfloat16") == 2);
+  CHECK_FALSE(graph::dtypeBytes("complex64"));
+  CHECK(graph::findDeviceProfile("h100") != nullptr);
+  CHECK(graph::findDeviceProfile("cpu-generic") != nullptr);
+  CHECK(graph::deviceProfiles().front().name == "a100");
+}
+
+// A 4096 x 4096 x 4096 float32 product: 2 * 4096^3 FLOPs. On the A100 profile (19.5 TFLOP/s, 2.039 TB/s)
+// it is compute-bound, 7,048,151 ns of arithmetic against 98,738 ns of memory (3 x 64 MiB), plus the
+// 5,000 ns launch; the bf16 tensor peak (312 TFLOP/s) makes it 440,509 + 5,000 ns; a 64 MiB ReLU is
+// memory-bound at 2 x 64 MiB / bandwidth.
+TEST_CASE("flops cost model: the roofline, per device and dtype", "[graph][optable]") {
+  auto build = [](const std::string& dtype) {
+    const std::int64_t bytesPer = *graph::dtypeBytes(dtype);
+    const std::int64_t n = 4096;
+    graph::GraphBuilder b;
+    b.add({.name = "a", .kind = NodeKind::Input, .bytes = n * n * bytesPer, .shape = {n, n}, .dtype = dtype});
+    b.add({.name = "w", .kind = NodeKind::Param, .bytes = n * n * bytesPer, .shape = {n, n}, .dtype = dtype});
+    b.add({.name = "y", .op = "MatMul", .inputs = {"a", "w"}, .bytes = n * n * bytesPer, .shape = {n, n}, .dtype = dtype});
+    b.add({.name = "r", .op = "Relu", .inputs = {"y"}, .bytes = n * n * bytesPer, .shape = {n, n}, .dtype = dtype});
+    auto g = b.build();
+    REQUIRE(g.ok());
+    return std::move(g).value();
+  };
+  auto fp32 = graph::applyCostModel(build("float32"), "flops");
+  REQUIRE(fp32.ok());
+  CHECK(fp32.value().costModel() == "flops:a100");
+  CHECK(fp32.value().timeUnit() == "ns");
+  const auto& y = nodeNamed(fp32.value(), "y");
+  CHECK(graph::opWork(fp32.value(), *fp32.value().find("y")).flops == 2.0 * 4096 * 4096 * 4096);
+  CHECK(y.fwdTime.value == 5000 + 7048151);
+  CHECK(y.bwdTime.value == 2 * y.fwdTime.value);
+  const double reluBytes = 2.0 * 4096 * 4096 * 4;
+  CHECK(nodeNamed(fp32.value(), "r").fwdTime.value == std::llround(5000 + reluBytes / 2.039e12 * 1e9));
+  auto bf16 = graph::applyCostModel(build("bfloat16"), "flops:a100");
+  REQUIRE(bf16.ok());
+  CHECK(nodeNamed(bf16.value(), "y").fwdTime.value == 5000 + 440509);
+  auto cpu = graph::applyCostModel(build("float32"), "flops:cpu-generic");
+  REQUIRE(cpu.ok());
+  CHECK(nodeNamed(cpu.value(), "y").fwdTime.value > 50 * y.fwdTime.value / 10);  // 2 TFLOP/s against 19.5
+  CHECK_FALSE(graph::applyCostModel(build("float32"), "flops:tpu").ok());
+}
