@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "OnnxShapeFolding.hpp"
 #include "ReaderSupport.hpp"
 #include "remat/graph/CostModel.hpp"
 #include "remat/graph/GraphBuilder.hpp"
@@ -140,6 +141,37 @@ std::string attributesJson(const onnx::NodeProto& node, std::size_t output) {
   return j.empty() ? std::string{} : j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// Convolution and pooling windows: ONNX's shape inference divides by strides and dilations and
+// indexes by the kernel's rank without checking them. Empty when the attributes are sound.
+std::string badWindowAttribute(const onnx::NodeProto& n) {
+  static const std::set<std::string> kWindowed{"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool",
+                                               "AveragePool", "LpPool", "MaxUnpool", "MaxRoiPool", "DeformConv"};
+  if (!kWindowed.contains(n.op_type())) return {};
+  std::map<std::string, std::size_t> lengths;
+  for (const auto& a : n.attribute()) {
+    const std::string& name = a.name();
+    const bool positive = name == "strides" || name == "dilations" || name == "kernel_shape";
+    if (positive || name == "pads" || name == "output_padding" || name == "output_shape") {
+      for (std::int64_t v : a.ints())
+        if (positive ? v < 1 : v < 0)
+          return "attribute '" + name + "' holds " + std::to_string(v) + (positive ? "; it must be at least 1" : "; it must not be negative");
+      lengths[name] = static_cast<std::size_t>(a.ints_size());
+    }
+    if (name == "group" && a.i() < 1) return "attribute 'group' is " + std::to_string(a.i()) + "; it must be at least 1";
+  }
+  // Per spatial axis: kernel_shape, strides, dilations, output_padding; pads twice as many.
+  std::optional<std::size_t> rank;
+  for (const char* name : {"kernel_shape", "strides", "dilations", "output_padding"}) {
+    auto it = lengths.find(name);
+    if (it == lengths.end()) continue;
+    if (rank && *rank != it->second) return std::string("attribute '") + name + "' does not have one value per spatial axis";
+    rank = it->second;
+  }
+  if (auto pads = lengths.find("pads"); pads != lengths.end() && rank && pads->second != 2 * *rank)
+    return "attribute 'pads' needs two values per spatial axis";
+  return {};
+}
+
 bool contains(const std::vector<std::uint32_t>& v, std::size_t k) {
   return std::find(v.begin(), v.end(), static_cast<std::uint32_t>(k)) != v.end();
 }
@@ -150,11 +182,13 @@ class OnnxImport {
       : m_model(model), m_graph(*model.mutable_graph()), m_options(options), m_diag(file) {}
 
   Result<graph::ComputeGraph> run() {
+    if (!namesAreText() || !nodesMatchSchemas()) return m_diag.failure();
     indexConsumers();
     classifyInputs();
     if (!applyBatch()) return m_diag.failure();
     inferShapes();
     collectTypes();
+    foldShapes();
     findStatic();
     assumeUnknownShapes();
     emitInputs();
@@ -183,7 +217,7 @@ class OnnxImport {
   std::string where(std::size_t k) const {
     const auto& n = m_graph.node(static_cast<int>(k));
     std::string s = "node " + std::to_string(k);
-    if (!n.name().empty()) s += " '" + n.name() + "'";
+    if (!n.name().empty() && detail::isValidUtf8(n.name())) s += " '" + n.name() + "'";
     return s + " (" + n.op_type() + ")";
   }
 
@@ -198,7 +232,72 @@ class OnnxImport {
     return m_graph.name().empty() ? "onnx" : m_graph.name();
   }
 
+  // Tensor names become node ids and operation types node fields of the native format, which is
+  // UTF-8 text; protobuf does not check that ONNX's strings are.
+  bool namesAreText() {
+    auto check = [&](const std::string& name, const std::string& what) {
+      if (!detail::isValidUtf8(name)) m_diag.errorAtPath(what, "a name that is not valid UTF-8");
+    };
+    for (const auto& v : m_graph.input()) check(v.name(), "graph input");
+    for (const auto& t : m_graph.initializer()) check(t.name(), "initializer");
+    for (int k = 0; k < m_graph.node_size() && !m_diag.full(); ++k) {
+      const auto& n = m_graph.node(k);
+      const std::string at = "node " + std::to_string(k);
+      check(n.op_type(), at);
+      check(n.domain(), at);
+      for (const auto& in : n.input()) check(in, at);
+      for (const auto& out : n.output()) check(out, at);
+    }
+    return !m_diag.hasErrors();
+  }
+
+  // Every node of a known ONNX operation against its schema at the model's opset: operand and output
+  // counts, attribute types, required attributes. ONNX's shape inference trusts all of that and
+  // crashes on models that break it, so it runs only on models that pass.
+  bool nodesMatchSchemas() {
+    std::unordered_map<std::string, int> opset;
+    for (const auto& o : m_model.opset_import()) opset[o.domain() == "ai.onnx" ? std::string{} : o.domain()] = static_cast<int>(o.version());
+    for (int k = 0; k < m_graph.node_size() && !m_diag.full(); ++k) {
+      const auto& n = m_graph.node(k);
+      const std::string domain = n.domain() == "ai.onnx" ? std::string{} : n.domain();
+      auto version = opset.find(domain);
+      if (version == opset.end()) {
+        m_diag.errorAtPath(where(static_cast<std::size_t>(k)), "the model imports no opset for domain '" + domain + "'");
+        continue;
+      }
+      const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, domain);
+      if (!schema) continue;  // an operation ONNX does not know: imported as unknown
+      try {
+        schema->Verify(n);
+      } catch (const std::exception& e) {
+        m_diag.errorAtPath(where(static_cast<std::size_t>(k)), std::string("does not match its ONNX schema: ") + e.what());
+        continue;
+      }
+      if (const std::string bad = badWindowAttribute(n); !bad.empty())
+        m_diag.errorAtPath(where(static_cast<std::size_t>(k)), bad);
+    }
+    return !m_diag.hasErrors();
+  }
+
+  // Shape computations that shape inference could not see through become initializers, and shapes
+  // are inferred again from them, until nothing more folds.
+  void foldShapes() {
+    auto shapeOf = [this](const std::string& name) -> std::optional<std::vector<std::int64_t>> {
+      auto it = m_types.find(name);
+      if (it == m_types.end() || !it->second.ranked) return std::nullopt;
+      return it->second.dims;
+    };
+    for (int round = 0; round < 8; ++round) {
+      if (detail::foldShapeComputations(m_graph, shapeOf) == 0) break;
+      indexConsumers();
+      inferShapes();
+      collectTypes();
+    }
+  }
+
   void indexConsumers() {
+    m_uses.clear();
+    m_initializers.clear();
     for (int k = 0; k < m_graph.node_size(); ++k) {
       const auto& n = m_graph.node(k);
       for (int p = 0; p < n.input_size(); ++p)

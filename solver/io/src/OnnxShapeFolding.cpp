@@ -1,0 +1,291 @@
+#include "OnnxShapeFolding.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <unordered_map>
+
+namespace remat::io::detail {
+namespace {
+
+// A small tensor of integers or reals, row-major; rank 0 or 1 in practice.
+struct Value {
+  int type = onnx::TensorProto::INT64;
+  std::vector<std::int64_t> dims;
+  std::vector<double> data;  // exact for the integers of shapes (|x| < 2^53)
+
+  [[nodiscard]] bool isInteger() const { return type != onnx::TensorProto::FLOAT && type != onnx::TensorProto::DOUBLE; }
+};
+
+bool supportedType(int type) {
+  return type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32 || type == onnx::TensorProto::FLOAT ||
+         type == onnx::TensorProto::DOUBLE;
+}
+
+std::size_t count(const std::vector<std::int64_t>& dims) {
+  std::size_t n = 1;
+  for (std::int64_t d : dims) {
+    if (d < 0 || (d > 0 && n > kMaxFoldedElements / static_cast<std::size_t>(d))) return kMaxFoldedElements + 1;
+    n *= static_cast<std::size_t>(d);
+  }
+  return n;
+}
+
+// The value a TensorProto holds, when it is small, of a supported type, and complete.
+std::optional<Value> fromTensor(const onnx::TensorProto& t) {
+  if (!supportedType(t.data_type()) || t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
+  Value v;
+  v.type = t.data_type();
+  v.dims.assign(t.dims().begin(), t.dims().end());
+  const std::size_t n = count(v.dims);
+  if (n > kMaxFoldedElements) return std::nullopt;
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    const std::size_t width = v.type == onnx::TensorProto::INT32 || v.type == onnx::TensorProto::FLOAT ? 4 : 8;
+    if (raw.size() != n * width) return std::nullopt;
+    for (std::size_t k = 0; k < n; ++k) {
+      const char* p = raw.data() + k * width;
+      switch (v.type) {
+        case onnx::TensorProto::INT64: { std::int64_t x; std::memcpy(&x, p, 8); v.data.push_back(double(x)); break; }
+        case onnx::TensorProto::INT32: { std::int32_t x; std::memcpy(&x, p, 4); v.data.push_back(double(x)); break; }
+        case onnx::TensorProto::FLOAT: { float x; std::memcpy(&x, p, 4); v.data.push_back(double(x)); break; }
+        default: { double x; std::memcpy(&x, p, 8); v.data.push_back(x); break; }
+      }
+    }
+  } else {
+    switch (v.type) {
+      case onnx::TensorProto::INT64: for (auto x : t.int64_data()) v.data.push_back(double(x)); break;
+      case onnx::TensorProto::INT32: for (auto x : t.int32_data()) v.data.push_back(double(x)); break;
+      case onnx::TensorProto::FLOAT: for (auto x : t.float_data()) v.data.push_back(double(x)); break;
+      default: for (auto x : t.double_data()) v.data.push_back(x); break;
+    }
+    if (v.data.size() != n) return std::nullopt;
+  }
+  return v;
+}
+
+onnx::TensorProto toTensor(const Value& v, const std::string& name) {
+  onnx::TensorProto t;
+  t.set_name(name);
+  t.set_data_type(v.type);
+  for (std::int64_t d : v.dims) t.add_dims(d);
+  for (double x : v.data) {
+    switch (v.type) {
+      case onnx::TensorProto::INT64: t.add_int64_data(static_cast<std::int64_t>(x)); break;
+      case onnx::TensorProto::INT32: t.add_int32_data(static_cast<std::int32_t>(x)); break;
+      case onnx::TensorProto::FLOAT: t.add_float_data(static_cast<float>(x)); break;
+      default: t.add_double_data(x); break;
+    }
+  }
+  return t;
+}
+
+const onnx::AttributeProto* attribute(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+std::int64_t intAttribute(const onnx::NodeProto& n, const std::string& name, std::int64_t fallback) {
+  const auto* a = attribute(n, name);
+  return a && a->type() == onnx::AttributeProto::INT ? a->i() : fallback;
+}
+
+Value vector1d(std::vector<double> data, int type = onnx::TensorProto::INT64) {
+  Value v;
+  v.type = type;
+  v.dims = {static_cast<std::int64_t>(data.size())};
+  v.data = std::move(data);
+  return v;
+}
+
+// Python-style slice of a 1-D sequence of length n: the indices it selects.
+std::vector<std::size_t> sliceIndices(std::int64_t n, std::int64_t start, std::int64_t end, std::int64_t step) {
+  std::vector<std::size_t> out;
+  if (step == 0) return out;
+  auto clamp = [n, step](std::int64_t x) {
+    if (x < 0) x += n;
+    return step > 0 ? std::clamp<std::int64_t>(x, 0, n) : std::clamp<std::int64_t>(x, -1, n - 1);
+  };
+  const std::int64_t s = clamp(start);
+  const std::int64_t e = clamp(end);
+  for (std::int64_t i = s; step > 0 ? i < e : i > e; i += step) {
+    out.push_back(static_cast<std::size_t>(i));
+    if (out.size() > kMaxFoldedElements) break;
+  }
+  return out;
+}
+
+class Folder {
+ public:
+  Folder(onnx::GraphProto& graph, const ShapeLookup& shapeOf) : m_graph(graph), m_shapeOf(shapeOf) {}
+
+  std::size_t run() {
+    for (const auto& t : m_graph.initializer())
+      if (auto v = fromTensor(t)) m_known.emplace(t.name(), *v);
+    std::vector<int> folded;
+    for (int k = 0; k < m_graph.node_size(); ++k) {
+      const auto& n = m_graph.node(k);
+      if (n.output_size() != 1 || n.output(0).empty() || (!n.domain().empty() && n.domain() != "ai.onnx")) continue;
+      std::optional<Value> v;
+      try {
+        v = evaluate(n);
+      } catch (const std::exception&) {
+        v.reset();  // a malformed node is left to the reader's own checks
+      }
+      if (!v || count(v->dims) != v->data.size() || v->data.size() > kMaxFoldedElements) continue;
+      m_known[n.output(0)] = *v;
+      folded.push_back(k);
+    }
+    if (folded.empty()) return 0;
+    // Replace the folded nodes by initializers, keeping the others in their order.
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
+    std::size_t next = 0;
+    for (int k = 0; k < m_graph.node_size(); ++k) {
+      if (next < folded.size() && folded[next] == k) {
+        *m_graph.add_initializer() = toTensor(m_known[m_graph.node(k).output(0)], m_graph.node(k).output(0));
+        ++next;
+        continue;
+      }
+      *kept.Add() = m_graph.node(k);
+    }
+    m_graph.mutable_node()->Swap(&kept);
+    return folded.size();
+  }
+
+ private:
+  const Value* input(const onnx::NodeProto& n, int k) const {
+    if (k >= n.input_size() || n.input(k).empty()) return nullptr;
+    auto it = m_known.find(n.input(k));
+    return it == m_known.end() ? nullptr : &it->second;
+  }
+
+  bool allInputsKnown(const onnx::NodeProto& n) const {
+    for (int k = 0; k < n.input_size(); ++k)
+      if (!n.input(k).empty() && !input(n, k)) return false;
+    return true;
+  }
+
+  std::optional<Value> evaluate(const onnx::NodeProto& n) const {
+    const std::string& op = n.op_type();
+    if (op == "Constant") {
+      const auto* a = attribute(n, "value");
+      if (a && a->has_t()) return fromTensor(a->t());
+      if ((a = attribute(n, "value_ints"))) return vector1d({a->ints().begin(), a->ints().end()});
+      if ((a = attribute(n, "value_int"))) return Value{onnx::TensorProto::INT64, {}, {double(a->i())}};
+      return std::nullopt;
+    }
+    if (op == "Shape" || op == "Size") {
+      if (n.input_size() < 1) return std::nullopt;
+      auto dims = m_shapeOf(n.input(0));
+      if (!dims || std::any_of(dims->begin(), dims->end(), [](std::int64_t d) { return d < 0; })) return std::nullopt;
+      if (op == "Size") {
+        double total = 1;
+        for (std::int64_t d : *dims) total *= double(d);
+        return Value{onnx::TensorProto::INT64, {}, {total}};
+      }
+      const auto rank = static_cast<std::int64_t>(dims->size());
+      std::vector<double> all;
+      for (std::size_t i : sliceIndices(rank, intAttribute(n, "start", 0), intAttribute(n, "end", rank), 1))
+        all.push_back(double((*dims)[i]));
+      return vector1d(std::move(all));
+    }
+    if (!allInputsKnown(n) || n.input_size() == 0) return std::nullopt;
+    const Value* a = input(n, 0);
+    if (op == "Identity") return *a;
+    if (op == "Cast") {
+      const auto to = static_cast<int>(intAttribute(n, "to", 0));
+      if (!supportedType(to)) return std::nullopt;
+      Value v = *a;
+      v.type = to;
+      if (v.isInteger())
+        for (double& x : v.data) x = std::trunc(x);
+      return v;
+    }
+    if (op == "Unsqueeze" || op == "Squeeze") {
+      // Rank 0 <-> rank 1 only: what shape arithmetic does.
+      Value v = *a;
+      if (op == "Unsqueeze" && v.dims.empty()) v.dims = {1};
+      else if (op == "Squeeze" && v.dims == std::vector<std::int64_t>{1}) v.dims.clear();
+      else return std::nullopt;
+      return v;
+    }
+    if (op == "Concat") {
+      Value v;
+      v.type = a->type;
+      for (int k = 0; k < n.input_size(); ++k) {
+        const Value* part = input(n, k);
+        if (!part || part->dims.size() != 1 || part->type != a->type) return std::nullopt;
+        v.data.insert(v.data.end(), part->data.begin(), part->data.end());
+        if (v.data.size() > kMaxFoldedElements) return std::nullopt;
+      }
+      v.dims = {static_cast<std::int64_t>(v.data.size())};
+      return v;
+    }
+    if (op == "Gather") {
+      const Value* idx = input(n, 1);
+      if (!idx || a->dims.size() != 1 || intAttribute(n, "axis", 0) != 0 || idx->dims.size() > 1) return std::nullopt;
+      Value v;
+      v.type = a->type;
+      v.dims = idx->dims;
+      const auto len = static_cast<std::int64_t>(a->data.size());
+      for (double x : idx->data) {
+        auto i = static_cast<std::int64_t>(x);
+        if (i < 0) i += len;
+        if (i < 0 || i >= len) return std::nullopt;
+        v.data.push_back(a->data[static_cast<std::size_t>(i)]);
+      }
+      return v;
+    }
+    if (op == "Slice") {
+      const Value* starts = input(n, 1);
+      const Value* ends = input(n, 2);
+      const Value* axes = input(n, 3);
+      const Value* steps = input(n, 4);
+      if (!starts || !ends || a->dims.size() != 1 || starts->data.size() != 1 || ends->data.size() != 1) return std::nullopt;
+      if (axes && (axes->data.size() != 1 || (axes->data[0] != 0 && axes->data[0] != -1))) return std::nullopt;
+      const double step = steps && steps->data.size() == 1 ? steps->data[0] : 1;
+      auto clampToInt = [](double x) { return static_cast<std::int64_t>(std::clamp(x, -9e15, 9e15)); };
+      std::vector<double> out;
+      for (std::size_t i : sliceIndices(static_cast<std::int64_t>(a->data.size()), clampToInt(starts->data[0]),
+                                        clampToInt(ends->data[0]), clampToInt(step)))
+        out.push_back(a->data[i]);
+      return vector1d(std::move(out), a->type);
+    }
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+      const Value* b = input(n, 1);
+      if (!b || a->type != b->type) return std::nullopt;
+      const bool aScalar = a->data.size() == 1;
+      const bool bScalar = b->data.size() == 1;
+      if (!aScalar && !bScalar && a->data.size() != b->data.size()) return std::nullopt;
+      Value v = a->data.size() >= b->data.size() ? *a : *b;
+      for (std::size_t i = 0; i < v.data.size(); ++i) {
+        const double x = a->data[aScalar ? 0 : i];
+        const double y = b->data[bScalar ? 0 : i];
+        if (op == "Div" && y == 0) return std::nullopt;
+        double r = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+        if (v.isInteger() && op == "Div") r = std::trunc(r);  // ONNX's integer division truncates
+        v.data[i] = r;
+      }
+      return v;
+    }
+    if (op == "Floor" || op == "Ceil") {
+      Value v = *a;
+      for (double& x : v.data) x = op == "Floor" ? std::floor(x) : std::ceil(x);
+      return v;
+    }
+    return std::nullopt;
+  }
+
+  onnx::GraphProto& m_graph;
+  const ShapeLookup& m_shapeOf;
+  std::unordered_map<std::string, Value> m_known;
+};
+
+}  // namespace
+
+std::size_t foldShapeComputations(onnx::GraphProto& graph, const ShapeLookup& shapeOf) {
+  return Folder(graph, shapeOf).run();
+}
+
+}  // namespace remat::io::detail
