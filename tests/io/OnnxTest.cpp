@@ -128,6 +128,17 @@ TEST_CASE("ONNX dynamic batch: --batch sets it, without it the error says what t
   CHECK(nodeNamed(other, "cat").bytes.value == 64 * 8 * 4);
 }
 
+// resize_by_shape.onnx: Resize to sizes = Concat(Slice(Shape(r), 0, 2), [8, 8]).
+TEST_CASE("ONNX shape computations fold, so the shapes after them are known", "[io][onnx]") {
+  auto g = load("valid/resize_by_shape.onnx");
+  CHECK(g.size() == 4);  // x, r, y, loss: the shape arithmetic is not part of the training step
+  const auto& y = nodeNamed(g, "y");
+  CHECK(y.shape == std::vector<std::int64_t>{2, 3, 8, 8});
+  CHECK(y.bytes.value == 2 * 3 * 8 * 8 * 4);
+  CHECK(y.inputs.size() == 1);
+  CHECK(y.saves == Saves{{}, false});  // resampling's backward needs only sizes
+}
+
 TEST_CASE("ONNX unknown operation: imported with warnings and conservative defaults", "[io][onnx]") {
   auto r = read("valid/unknown_op.onnx");
   INFO(allMessages(r));
