@@ -263,15 +263,22 @@ TEST_CASE("exact-dp stops when cancelled") {
   CHECK(r.status == SolveStatus::Cancelled);
 }
 
-TEST_CASE("exact-dp answers 'cancelled' when stopped in the middle of a long run") {
-  // Ten independent chains of three: 4^10 lower sets, far too many pairs to finish.
+namespace {
+// Eight independent chains of three: 4^8 = 65,536 lower sets, under exact-dp's limit, but far too many
+// pairs to finish in a test.
+graph::ComputeGraph eightChains() {
   std::vector<test::OpSketch> ops;
-  for (int c = 0; c < 10; ++c)
+  for (int c = 0; c < 8; ++c)
     for (int k = 0; k < 3; ++k) {
       const std::string name = "c" + std::to_string(c) + "_" + std::to_string(k);
       ops.push_back({name, {k == 0 ? "x" : "c" + std::to_string(c) + "_" + std::to_string(k - 1)}, 10 + c, 1, {0}});
     }
-  auto g = test::makeGraph(ops);
+  return test::makeGraph(ops);
+}
+}  // namespace
+
+TEST_CASE("exact-dp answers 'cancelled' when stopped in the middle of a long run") {
+  auto g = eightChains();
   std::stop_source stop;
   std::jthread canceller([&stop] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -281,4 +288,18 @@ TEST_CASE("exact-dp answers 'cancelled' when stopped in the middle of a long run
   CHECK(r.status == SolveStatus::Cancelled);
   CHECK(r.message == "cancelled");
   CHECK_FALSE(r.plan);
+}
+
+TEST_CASE("exact-dp honours a time limit inside its bounds pass, with approx-dp's plan as the best so far") {
+  auto g = eightChains();
+  const auto start = std::chrono::steady_clock::now();
+  SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve(
+      {.graph = &g, .timeLimit = std::chrono::milliseconds(300)});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(seconds < 20);  // not the minutes the whole run takes; a generous margin for sanitizer builds
+  CHECK(r.status == SolveStatus::TimeLimit);
+  REQUIRE(r.plan);
+  CHECK_THAT(r.message, Catch::Contains("approx-dp's plan"));
+  const auto least = SolverRegistry::builtin().find("exact-dp")->minBudget({.graph = &g, .timeLimit = std::chrono::milliseconds(200)});
+  CHECK(least.status == SolveStatus::TimeLimit);
 }

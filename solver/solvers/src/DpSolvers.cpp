@@ -1,5 +1,9 @@
 #include "remat/solvers/DpSolvers.hpp"
 
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <thread>
 #include <tuple>
 
 #include "remat/graph/ByteSize.hpp"
@@ -10,6 +14,37 @@
 
 namespace remat::solvers {
 namespace {
+
+// A stop token that fires when the request is cancelled or when its deadline passes, for the work that
+// has no deadline of its own (lower-set enumeration, the bounds pass): a timer thread requests the
+// stop at the deadline, and goes away with the guard.
+class StopAtDeadline {
+ public:
+  StopAtDeadline(std::stop_token outer, std::optional<std::chrono::steady_clock::time_point> deadline)
+      : m_forward(std::move(outer), std::function<void()>([this] { m_source.request_stop(); })), m_deadline(deadline) {
+    if (!deadline) return;
+    m_timer = std::jthread([this](std::stop_token self) {
+      std::mutex mutex;
+      std::condition_variable_any wake;
+      std::unique_lock lock(mutex);
+      // Returns at the deadline, or early when the guard's destructor stops this thread.
+      wake.wait_until(lock, self, *m_deadline, [] { return false; });
+      if (!self.stop_requested()) m_source.request_stop();
+    });
+  }
+  StopAtDeadline(const StopAtDeadline&) = delete;
+  StopAtDeadline& operator=(const StopAtDeadline&) = delete;
+
+  [[nodiscard]] std::stop_token token() const { return m_source.get_token(); }
+  [[nodiscard]] bool expired() const { return m_deadline && std::chrono::steady_clock::now() >= *m_deadline; }
+
+ private:
+  std::stop_source m_source;
+  std::stop_callback<std::function<void()>> m_forward;
+  std::optional<std::chrono::steady_clock::time_point> m_deadline;
+  std::jthread m_timer;  // last: stopped and joined first
+};
+
 
 Plan planFromPath(const graph::ComputeGraph& g, const LowerSetFamily& family, const std::vector<std::size_t>& path) {
   std::vector<graph::NodeSet> sets;
@@ -42,27 +77,38 @@ std::optional<std::vector<std::size_t>> incumbent(const LowerSetFamily& f, const
   return path;
 }
 
-// Why there is no family: cancelled, or more lower sets than exact-dp accepts.
-std::pair<SolveStatus, std::string> noFamily(const SolveRequest& request, std::uint64_t limit) {
+// Why there is no family: cancelled, out of time, or more lower sets than exact-dp accepts.
+std::pair<SolveStatus, std::string> noFamily(const SolveRequest& request, const StopAtDeadline& guard,
+                                             std::uint64_t limit) {
   if (request.stop.stop_requested()) return {SolveStatus::Cancelled, "cancelled"};
+  if (guard.expired()) return {SolveStatus::TimeLimit, "time limit reached while enumerating the lower sets"};
   return {SolveStatus::Limit, "the graph has more than " + std::to_string(limit) +
-                                  " lower sets, too many for exact-dp; use approx-dp, which is polynomial"};
+                                  " lower sets, too many for exact-dp (its work grows with the square of their "
+                                  "number); use approx-dp, which is polynomial"};
+}
+
+std::optional<std::chrono::steady_clock::time_point> deadlineOf(const SolveRequest& request,
+                                                                std::chrono::steady_clock::time_point start) {
+  if (!request.timeLimit) return std::nullopt;
+  return start + *request.timeLimit;
 }
 
 Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, const SolveRequest& request,
-                                  std::chrono::steady_clock::time_point start, std::uint64_t limit) {
+                                  std::chrono::steady_clock::time_point start, std::uint64_t limit,
+                                  const StopAtDeadline& guard) {
   Solver::MinBudget out;
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   if (!family) {
-    std::tie(out.status, out.message) = noFamily(request, limit);
+    std::tie(out.status, out.message) = noFamily(request, guard, limit);
     out.seconds = seconds();
     return out;
   }
-  const auto least = leastFeasibleBudget(*family, request.stop);
+  const auto least = leastFeasibleBudget(*family, guard.token());
   out.seconds = seconds();
   if (!least) {
-    out.status = SolveStatus::Cancelled;
-    out.message = "cancelled";
+    const bool cancelled = request.stop.stop_requested();
+    out.status = cancelled ? SolveStatus::Cancelled : SolveStatus::TimeLimit;
+    out.message = cancelled ? "cancelled" : "time limit reached";
     return out;
   }
   out.status = SolveStatus::Optimal;
@@ -76,11 +122,11 @@ constexpr std::size_t kMaxTradeOffPoints = 20'000'000;
 
 Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g,
                                const std::optional<LowerSetFamily>& family, const SolveRequest& request,
-                               std::size_t points, std::uint64_t limit) {
+                               std::size_t points, std::uint64_t limit, const StopAtDeadline& guard) {
   const auto start = std::chrono::steady_clock::now();
   Solver::TradeOff out;
   if (!family) {
-    std::tie(out.status, out.message) = noFamily(request, limit);
+    std::tie(out.status, out.message) = noFamily(request, guard, limit);
     return out;
   }
   DpOptions options;
@@ -133,13 +179,32 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   options.stop = request.stop;
   options.progress = request.progress;
   options.strategy = strategy;
-  if (request.timeLimit) options.deadline = std::chrono::steady_clock::now() + *request.timeLimit;
+  options.deadline = deadlineOf(request, std::chrono::steady_clock::now());
+  const StopAtDeadline guard(request.stop, options.deadline);
+  auto objective = [strategy](std::int64_t overhead, std::int64_t checkpoints) {
+    return strategy == Strategy::Memory ? checkpoints : overhead;
+  };
+  // The optimum over the warm-start subfamily (exact-dp starts from approx-dp's answer): an incumbent
+  // for the pruning below, and the answer should time run out before the full DP finishes.
+  std::optional<SolverOutput> sub;
+  if (warmStart) {
+    SolveRequest quick = request;
+    quick.strategy = strategy;
+    quick.progress = {};
+    sub = solveOverFamily(g, *warmStart, quick, what, nullptr, ThresholdSearch::Beam);
+    if (sub->status != SolveStatus::Optimal || !sub->plan) sub.reset();
+  }
+  auto stopped = [&]() -> SolverOutput {
+    if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+    if (sub) return {SolveStatus::TimeLimit, std::move(sub->plan), "time limit reached: approx-dp's plan (not proven optimal)"};
+    return {SolveStatus::TimeLimit, std::nullopt, "time limit reached before any solution was found"};
+  };
   // The multipliers of the Lagrangian bounds, refined where they matter by a coarse pass over the
   // smaller of the families at hand.
-  auto lambdas = refinedLambdas(warmStart ? *warmStart : family, BoundTarget{options.budget, strategy}, request.stop);
-  if (!lambdas) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
-  auto bounds = continuationBounds(family, request.stop, 0, BoundTarget{options.budget, strategy, std::move(*lambdas)});
-  if (!bounds) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  auto lambdas = refinedLambdas(warmStart ? *warmStart : family, BoundTarget{options.budget, strategy}, guard.token());
+  if (!lambdas) return stopped();
+  auto bounds = continuationBounds(family, guard.token(), 0, BoundTarget{options.budget, strategy, std::move(*lambdas)});
+  if (!bounds) return stopped();
   options.bounds = &*bounds;
 
   const std::int64_t least = bounds->minPeak[0];
@@ -160,22 +225,13 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
     return {SolveStatus::Infeasible, std::nullopt, why};
   }
 
-  // An incumbent prunes every point that cannot beat it: the greedy walk's value, or better, the optimum
-  // over the warm-start subfamily (exact-dp starts from approx-dp's answer).
-  auto objective = [strategy](std::int64_t overhead, std::int64_t checkpoints) {
-    return strategy == Strategy::Memory ? checkpoints : overhead;
-  };
+  // An incumbent prunes every point that cannot beat it: the greedy walk's value, or better, the
+  // warm start's.
   if (auto greedy = greedyPath(family, *bounds, options.budget, strategy))
     options.incumbent = objective(greedy->overhead, greedy->checkpoints);
-  if (warmStart) {
-    SolveRequest quick = request;
-    quick.strategy = strategy;
-    quick.progress = {};
-    SolverOutput sub = solveOverFamily(g, *warmStart, quick, what, nullptr, ThresholdSearch::Beam);
-    if (sub.status == SolveStatus::Optimal && sub.plan) {
-      const DpModelCost c = evaluateDpModel(g, *sub.plan->lowerSets);
-      options.incumbent = std::min(options.incumbent.value_or(INT64_MAX), objective(c.overhead.value, c.checkpointBytes.value));
-    }
+  if (sub) {
+    const DpModelCost c = evaluateDpModel(g, *sub->plan->lowerSets);
+    options.incumbent = std::min(options.incumbent.value_or(INT64_MAX), objective(c.overhead.value, c.checkpointBytes.value));
   }
   if (search == ThresholdSearch::Beam) {
     DpOptions beam = options;
@@ -246,10 +302,14 @@ const SolverInfo& ExactDp::info() const {
 
 SolverOutput ExactDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  auto family = LowerSetFamily::allLowerSets(g, m_limit, request.stop);
-  if (!family) {
-    auto [status, message] = noFamily(request, m_limit);
-    return {status, std::nullopt, message};
+  std::optional<LowerSetFamily> family;
+  {
+    const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
+    family = LowerSetFamily::allLowerSets(g, m_limit, guard.token());
+    if (!family) {
+      auto [status, message] = noFamily(request, guard, m_limit);
+      return {status, std::nullopt, message};
+    }
   }
   const LowerSetFamily closures = LowerSetFamily::ancestorClosures(g);
   return solveOverFamily(g, *family, request, "exact-dp", &closures, ThresholdSearch::Gallop);
@@ -257,21 +317,27 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
 
 Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
-  return leastBudgetOver(LowerSetFamily::allLowerSets(*request.graph, m_limit, request.stop), request, start, m_limit);
+  const StopAtDeadline guard(request.stop, deadlineOf(request, start));
+  return leastBudgetOver(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request, start, m_limit,
+                         guard);
 }
 
 Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
-  return leastBudgetOver(LowerSetFamily::ancestorClosures(*request.graph), request, start, 0);
+  const StopAtDeadline guard(request.stop, deadlineOf(request, start));
+  return leastBudgetOver(LowerSetFamily::ancestorClosures(*request.graph), request, start, 0, guard);
 }
 
 Solver::TradeOff ExactDp::tradeOff(const SolveRequest& request, std::size_t points) const {
-  return tradeOffOver(*this, *request.graph, LowerSetFamily::allLowerSets(*request.graph, m_limit, request.stop),
-                      request, points, m_limit);
+  const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
+  return tradeOffOver(*this, *request.graph, LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()),
+                      request, points, m_limit, guard);
 }
 
 Solver::TradeOff ApproxDp::tradeOff(const SolveRequest& request, std::size_t points) const {
-  return tradeOffOver(*this, *request.graph, LowerSetFamily::ancestorClosures(*request.graph), request, points, 0);
+  const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
+  return tradeOffOver(*this, *request.graph, LowerSetFamily::ancestorClosures(*request.graph), request, points, 0,
+                      guard);
 }
 
 const SolverInfo& ApproxDp::info() const {

@@ -15,7 +15,8 @@ namespace remat::solvers {
 class ExactDp final : public Solver {
  public:
   /// More lower sets than this is refused with a message that suggests approx-dp.
-  static constexpr std::uint64_t kDefaultLowerSetLimit = 2'000'000;
+  /// The bounds pass alone visits every pair of lower sets, so 100,000 sets take about a minute here.
+  static constexpr std::uint64_t kDefaultLowerSetLimit = 100'000;
 
   explicit ExactDp(std::uint64_t lowerSetLimit = kDefaultLowerSetLimit) : m_limit(lowerSetLimit) {}
   [[nodiscard]] const SolverInfo& info() const override;
