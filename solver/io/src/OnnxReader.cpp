@@ -312,13 +312,25 @@ class OnnxImport {
     for (const auto& in : m_graph.input()) {
       if (m_initializers.contains(in.name())) continue;
       const TensorType t = fromTypeProto(in.type());
-      bool weight = isFloating(t.elemType) && t.ranked && t.dims.size() <= 1;
-      for (const Use& u : usesOf(in.name())) {
-        const OpSpec* spec = specOf(m_graph.node(static_cast<int>(u.node)));
-        if (spec && contains(spec->weightInputs, u.position)) weight = true;
-      }
+      const bool weight = (isFloating(t.elemType) && t.ranked && t.dims.size() <= 1) || feedsWeight(in.name());
       (weight ? m_paramInputs : m_dataInputs).insert(in.name());
     }
+  }
+
+  // True when the tensor reaches a weight position of a known operation, directly or through a few
+  // layout operations (exporters transpose Linear weights for MatMul and slice position tables).
+  bool feedsWeight(const std::string& name, int depth = 0) const {
+    static const std::set<std::string> kLayout{"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                               "Identity", "Slice", "Cast", "Expand"};
+    for (const Use& u : usesOf(name)) {
+      const auto& consumer = m_graph.node(static_cast<int>(u.node));
+      const OpSpec* spec = specOf(consumer);
+      if (spec && contains(spec->weightInputs, u.position)) return true;
+      if (depth < 4 && u.position == 0 && kLayout.contains(consumer.op_type()) && consumer.output_size() > 0 &&
+          feedsWeight(consumer.output(0), depth + 1))
+        return true;
+    }
+    return false;
   }
 
   const std::vector<Use>& usesOf(const std::string& name) const {

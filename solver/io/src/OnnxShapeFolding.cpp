@@ -19,7 +19,16 @@ struct Value {
 
 bool supportedType(int type) {
   return type == onnx::TensorProto::INT64 || type == onnx::TensorProto::INT32 || type == onnx::TensorProto::FLOAT ||
-         type == onnx::TensorProto::DOUBLE;
+         type == onnx::TensorProto::DOUBLE || type == onnx::TensorProto::BOOL;
+}
+
+std::size_t elementWidth(int type) {
+  switch (type) {
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::FLOAT: return 4;
+    case onnx::TensorProto::BOOL: return 1;
+    default: return 8;
+  }
 }
 
 std::size_t count(const std::vector<std::int64_t>& dims) {
@@ -41,7 +50,7 @@ std::optional<Value> fromTensor(const onnx::TensorProto& t) {
   if (n > kMaxFoldedElements) return std::nullopt;
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
-    const std::size_t width = v.type == onnx::TensorProto::INT32 || v.type == onnx::TensorProto::FLOAT ? 4 : 8;
+    const std::size_t width = elementWidth(v.type);
     if (raw.size() != n * width) return std::nullopt;
     for (std::size_t k = 0; k < n; ++k) {
       const char* p = raw.data() + k * width;
@@ -49,13 +58,15 @@ std::optional<Value> fromTensor(const onnx::TensorProto& t) {
         case onnx::TensorProto::INT64: { std::int64_t x; std::memcpy(&x, p, 8); v.data.push_back(double(x)); break; }
         case onnx::TensorProto::INT32: { std::int32_t x; std::memcpy(&x, p, 4); v.data.push_back(double(x)); break; }
         case onnx::TensorProto::FLOAT: { float x; std::memcpy(&x, p, 4); v.data.push_back(double(x)); break; }
+        case onnx::TensorProto::BOOL: v.data.push_back(*p != 0 ? 1.0 : 0.0); break;
         default: { double x; std::memcpy(&x, p, 8); v.data.push_back(x); break; }
       }
     }
   } else {
     switch (v.type) {
       case onnx::TensorProto::INT64: for (auto x : t.int64_data()) v.data.push_back(double(x)); break;
-      case onnx::TensorProto::INT32: for (auto x : t.int32_data()) v.data.push_back(double(x)); break;
+      case onnx::TensorProto::INT32:
+      case onnx::TensorProto::BOOL: for (auto x : t.int32_data()) v.data.push_back(double(x)); break;
       case onnx::TensorProto::FLOAT: for (auto x : t.float_data()) v.data.push_back(double(x)); break;
       default: for (auto x : t.double_data()) v.data.push_back(x); break;
     }
@@ -73,6 +84,7 @@ onnx::TensorProto toTensor(const Value& v, const std::string& name) {
     switch (v.type) {
       case onnx::TensorProto::INT64: t.add_int64_data(static_cast<std::int64_t>(x)); break;
       case onnx::TensorProto::INT32: t.add_int32_data(static_cast<std::int32_t>(x)); break;
+      case onnx::TensorProto::BOOL: t.add_int32_data(x != 0 ? 1 : 0); break;
       case onnx::TensorProto::FLOAT: t.add_float_data(static_cast<float>(x)); break;
       default: t.add_double_data(x); break;
     }
@@ -266,6 +278,70 @@ class Folder {
         double r = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
         if (v.isInteger() && op == "Div") r = std::trunc(r);  // ONNX's integer division truncates
         v.data[i] = r;
+      }
+      return v;
+    }
+    if (op == "ConstantOfShape") {
+      Value v;
+      v.type = onnx::TensorProto::FLOAT;
+      double fill = 0;
+      if (const auto* value = attribute(n, "value"); value && value->has_t()) {
+        auto t = fromTensor(value->t());
+        if (!t || t->data.size() != 1) return std::nullopt;
+        v.type = t->type;
+        fill = t->data[0];
+      }
+      if (a->dims.size() != 1) return std::nullopt;
+      for (double d : a->data) v.dims.push_back(static_cast<std::int64_t>(d));
+      const std::size_t n = count(v.dims);
+      if (n > kMaxFoldedElements) return std::nullopt;
+      v.data.assign(n, fill);
+      return v;
+    }
+    if (op == "Reshape") {
+      // A small value to a new shape: 0 keeps the old dimension (allowzero = 0), -1 takes the rest.
+      const Value* shape = input(n, 1);
+      if (!shape || shape->dims.size() != 1 || intAttribute(n, "allowzero", 0) != 0) return std::nullopt;
+      Value v = *a;
+      v.dims.clear();
+      std::optional<std::size_t> rest;
+      std::size_t known = 1;
+      for (std::size_t k = 0; k < shape->data.size(); ++k) {
+        auto d = static_cast<std::int64_t>(shape->data[k]);
+        if (d == 0 && k < a->dims.size()) d = a->dims[k];
+        if (d == -1) {
+          if (rest) return std::nullopt;
+          rest = k;
+          v.dims.push_back(1);
+          continue;
+        }
+        if (d < 0) return std::nullopt;
+        v.dims.push_back(d);
+        known *= static_cast<std::size_t>(std::max<std::int64_t>(d, 1));
+        if (d == 0 || known > kMaxFoldedElements) return std::nullopt;
+      }
+      if (rest) {
+        if (a->data.size() % known != 0) return std::nullopt;
+        v.dims[*rest] = static_cast<std::int64_t>(a->data.size() / known);
+      }
+      if (count(v.dims) != a->data.size()) return std::nullopt;
+      return v;
+    }
+    if (op == "Equal" || op == "Where") {
+      // Elementwise with scalar broadcasting: Equal(a, b); Where(condition, x, y).
+      std::vector<const Value*> in;
+      for (int k = 0; k < n.input_size(); ++k) in.push_back(input(n, k));
+      if (in.size() != (op == "Equal" ? 2u : 3u)) return std::nullopt;
+      const Value* widest = in[0];
+      for (const Value* x : in) {
+        if (x->data.size() != 1 && widest->data.size() != 1 && x->data.size() != widest->data.size()) return std::nullopt;
+        if (x->data.size() > widest->data.size()) widest = x;
+      }
+      Value v = *widest;
+      v.type = op == "Equal" ? onnx::TensorProto::BOOL : in[1]->type;
+      for (std::size_t i = 0; i < v.data.size(); ++i) {
+        auto at = [i](const Value* x) { return x->data[x->data.size() == 1 ? 0 : i]; };
+        v.data[i] = op == "Equal" ? (at(in[0]) == at(in[1]) ? 1.0 : 0.0) : (at(in[0]) != 0 ? at(in[1]) : at(in[2]));
       }
       return v;
     }
