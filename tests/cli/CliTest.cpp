@@ -256,10 +256,10 @@ TEST_CASE("max-batch reads the batch from the graph's shapes, or asks for it") {
 }
 
 TEST_CASE("the default graph of scripts/run.sh compares") {
-  Run r = remat({"compare", std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json", "--json"});
+  Run r = remat({"compare", std::string(REMAT_SOURCE_DIR) + "/datasets/resnet50.json", "--json"});
   REQUIRE(r.code == 0);
   auto j = r.json();
-  CHECK(j["graph"] == "unet-small");
+  CHECK(j["graph"] == "resnet50");
   for (const auto& row : j["rows"]) CHECK(row["status"] != "error");
 }
 
