@@ -255,6 +255,27 @@ TEST_CASE("max-batch reads the batch from the graph's shapes, or asks for it") {
   CHECK_THAT(noShapes.err, Catch::Contains("--batch"));
 }
 
+TEST_CASE("compare runs on every committed dataset") {
+  const fs::path folder = fs::path(REMAT_SOURCE_DIR) / "datasets";
+  int seen = 0;
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "manifest.json") continue;
+    INFO(entry.path().string());
+    Run r = remat({"compare", entry.path().string(), "--json"});
+    REQUIRE(r.code == 0);
+    const auto j = r.json();
+    REQUIRE(j["rows"].size() == 5);
+    for (const auto& row : j["rows"]) {
+      INFO(row["solver"]);
+      CHECK(row["status"] != "error");
+      // exact-dp may refuse a graph with too many lower sets; everything else plans.
+      if (row["solver"] != "exact-dp") CHECK((row["status"] == "optimal" || row["status"] == "feasible"));
+    }
+    ++seen;
+  }
+  CHECK(seen >= 13);  // unet-small and the twelve networks of datasets/generate.py
+}
+
 TEST_CASE("the default graph of scripts/run.sh compares") {
   Run r = remat({"compare", std::string(REMAT_SOURCE_DIR) + "/datasets/resnet50.json", "--json"});
   REQUIRE(r.code == 0);
