@@ -6,7 +6,7 @@ ONNX graph takes the data *and* the labels and returns the scalar training loss,
 training step computes before backpropagation:
 
     /usr/bin/python3 datasets/generate.py [--out datasets] [--onnx-dir DIR] [--remat build/bin/remat]
-                                          [--only name1,name2] [--list]
+                                          [--only name1,name2] [--list] [--convert-only]
 
 For each network the script
   1. exports `<onnx-dir>/<name>.onnx` with `torch.onnx.export(..., export_params=False,
@@ -20,7 +20,8 @@ For each network the script
 from the previous manifest); it is deterministic: same environment, same bytes. Needs Debian's
 python3 with torch 1.13, torchvision 0.14 and onnx 1.12. The ONNX files go to a temporary directory
 that is deleted at the end unless --onnx-dir is given. Exits non-zero if any export, check or
-conversion failed.
+conversion failed. With --convert-only nothing is exported: the ONNX files already in --onnx-dir are
+converted again (after a change to Remat's ONNX reader), and the manifest is left as it is.
 """
 
 import argparse
