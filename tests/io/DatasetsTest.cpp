@@ -85,3 +85,53 @@ TEST_CASE("datasets: ResNet50 at batch 32 against the architecture", "[io][datas
   for (const auto& node : g.nodes())
     if (node.kind == NodeKind::Op && node.op == "Add") CHECK(node.saves == Saves{{}, false});
 }
+
+// VGG19 counted by hand: 16 convolutions each followed by a ReLU, 5 max-pools, the adaptive average
+// pool (exported as AveragePool at 7x7), a flatten, three linear layers with ReLU and dropout after
+// the first two, and the loss.
+TEST_CASE("datasets: VGG19's operations counted by hand", "[io][datasets]") {
+  auto g = dataset("vgg19");
+  CHECK(countOps(g, "Conv") == 16);
+  CHECK(countOps(g, "Relu") == 18);
+  CHECK(countOps(g, "MaxPool") == 5);
+  CHECK(countOps(g, "Gemm") == 3);
+  CHECK(countOps(g, "Dropout") == 2);
+  CHECK(g.opCount() == 16 + 18 + 5 + 1 + 1 + 3 + 2 + 1);
+}
+
+// Every dataset loads without warnings, with the sizes its import gave when it was committed (a
+// change to the reader or the op table that moves them shows here; ResNet50's and VGG19's are checked
+// by hand above). {name, nodes, operations, inputs, parameters, activation bytes}
+TEST_CASE("datasets: every file loads with the node counts and sizes it was committed with", "[io][datasets]") {
+  struct Expected {
+    const char* name;
+    std::size_t nodes;
+    std::size_t ops;
+    std::int64_t inputs;
+    std::int64_t params;
+    std::int64_t activationBytes;
+  };
+  const std::vector<Expected> all{
+      {"bert_base", 979, 720, 2, 257, 11219566596},      {"densenet161", 1383, 575, 2, 806, 11877671940},
+      {"googlenet", 533, 224, 2, 307, 1609663516},       {"gpt2_small", 1022, 737, 2, 283, 47753887748},
+      {"inception_v3", 821, 334, 2, 485, 4453865488},    {"mobilenet_v2", 418, 154, 2, 262, 2519290884},
+      {"pspnet", 936, 379, 2, 555, 7008420408},          {"resnet152", 1295, 516, 2, 777, 10176885764},
+      {"resnet50", 445, 176, 2, 267, 4807652356},        {"unet", 107, 59, 2, 46, 11011818500},
+      {"vgg19", 87, 47, 2, 38, 4004508676},              {"vit_b_16", 944, 691, 3, 250, 15551135236},
+      {"unet-small", 74, 39, 2, 33, 85196804}};
+  for (const Expected& e : all) {
+    INFO(e.name);
+    auto g = dataset(e.name);
+    CHECK(g.size() == e.nodes);
+    CHECK(g.opCount() == e.ops);
+    std::int64_t inputs = 0;
+    std::int64_t params = 0;
+    for (const auto& n : g.nodes()) {
+      inputs += n.kind == NodeKind::Input;
+      params += n.kind == NodeKind::Param;
+    }
+    CHECK(inputs == e.inputs);
+    CHECK(params == e.params);
+    CHECK(g.opBytes().value == e.activationBytes);
+  }
+}
