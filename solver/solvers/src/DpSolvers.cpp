@@ -236,6 +236,11 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   if (search == ThresholdSearch::Beam) {
     DpOptions beam = options;
     beam.beamWidth = 16;
+    // On deep graphs most of the beam's time went to thousands of far sources whose long steps its
+    // 16 points never use: on the 10,000-op graph at 32x, 2.6 s against 0.13 s with the nearest 64,
+    // for the same incumbent, as on every dataset at 1x to 4x (both measured with an instrumented
+    // build). A beam that misses V only leaves the greedy incumbent; the result is the same.
+    beam.nearestSources = 64;
     beam.progress = {};
     const DpRun quick = runParetoDp(family, beam);
     if (quick.outcome == DpOutcome::Complete && !quick.fronts.back().empty()) {

@@ -542,7 +542,8 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   auto collect = [&](std::size_t j, const Limits& lim, FrontBuilder& builder, unsigned shard, unsigned shards) {
     builder.begin(lim.tMax);
     // Larger sources first: their steps are short, and their runs tend to dominate those of far ones.
-    for (std::size_t k = shard; k < alive.size(); k += shards) {
+    const std::size_t sources = o.nearestSources > 0 ? std::min(alive.size(), o.nearestSources) : alive.size();
+    for (std::size_t k = shard; k < sources; k += shards) {
       const std::size_t i = alive[alive.size() - 1 - k];
       const std::vector<DpPoint>& source = run.fronts[i];
       if (!f.subset(i, j)) continue;
@@ -607,7 +608,8 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   };
   LayerScheduler scheduler(threads);
   for (const auto& [begin, end] : layers(f)) {
-    if (!scheduler.run(begin, end, alive.size(), build, store, outOfTime)) {
+    const std::size_t sources = o.nearestSources > 0 ? std::min(alive.size(), o.nearestSources) : alive.size();
+    if (!scheduler.run(begin, end, sources, build, store, outOfTime)) {
       run.outcome = o.stop.stop_requested() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
       break;
     }

@@ -88,6 +88,9 @@ struct DpOptions {
   /// finished objective (with bounds). Every path kept is still a real plan, so V's best point is
   /// feasible, but not necessarily optimal: a close incumbent for the exact run.
   std::size_t beamWidth = 0;
+  /// A heuristic when > 0: each set takes candidates only from this many of the nearest (largest)
+  /// sets before it whose fronts are not empty. Every path kept is still a real plan.
+  std::size_t nearestSources = 0;
 };
 
 enum class DpOutcome { Complete, Cancelled, TimeLimit, MemoryLimit };
