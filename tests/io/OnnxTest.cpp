@@ -139,6 +139,17 @@ TEST_CASE("ONNX shape computations fold, so the shapes after them are known", "[
   CHECK(y.saves == Saves{{}, false});  // resampling's backward needs only sizes
 }
 
+// fixed_batch_reshape.onnx: x[2,4] -> Reshape to the constant [2,2,2]: fine at its own batch, refused
+// at another (ONNX's inference would give the reshape its fixed shape, silently wrong).
+TEST_CASE("ONNX --batch on a model that fixes its batch in a Reshape: a clear error, not wrong sizes", "[io][onnx]") {
+  auto g = load("valid/fixed_batch_reshape.onnx");
+  CHECK(nodeNamed(g, "y").bytes.value == 8 * 4);
+  CHECK(load("valid/fixed_batch_reshape.onnx", ReadOptions{2}).size() == g.size());
+  const std::string errors = errorsOf("valid/fixed_batch_reshape.onnx", ReadOptions{3});
+  CHECK(errors.find("'r' has shape [2, 2, 2] but its operand [3, 4]") != std::string::npos);
+  CHECK(errors.find("export it at batch 3 or with a dynamic batch axis") != std::string::npos);
+}
+
 TEST_CASE("ONNX unknown operation: imported with warnings and conservative defaults", "[io][onnx]") {
   auto r = read("valid/unknown_op.onnx");
   INFO(allMessages(r));

@@ -107,6 +107,12 @@ std::optional<std::int64_t> tensorBytes(const TensorType& t, std::int64_t elemen
   return n;
 }
 
+double elementCount(const TensorType& t) {
+  double n = 1;
+  for (std::int64_t d : t.dims) n *= double(d);
+  return n;
+}
+
 // The bytes of data an initializer carries in the file, or nullopt when it keeps them elsewhere.
 std::optional<std::int64_t> storedBytes(const onnx::TensorProto& t) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL) return std::nullopt;
@@ -193,6 +199,9 @@ class OnnxImport {
     assumeUnknownShapes();
     emitInputs();
     emitNodes();
+    if (m_unknownShapes > 1)
+      m_diag.error(m_diag.at(0), std::to_string(m_unknownShapes - 1) + " more output" +
+                                     (m_unknownShapes == 2 ? " has" : "s have") + " no known shape after it");
     if (m_diag.hasErrors()) return m_diag.failure();
     warnUnknown();
     graph::GraphBuilder builder;
@@ -557,11 +566,27 @@ class OnnxImport {
       s.shape = it->second.dims;
       s.dtype = dtypeName(it->second.elemType);
       s.bytes = spec.view ? 0 : bytesOf(name, it->second, context);
-    } else {
+      // A view keeps its elements; a Reshape to a shape fixed at export does not follow a new batch.
+      if (spec.view && !inputs.empty())
+        if (auto in = m_types.find(inputs[0]); in != m_types.end() && fullyKnown(in->second) &&
+                                               elementCount(in->second) != elementCount(it->second))
+          m_diag.errorAtPath(context, "'" + name + "' has shape " + shapeText(it->second) + " but its operand " +
+                                          shapeText(in->second) +
+                                          (m_options.batch ? "; the model fixes its batch size at export and cannot be "
+                                                             "re-batched: export it at batch " +
+                                                                 std::to_string(*m_options.batch) +
+                                                                 " or with a dynamic batch axis"
+                                                           : ""));
+    } else if (m_unknownShapes++ == 0) {
+      // The first tensor without a shape is the cause; the ones after it mostly follow from it.
+      std::string why = !known ? "; no operand's shape is known either"
+                        : m_options.batch
+                            ? "; a model exported at another batch size that fixes it in a Reshape or Expand cannot "
+                              "be re-batched: export it at batch " + std::to_string(*m_options.batch) +
+                                  " or with a dynamic batch axis"
+                            : "; export the model with static shapes";
       m_diag.errorAtPath(context, "the shape of output '" + name + "' is not known after shape inference" +
-                                      (it == m_types.end() ? std::string{} : " (" + shapeText(it->second) + ")") +
-                                      (known ? "; export the model with static shapes, or give --batch N"
-                                             : "; no operand's shape is known either"));
+                                      (it == m_types.end() ? std::string{} : " (" + shapeText(it->second) + ")") + why);
     }
     m_specs.push_back(std::move(s));
   }
@@ -586,6 +611,7 @@ class OnnxImport {
   std::unordered_set<std::string> m_static;
   std::unordered_set<std::string> m_emitted;
   std::map<std::string, std::size_t> m_unknown;
+  std::size_t m_unknownShapes = 0;  // operation outputs left without a shape
   std::vector<NodeSpec> m_specs;
 };
 
