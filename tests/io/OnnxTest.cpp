@@ -182,7 +182,7 @@ TEST_CASE("ONNX round trip through native JSON gives the same graph", "[io][onnx
 TEST_CASE("ONNX bad input: clear errors, never a crash", "[io][onnx]") {
   CHECK(errorsOf("invalid/truncated.onnx").find("does not parse") != std::string::npos);
   const std::string huge = errorsOf("invalid/huge_initializer.onnx");
-  CHECK(huge.find("initializer 'w' of shape [2147483648, 4] claims 34359738368 bytes but holds 16") !=
+  CHECK(huge.find("initializer 'w': its shape [2147483648, 4] claims 34359738368 bytes but its data holds 16") !=
         std::string::npos);
   const std::string seq = errorsOf("invalid/dynamic_sequence.onnx", ReadOptions{4});
   CHECK(seq.find("dimension 1 is dynamic ('seq')") != std::string::npos);

@@ -188,7 +188,7 @@ class OnnxImport {
       : m_model(model), m_graph(*model.mutable_graph()), m_options(options), m_diag(file) {}
 
   Result<graph::ComputeGraph> run() {
-    if (!namesAreText() || !nodesMatchSchemas()) return m_diag.failure();
+    if (!namesAreText() || !nodesMatchSchemas() || !tensorsAreSound()) return m_diag.failure();
     indexConsumers();
     classifyInputs();
     if (!applyBatch()) return m_diag.failure();
@@ -243,6 +243,55 @@ class OnnxImport {
 
   // Tensor names become node ids and operation types node fields of the native format, which is
   // UTF-8 text; protobuf does not check that ONNX's strings are.
+  // Every tensor the model carries (initializers, Constant values, in subgraphs too) holds as many
+  // bytes as its shape says: ONNX's shape inference copies them without checking (and crashes).
+  bool tensorsAreSound() {
+    checkTensors(m_graph, 0);
+    return !m_diag.hasErrors();
+  }
+
+  void checkTensor(const onnx::TensorProto& t, const std::string& what) {
+    const TensorType type = fromTensorProto(t);
+    if (t.data_location() == onnx::TensorProto::EXTERNAL) return;  // kept outside the file, never read
+    const auto size = graph::dtypeBytes(dtypeName(t.data_type()));
+    const auto claimed = size ? tensorBytes(type, *size) : std::nullopt;
+    for (std::int64_t d : t.dims())
+      if (d < 0) {
+        m_diag.errorAtPath(what, "a negative dimension in shape " + shapeText(type));
+        return;
+      }
+    if (t.data_type() == onnx::TensorProto::STRING) {
+      if (t.has_raw_data()) m_diag.errorAtPath(what, "a string tensor with raw data");
+      return;
+    }
+    const auto stored = storedBytes(t);
+    if (!stored) return;  // no data: saved without its weights
+    if (!claimed || *stored != *claimed)
+      m_diag.errorAtPath(what, "its shape " + shapeText(type) + " claims " +
+                                   (claimed ? std::to_string(*claimed) : std::string("an unknown number of")) +
+                                   " bytes but its data holds " + std::to_string(*stored));
+  }
+
+  void checkTensors(const onnx::GraphProto& g, int depth) {
+    if (depth > 8) {
+      m_diag.error(m_diag.at(0), "subgraphs nested more than 8 deep");
+      return;
+    }
+    for (const auto& t : g.initializer()) checkTensor(t, "initializer '" + t.name() + "'");
+    for (const auto& n : g.node()) {
+      for (const auto& a : n.attribute()) {
+        const std::string what = "attribute '" + a.name() + "' of a " + n.op_type() + " node";
+        if (a.has_t()) checkTensor(a.t(), what);
+        for (const auto& t : a.tensors()) checkTensor(t, what);
+        if (a.has_g()) checkTensors(a.g(), depth + 1);
+        for (const auto& sub : a.graphs()) checkTensors(sub, depth + 1);
+        if (a.has_sparse_tensor() || a.sparse_tensors_size() > 0)
+          m_diag.errorAtPath(what, "sparse tensors are not supported");
+      }
+    }
+    if (g.sparse_initializer_size() > 0) m_diag.error(m_diag.at(0), "sparse initializers are not supported");
+  }
+
   bool namesAreText() {
     auto check = [&](const std::string& name, const std::string& what) {
       if (!detail::isValidUtf8(name)) m_diag.errorAtPath(what, "a name that is not valid UTF-8");
@@ -496,12 +545,6 @@ class OnnxImport {
     spec.shape = it->second.dims;
     spec.dtype = dtypeName(it->second.elemType);
     spec.bytes = bytesOf(name, it->second, context);
-    if (auto init = m_initializers.find(name); init != m_initializers.end()) {
-      const auto stored = storedBytes(*init->second);
-      if (stored && *stored != spec.bytes)
-        m_diag.errorAtPath(context, "initializer '" + name + "' of shape " + shapeText(it->second) + " claims " +
-                                        std::to_string(spec.bytes) + " bytes but holds " + std::to_string(*stored));
-    }
     m_specs.push_back(std::move(spec));
   }
 

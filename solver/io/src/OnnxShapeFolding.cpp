@@ -75,6 +75,32 @@ std::optional<Value> fromTensor(const onnx::TensorProto& t) {
   return v;
 }
 
+// A double as an int64 without undefined behaviour: clamped to +-2^62 (far beyond any shape).
+std::int64_t toInt(double x) {
+  if (!std::isfinite(x)) return 0;
+  return static_cast<std::int64_t>(std::clamp(x, -4.6e18, 4.6e18));
+}
+
+// Every element representable in its type (exactly, for the integers): what toTensor may convert.
+bool representable(const Value& v) {
+  for (double x : v.data) {
+    if (!std::isfinite(x)) return false;
+    switch (v.type) {
+      case onnx::TensorProto::INT32:
+        if (x < -2147483648.0 || x > 2147483647.0) return false;
+        break;
+      case onnx::TensorProto::FLOAT:
+        if (std::fabs(x) > 3.0e38) return false;
+        break;
+      case onnx::TensorProto::DOUBLE: break;
+      default:
+        if (std::fabs(x) > 9007199254740992.0) return false;  // 2^53
+        break;
+    }
+  }
+  return true;
+}
+
 onnx::TensorProto toTensor(const Value& v, const std::string& name) {
   onnx::TensorProto t;
   t.set_name(name);
@@ -145,7 +171,7 @@ class Folder {
       } catch (const std::exception&) {
         v.reset();  // a malformed node is left to the reader's own checks
       }
-      if (!v || count(v->dims) != v->data.size() || v->data.size() > kMaxFoldedElements) continue;
+      if (!v || count(v->dims) != v->data.size() || v->data.size() > kMaxFoldedElements || !representable(*v)) continue;
       m_known[n.output(0)] = *v;
       folded.push_back(k);
     }
@@ -242,7 +268,7 @@ class Folder {
       v.dims = idx->dims;
       const auto len = static_cast<std::int64_t>(a->data.size());
       for (double x : idx->data) {
-        auto i = static_cast<std::int64_t>(x);
+        auto i = toInt(x);
         if (i < 0) i += len;
         if (i < 0 || i >= len) return std::nullopt;
         v.data.push_back(a->data[static_cast<std::size_t>(i)]);
@@ -257,7 +283,7 @@ class Folder {
       if (!starts || !ends || a->dims.size() != 1 || starts->data.size() != 1 || ends->data.size() != 1) return std::nullopt;
       if (axes && (axes->data.size() != 1 || (axes->data[0] != 0 && axes->data[0] != -1))) return std::nullopt;
       const double step = steps && steps->data.size() == 1 ? steps->data[0] : 1;
-      auto clampToInt = [](double x) { return static_cast<std::int64_t>(std::clamp(x, -9e15, 9e15)); };
+      auto clampToInt = [](double x) { return std::isfinite(x) ? static_cast<std::int64_t>(std::clamp(x, -9e15, 9e15)) : 0; };
       std::vector<double> out;
       for (std::size_t i : sliceIndices(static_cast<std::int64_t>(a->data.size()), clampToInt(starts->data[0]),
                                         clampToInt(ends->data[0]), clampToInt(step)))
@@ -292,7 +318,7 @@ class Folder {
         fill = t->data[0];
       }
       if (a->dims.size() != 1) return std::nullopt;
-      for (double d : a->data) v.dims.push_back(static_cast<std::int64_t>(d));
+      for (double d : a->data) v.dims.push_back(toInt(d));
       const std::size_t n = count(v.dims);
       if (n > kMaxFoldedElements) return std::nullopt;
       v.data.assign(n, fill);
@@ -307,7 +333,7 @@ class Folder {
       std::optional<std::size_t> rest;
       std::size_t known = 1;
       for (std::size_t k = 0; k < shape->data.size(); ++k) {
-        auto d = static_cast<std::int64_t>(shape->data[k]);
+        auto d = toInt(shape->data[k]);
         if (d == 0 && k < a->dims.size()) d = a->dims[k];
         if (d == -1) {
           if (rest) return std::nullopt;
