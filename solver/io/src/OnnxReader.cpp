@@ -3,6 +3,10 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <climits>
 #include <exception>
 #include <map>
@@ -193,6 +197,7 @@ class OnnxImport {
     classifyInputs();
     if (!applyBatch()) return m_diag.failure();
     inferShapes();
+    if (m_diag.hasErrors()) return m_diag.failure();
     collectTypes();
     foldShapes();
     findStatic();
@@ -430,14 +435,68 @@ class OnnxImport {
     return true;
   }
 
+  // libonnx 1.12's shape inference crashes on some malformed models that pass every check above
+  // (fuzzing keeps finding new ones), so it runs in a forked child: the child infers and sends the
+  // model back through a pipe; a child that dies takes only itself down, and the import fails with a
+  // clear message. A failed inference keeps the shapes found before it (reported below as unknown).
   void inferShapes() {
-    try {
-      onnx::ShapeInferenceOptions options(false, 0, true);
-      onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
-    } catch (const std::exception& e) {
-      // The shapes inferred before the failure stay; tensors left without a shape are reported below.
-      m_diag.warning(m_diag.at(0), std::string("ONNX shape inference stopped early: ") + e.what());
+    int fds[2];
+    if (::pipe(fds) != 0) {
+      m_diag.error(m_diag.at(0), "cannot run ONNX shape inference: no pipe");
+      return;
     }
+    const pid_t child = ::fork();
+    if (child < 0) {
+      ::close(fds[0]);
+      ::close(fds[1]);
+      m_diag.error(m_diag.at(0), "cannot run ONNX shape inference: fork failed");
+      return;
+    }
+    if (child == 0) {
+      ::close(fds[0]);
+      std::string reply;
+      try {
+        onnx::ShapeInferenceOptions options(false, 0, true);
+        onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(), options);
+        reply = "M" + m_model.SerializeAsString();
+      } catch (const std::exception& e) {
+        reply = std::string("E") + e.what();
+      }
+      const char* p = reply.data();
+      std::size_t left = reply.size();
+      while (left > 0) {
+        const ssize_t n = ::write(fds[1], p, left);
+        if (n <= 0) ::_exit(2);
+        p += n;
+        left -= static_cast<std::size_t>(n);
+      }
+      ::_exit(0);
+    }
+    ::close(fds[1]);
+    std::string reply;
+    char buffer[1 << 16];
+    for (;;) {
+      const ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      reply.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fds[0]);
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    onnx::ModelProto inferred;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || reply.empty() ||
+        (reply[0] == 'M' && !inferred.ParseFromArray(reply.data() + 1, static_cast<int>(reply.size() - 1)))) {
+      m_diag.error(m_diag.at(0), "ONNX's shape inference (libonnx) crashed on this model; it is malformed");
+      return;
+    }
+    if (reply[0] == 'E') {
+      m_diag.warning(m_diag.at(0), "ONNX shape inference stopped early: " + reply.substr(1));
+      return;
+    }
+    m_graph.Swap(inferred.mutable_graph());
+    indexConsumers();  // the index points into the graph's nodes and initializers, which just moved
   }
 
   // Shape inference knows nothing of operations outside ONNX's schemas, and then nothing of what
