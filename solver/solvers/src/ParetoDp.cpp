@@ -261,7 +261,9 @@ struct FrontBuilder {
   std::vector<std::int64_t> touched;
   std::vector<std::int64_t> prefix;  // prefix minima of bestM over [prefixFrom, range], as of the last rebuild
   std::int64_t prefixFrom = INT64_MAX;  // below it, no candidate was known at the last rebuild
+  std::int64_t prefixTo = -1;           // above it, none was: the minima stay prefix[prefixTo]
   std::int64_t dirtyFrom = INT64_MAX;   // least overhead changed since the last rebuild
+  std::int64_t highest = -1;            // greatest overhead holding a candidate
   std::size_t changes = 0;              // candidates stored since the last rebuild
   std::vector<DpPoint> cands;
   std::int64_t range = -1;  // dense when >= 0: overheads 0..range
@@ -270,6 +272,7 @@ struct FrontBuilder {
     cands.clear();
     range = tMax >= 0 && tMax < kDenseLimit ? tMax : -1;
     prefixFrom = dirtyFrom = INT64_MAX;
+    prefixTo = highest = -1;
     changes = 0;
     if (range >= 0 && static_cast<std::int64_t>(bestM.size()) <= range) {
       bestM.resize(static_cast<std::size_t>(range) + 1, INT64_MAX);
@@ -279,17 +282,24 @@ struct FrontBuilder {
   }
 
   [[nodiscard]] std::int64_t prefixMin(std::int64_t t) const {
-    return t < prefixFrom ? INT64_MAX : prefix[static_cast<std::size_t>(t)];
+    return t < prefixFrom ? INT64_MAX : prefix[static_cast<std::size_t>(std::min(t, prefixTo))];
   }
 
-  // Brings the prefix minima up to date; each rebuild costs the span it recomputes, and it waits for
-  // enough new candidates that this is at most a few dozen operations per candidate.
+  // Brings the prefix minima up to date from the least changed overhead to the greatest one holding a
+  // candidate (the minima below are unchanged, and above it constant); each rebuild costs the span it
+  // recomputes, and it waits for enough new candidates that this is at most a few dozen operations per
+  // candidate.
   void maybeRebuild() {
-    if (changes == 0 || static_cast<std::int64_t>(changes) * 32 < range - dirtyFrom) return;
-    std::int64_t t = std::min(dirtyFrom, prefixFrom);
+    if (changes == 0 || static_cast<std::int64_t>(changes) * 32 < highest - dirtyFrom) return;
+    std::int64_t t = dirtyFrom;
+    // Between the last rebuild's greatest overhead and the least changed one no candidate came: the
+    // minimum there is the last one known (a plain fill, far cheaper than the running minimum).
+    if (prefixFrom != INT64_MAX && t > prefixTo + 1)
+      std::fill(prefix.begin() + prefixTo + 1, prefix.begin() + t, prefix[static_cast<std::size_t>(prefixTo)]);
     std::int64_t running = t > prefixFrom ? prefix[static_cast<std::size_t>(t - 1)] : INT64_MAX;
-    for (; t <= range; ++t) prefix[static_cast<std::size_t>(t)] = running = std::min(running, bestM[static_cast<std::size_t>(t)]);
+    for (; t <= highest; ++t) prefix[static_cast<std::size_t>(t)] = running = std::min(running, bestM[static_cast<std::size_t>(t)]);
     prefixFrom = std::min(dirtyFrom, prefixFrom);
+    prefixTo = highest;
     dirtyFrom = INT64_MAX;
     changes = 0;
   }
@@ -344,6 +354,7 @@ struct FrontBuilder {
     slot = m;
     from[static_cast<std::size_t>(t)] = (std::uint64_t{source} << 32) | point;
     dirtyFrom = std::min(dirtyFrom, t);
+    highest = std::max(highest, t);
     ++changes;
   }
 
@@ -545,11 +556,11 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     const std::size_t sources = o.nearestSources > 0 ? std::min(alive.size(), o.nearestSources) : alive.size();
     for (std::size_t k = shard; k < sources; k += shards) {
       const std::size_t i = alive[alive.size() - 1 - k];
-      const std::vector<DpPoint>& source = run.fronts[i];
       if (!f.subset(i, j)) continue;
       const std::int64_t base = transitionBase(f, i, j);
       if (base > o.budget) continue;
       const Step s = transitionStep(f, i, j);
+      const std::vector<DpPoint>& source = run.fronts[i];
       // Fronts run by t ascending and m descending: the points within both limits are a contiguous run.
       const std::int64_t mCap = std::min(o.budget - base, lim.mMax - s.dm);
       const std::int64_t tCap = lim.tMax - s.dt;
