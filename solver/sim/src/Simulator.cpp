@@ -88,6 +88,17 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
   for (std::uint32_t v = g.firstOp(); v < n; ++v)
     pendingConsumers[v] = static_cast<std::uint32_t>(g.successors(NodeId{v}).size());
 
+  // Lifetimes, when asked: where each live value, gradient and parameter gradient began.
+  const bool record = m_options.recordLifetimes;
+  std::vector<std::size_t> valueFirst(record ? n : 0);
+  std::vector<std::size_t> gradFirst(record ? n : 0);
+  std::vector<std::size_t> paramGradFirst(record ? n : 0);
+  std::size_t at = 0;  // the step being simulated
+  using Kind = TensorLifetime::Kind;
+  auto lifetime = [&](Kind kind, NodeId v, Bytes bytes, std::size_t first, std::size_t last) {
+    if (record && bytes.value > 0) result.lifetimes.push_back(TensorLifetime{kind, v, bytes, first, last});
+  };
+
   MemoryBreakdown mem;
   mem.params = g.paramBytes();
   mem.inputs = g.inputBytes();
@@ -96,10 +107,12 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
   auto freeValue = [&](NodeId v) {
     alive[v.value] = false;
     (aliveIsRecompute[v.value] ? mem.recomputed : mem.values) -= g.node(v).bytes;
+    if (record) lifetime(aliveIsRecompute[v.value] ? Kind::Recomputed : Kind::Value, v, g.node(v).bytes, valueFirst[v.value], at);
   };
   auto freeGrad = [&](NodeId v) {
     gradPresent[v.value] = false;
     mem.grads -= g.node(v).bytes;
+    if (record) lifetime(Kind::Grad, v, g.node(v).bytes, gradFirst[v.value], at);
   };
 
   result.timeline = MemoryTimeline{};
@@ -111,6 +124,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
       return fail(s, name(v) + " is an input or parameter: it is resident and has no forward or backward");
     const Node& node = g.node(v);
     MemoryBreakdown during = mem;
+    at = s;
 
     switch (step.kind) {
       case StepKind::Forward: {
@@ -121,6 +135,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         ++computed[v.value];
         alive[v.value] = true;
         aliveIsRecompute[v.value] = recompute;
+        if (record) valueFirst[v.value] = s;
         (recompute ? mem.recomputed : mem.values) += node.bytes;
         during = mem;
         during.workspace = node.workspace;
@@ -143,6 +158,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
           if (computed[v.value] == 0) return fail(s, "output " + name(v) + " was never computed");
           gradPresent[v.value] = true;  // the seed gradient of an output
           mem.grads += node.bytes;
+          if (record) gradFirst[v.value] = s;
         } else if (!gradPresent[v.value]) {
           return fail(s, "the gradient of " + name(v) + " is not in memory");
         }
@@ -154,11 +170,13 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
           if (!gradPresent[u.value]) {
             gradPresent[u.value] = true;
             mem.grads += g.node(u).bytes;
+            if (record) gradFirst[u.value] = s;
           }
         for (NodeId p : distinctParamInputs(g, v))
           if (!paramGrad[p.value]) {
             paramGrad[p.value] = true;
             mem.paramGrads += g.node(p).bytes;
+            if (record) paramGradFirst[p.value] = s;
           }
         during = mem;
         during.workspace = node.workspace;
@@ -189,7 +207,26 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         if (alive[u.value]) freeValue(u);
       if (step.kind == StepKind::Backward && gradPresent[v.value]) freeGrad(v);
     }
+    if (record && (step.kind == StepKind::Forward || step.kind == StepKind::Backward))
+      lifetime(Kind::Workspace, v, node.workspace, s, s);
     result.timeline.push(TimelinePoint{during, mem.total(), clock});
+  }
+  if (record && !schedule.empty()) {
+    // What is still allocated at the end lives to the last step; inputs and parameters throughout.
+    const std::size_t last = schedule.size() - 1;
+    for (std::uint32_t v = 0; v < n; ++v) {
+      const NodeId id{v};
+      const Node& node = g.node(id);
+      if (node.kind == graph::NodeKind::Param) {
+        lifetime(Kind::Param, id, node.bytes, 0, last);
+        if (paramGrad[v]) lifetime(Kind::ParamGrad, id, node.bytes, paramGradFirst[v], last);
+      } else if (node.kind == graph::NodeKind::Input) {
+        lifetime(Kind::Input, id, node.bytes, 0, last);
+      } else {
+        if (alive[v]) lifetime(aliveIsRecompute[v] ? Kind::Recomputed : Kind::Value, id, node.bytes, valueFirst[v], last);
+        if (gradPresent[v]) lifetime(Kind::Grad, id, node.bytes, gradFirst[v], last);
+      }
+    }
   }
 
   if (m_options.requireComplete) {

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/sim/MemoryTimeline.hpp"
@@ -16,6 +17,20 @@ struct SimulatorOptions {
   bool liveness = true;
   /// Require every operation to be computed and its backward to run exactly once.
   bool requireComplete = true;
+  /// Record every tensor's lifetime (SimulationResult::lifetimes), for memory-layout figures.
+  bool recordLifetimes = false;
+};
+
+/// One tensor the simulator allocated: what it holds, its size, and the steps it is alive during,
+/// first..last inclusive (alive during step `last`, freed after it). The `during` total of the timeline
+/// at a step is the sum of the tensors alive at that step.
+struct TensorLifetime {
+  enum class Kind : std::uint8_t { Param, Input, Value, Recomputed, Grad, ParamGrad, Workspace };
+  Kind kind = Kind::Value;
+  graph::NodeId node;
+  Bytes bytes{0};
+  std::size_t first = 0;
+  std::size_t last = 0;
 };
 
 /// Why a schedule is not legal: the step and a readable reason.
@@ -34,6 +49,7 @@ struct SimulationResult {
   std::size_t recomputations = 0;   ///< forward steps beyond each node's first
   std::size_t recomputedNodes = 0;  ///< distinct nodes computed more than once
   std::optional<ScheduleError> error;
+  std::vector<TensorLifetime> lifetimes;  ///< when SimulatorOptions::recordLifetimes, in order of freeing
 
   [[nodiscard]] bool valid() const { return !error.has_value(); }
 };
