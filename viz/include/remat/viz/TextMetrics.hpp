@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string_view>
+
+namespace remat::viz {
+
+/// Text extents for laying out figures: the figure builders place labels, legends and margins with
+/// it, so nothing is clipped or overlaps. viz/qt supplies the real font's metrics (the same ones it
+/// paints with); ApproxTextMetrics is a font-free estimate for tests and for callers without Qt.
+class TextMetrics {
+ public:
+  virtual ~TextMetrics() = default;
+  /// Advance width of a UTF-8 string at a font size (scene units).
+  [[nodiscard]] virtual double width(std::string_view text, double size, bool bold = false) const = 0;
+  /// Line height (ascent + descent) at a font size.
+  [[nodiscard]] virtual double height(double size) const { return 1.17 * size; }
+};
+
+/// Widths from DejaVu Sans's average advances per character class, rounded up: a slight overestimate,
+/// so layouts made with it leave room for the real fonts (DejaVu Serif is narrower).
+class ApproxTextMetrics final : public TextMetrics {
+ public:
+  [[nodiscard]] double width(std::string_view text, double size, bool bold = false) const override;
+};
+
+/// A shared ApproxTextMetrics.
+[[nodiscard]] const TextMetrics& approxTextMetrics();
+
+}  // namespace remat::viz
