@@ -16,5 +16,6 @@ void addSolversCommand(CLI::App& app, Runner& run);
 void addMinBudgetCommand(CLI::App& app, Runner& run);
 void addSweepCommand(CLI::App& app, Runner& run);
 void addMaxBatchCommand(CLI::App& app, Runner& run);
+void addRenderCommand(CLI::App& app, Runner& run);
 
 }  // namespace remat::cli

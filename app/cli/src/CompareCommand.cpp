@@ -1,10 +1,12 @@
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "CliSupport.hpp"
 #include "Commands.hpp"
+#include "FigureSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/solvers/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
@@ -20,6 +22,9 @@ struct CompareOptions {
   std::string strategy = "time";
   std::string table = "text";
   bool json = false;
+  std::string figuresDir;
+  std::string figureFormat = "svg";
+  FigureStyleOptions style;
 };
 
 std::string percent(double v) {
@@ -79,6 +84,67 @@ void printTable(const std::vector<std::vector<std::string>>& rows, const std::st
   for (std::size_t r = 1; r < rows.size(); ++r) std::cout << line(rows[r]) << '\n';
 }
 
+// Every figure of the comparison into o.figuresDir: the timeline of all plans (the plain run first),
+// the Pareto fronts of the solvers, and the graph drawing, schedule matrix and memory layout of the
+// best plan (exact-dp's, else approx-dp's, else the first one).
+std::vector<std::string> writeCompareFigures(const CompareOptions& o, const graph::ComputeGraph& g,
+                                             const solvers::SolveResult& vanilla,
+                                             const std::vector<solvers::SolveResult>& results,
+                                             const std::vector<const solvers::Solver*>& chosen,
+                                             const std::optional<Bytes>& budget) {
+  namespace fs = std::filesystem;
+  if (o.figureFormat != "svg" && o.figureFormat != "pdf" && o.figureFormat != "png")
+    throw CliError(kUsage, "unknown figure format '" + o.figureFormat + "' (svg, pdf, png)");
+  std::error_code ec;
+  fs::create_directories(o.figuresDir, ec);
+  if (ec) throw CliError(kInput, "cannot create " + o.figuresDir + ": " + ec.message());
+  const PreparedStyle style = prepareStyle(o.style);
+  for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
+
+  std::vector<viz::LabeledPlan> plans;
+  if (vanilla.plan) plans.push_back({"store-all", *vanilla.plan});
+  for (const auto& r : results)
+    if (r.plan && r.solver != "store-all") plans.push_back({r.solver, *r.plan});
+  auto find = [&](const std::string& label) -> std::optional<std::size_t> {
+    for (std::size_t k = 0; k < plans.size(); ++k)
+      if (plans[k].label == label) return k;
+    return std::nullopt;
+  };
+  std::optional<std::size_t> best = find("exact-dp");
+  if (!best) best = find("approx-dp");
+  if (!best && !plans.empty()) best = plans.size() > 1 ? 1 : 0;  // the first solver's, else the plain run
+  std::vector<std::string> written;
+  auto write = [&](viz::FigureRequest request) {
+    request.graph = &g;
+    const std::string path = (fs::path(o.figuresDir) / (std::string(viz::figureName(request.kind)) + "." + o.figureFormat)).string();
+    writeFigure(request, style, path, o.style.dpi);
+    written.push_back(path);
+  };
+  viz::FigureRequest timeline;
+  timeline.kind = viz::FigureKind::Timeline;
+  timeline.plans = plans;
+  timeline.budget = budget;
+  write(std::move(timeline));
+  std::vector<const solvers::Solver*> fronts;
+  for (const solvers::Solver* s : chosen)
+    if (s->info().id != "store-all") fronts.push_back(s);
+  if (!fronts.empty()) {
+    viz::FigureRequest pareto;
+    pareto.kind = viz::FigureKind::Pareto;
+    viz::ParetoInputs inputs = viz::paretoInputs(g, fronts, 20);
+    for (const auto& s : inputs.skipped) std::cerr << "remat: warning: no front from " << s << '\n';
+    pareto.pareto = std::move(inputs.data);
+    if (!pareto.pareto.series.empty()) write(std::move(pareto));
+  }
+  for (viz::FigureKind kind : {viz::FigureKind::Graph, viz::FigureKind::Schedule, viz::FigureKind::Layout}) {
+    viz::FigureRequest request;
+    request.kind = kind;
+    if (best) request.plans.push_back(plans[*best]);
+    write(std::move(request));
+  }
+  return written;
+}
+
 int runCompare(const CompareOptions& o) {
   const auto& registry = solvers::SolverRegistry::builtin();
   std::vector<const solvers::Solver*> chosen;
@@ -121,6 +187,8 @@ int runCompare(const CompareOptions& o) {
   }
   bool internalError = false;
   for (const auto& r : results) internalError |= r.status == solvers::SolveStatus::Error;
+  const std::vector<std::string> figures =
+      o.figuresDir.empty() ? std::vector<std::string>{} : writeCompareFigures(o, g, vanilla, results, chosen, budget);
 
   if (json) {
     nlohmann::json j;
@@ -142,6 +210,7 @@ int runCompare(const CompareOptions& o) {
       j["rows"].push_back(std::move(row));
     }
     j["warnings"] = loaded.warnings;
+    if (!o.figuresDir.empty()) j["figures"] = figures;
     printJson(j);
     return internalError ? kInternal : kOk;
   }
@@ -172,6 +241,7 @@ int runCompare(const CompareOptions& o) {
   for (const auto& r : results)
     if (!r.message.empty()) std::cout << "\n" << r.solver << ": " << r.message;
   std::cout << '\n';
+  for (const auto& f : figures) std::cout << "wrote " << f << '\n';
   return internalError ? kInternal : kOk;
 }
 
@@ -189,6 +259,10 @@ void addCompareCommand(CLI::App& app, Runner& run) {
   addGraphOptions(cmd, o->graph);
   cmd->add_option("--table", o->table, "Table style: text, markdown, csv or json")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output (same as --table json)");
+  cmd->add_option("--figures", o->figuresDir,
+                  "Also write every figure (timeline, pareto, graph, schedule, layout) into this folder");
+  cmd->add_option("--figure-format", o->figureFormat, "Format of those figures: svg, pdf or png")->capture_default_str();
+  addFigureStyleOptions(cmd, o->style);
   cmd->callback([o, &run] { run = [o] { return runCompare(*o); }; });
 }
 

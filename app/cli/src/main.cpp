@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   addMinBudgetCommand(app, run);
   addSweepCommand(app, run);
   addMaxBatchCommand(app, run);
+  addRenderCommand(app, run);
   addConvertCommand(app, run);
   addSolversCommand(app, run);
   try {

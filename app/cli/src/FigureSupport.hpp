@@ -1,0 +1,48 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "remat/viz/Figure.hpp"
+#include "remat/viz/PlanFigures.hpp"
+#include "remat/vizqt/Export.hpp"
+
+namespace remat::cli {
+
+/// How figures look: canvas, resolution, font and theme (shared by render and compare --figures).
+struct FigureStyleOptions {
+  double width = 960;
+  double height = 540;
+  double dpi = 96;
+  std::string font;  ///< empty: the theme's
+  std::string theme = "screen";
+  std::string title;
+};
+
+void addFigureStyleOptions(CLI::App* cmd, FigureStyleOptions& o);
+
+/// The style, laid out with the real metrics of the font it will be painted with (which it owns; keep
+/// the returned object alive while the style is used). Starts the offscreen Qt application; throws
+/// CliError(kUsage) on bad values.
+struct PreparedStyle {
+  viz::FigureStyle style;
+  std::shared_ptr<const viz::TextMetrics> metrics;
+  std::vector<std::string> warnings;  ///< e.g. a font that is not installed
+};
+[[nodiscard]] PreparedStyle prepareStyle(const FigureStyleOptions& o);
+
+/// Builds the figure and writes it to `path` in the format of its extension; throws CliError with the
+/// reason (usage: bad extension; input: a plan that does not simulate; internal: the export failed).
+void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, const std::string& path, double dpi);
+
+/// Each solver's plan at the budget ("least": each its own least feasible one; empty: none), labelled
+/// by solver id; solvers without a plan are left out with a warning on stderr.
+[[nodiscard]] std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g,
+                                                             const std::vector<std::string>& ids,
+                                                             const std::string& budgetText,
+                                                             const std::string& strategyName, bool quiet);
+
+}  // namespace remat::cli

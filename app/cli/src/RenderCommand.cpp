@@ -1,0 +1,120 @@
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "CliSupport.hpp"
+#include "Commands.hpp"
+#include "FigureSupport.hpp"
+#include "remat/solvers/PlanJson.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::cli {
+
+namespace {
+
+struct RenderOptions {
+  GraphOptions graph;
+  std::string figure;
+  std::string output;
+  std::vector<std::string> planFiles;
+  std::vector<std::string> solvers;
+  std::string budget;
+  std::string strategy = "time";
+  std::size_t points = 20;
+  bool timeAxis = false;
+  bool collapseChains = false;
+  bool showParams = false;
+  bool json = false;
+  FigureStyleOptions style;
+};
+
+std::string readWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CliError(kInput, "cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+namespace {
+
+int runRender(const RenderOptions& o) {
+  const auto kind = viz::figureFromName(o.figure);
+  if (!kind) throw CliError(kUsage, "unknown figure '" + o.figure + "' (timeline, graph, pareto, schedule, layout)");
+  if (!vizqt::formatFromPath(o.output))
+    throw CliError(kUsage, "cannot tell the figure format of '" + o.output + "': use .svg, .pdf or .png");
+  if (o.points < 2) throw CliError(kUsage, "--points must be at least 2");
+  PreparedStyle style = prepareStyle(o.style);
+  LoadedGraph loaded = loadGraph(o.graph);
+  const graph::ComputeGraph& g = loaded.graph;
+  for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
+  for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
+
+  viz::FigureRequest request;
+  request.kind = *kind;
+  request.graph = &g;
+  request.timelineAxis = o.timeAxis ? viz::TimelineAxis::Time : viz::TimelineAxis::Steps;
+  request.graphOptions.collapseChains = o.collapseChains;
+  request.graphOptions.showParams = o.showParams;
+  if (!o.budget.empty() && o.budget != "least") request.budget = parseBudget(o.budget);
+  for (const std::string& file : o.planFiles) {
+    auto plan = solvers::readPlanJson(readWholeFile(file), file, g);
+    if (!plan.ok()) throw CliError(kInput, plan.errorText());
+    request.plans.push_back({std::filesystem::path(file).stem().string(), std::move(plan).value().plan});
+  }
+  if (*kind == viz::FigureKind::Pareto) {
+    std::vector<const solvers::Solver*> chosen;
+    for (const std::string& id : o.solvers) chosen.push_back(&findSolver(id));
+    if (chosen.empty())
+      for (const std::string& id : solvers::SolverRegistry::builtin().ids())
+        if (id != "store-all") chosen.push_back(&findSolver(id));
+    viz::ParetoInputs inputs = viz::paretoInputs(g, chosen, o.points);
+    for (const auto& s : inputs.skipped) std::cerr << "remat: warning: no front from " << s << '\n';
+    request.pareto = std::move(inputs.data);
+  } else {
+    // Plans from solvers; with neither files nor solvers, the plain run (the graph drawing stays bare).
+    std::vector<std::string> ids = o.solvers;
+    if (ids.empty() && o.planFiles.empty() && *kind != viz::FigureKind::Graph) ids.push_back("store-all");
+    for (auto& p : plansFromSolvers(g, ids, o.budget, o.strategy, o.json)) request.plans.push_back(std::move(p));
+  }
+  writeFigure(request, style, o.output, o.style.dpi);
+  if (o.json) {
+    nlohmann::json plans = nlohmann::json::array();
+    for (const auto& p : request.plans) plans.push_back(p.label);
+    printJson({{"figure", o.figure}, {"output", o.output}, {"graph", g.name()}, {"plans", plans},
+               {"width", o.style.width}, {"height", o.style.height}, {"warnings", loaded.warnings}});
+  } else {
+    std::cout << "wrote " << o.output << '\n';
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void addRenderCommand(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<RenderOptions>();
+  CLI::App* cmd = app.add_subcommand("render", "Draw a figure of a graph and its plans as SVG, PDF or PNG");
+  cmd->add_option("graph", o->graph.path, "Graph file")->required();
+  cmd->add_option("--figure", o->figure, "timeline, graph, pareto, schedule or layout")->required();
+  cmd->add_option("--output,-o", o->output, "Output file: .svg, .pdf or .png")->required();
+  cmd->add_option("--plan", o->planFiles, "A plan file written by 'remat solve -o' (repeatable)");
+  cmd->add_option("--solvers", o->solvers,
+                  "Comma-separated solvers whose plans to draw (pareto: whose fronts; default all but store-all)")
+      ->delimiter(',');
+  cmd->add_option("--budget,-b", o->budget, "The solvers' budget: bytes, a size such as 2GiB, or 'least'");
+  cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
+  cmd->add_option("--points", o->points, "pareto: at most this many plans per front")->capture_default_str();
+  cmd->add_flag("--time-axis", o->timeAxis, "timeline: compute time on the x axis instead of steps");
+  cmd->add_flag("--collapse-chains", o->collapseChains, "graph: draw chains of simple ops as one box");
+  cmd->add_flag("--show-params", o->showParams, "graph: draw parameter nodes too");
+  addFigureStyleOptions(cmd, o->style);
+  addGraphOptions(cmd, o->graph);
+  cmd->add_flag("--json", o->json, "Machine-readable summary");
+  cmd->callback([o, &run] { run = [o] { return runRender(*o); }; });
+}
+
+}  // namespace remat::cli

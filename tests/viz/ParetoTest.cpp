@@ -1,0 +1,79 @@
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "remat/viz/Pareto.hpp"
+
+using namespace remat::viz;
+
+namespace {
+
+// The hull's value at memory x (linear between its vertices).
+double hullAt(const std::vector<TradeOffPoint>& hull, double x) {
+  for (std::size_t k = 1; k < hull.size(); ++k)
+    if (x <= hull[k].memory) {
+      const TradeOffPoint& a = hull[k - 1];
+      const TradeOffPoint& b = hull[k];
+      if (b.memory == a.memory) return std::min(a.overhead, b.overhead);
+      return a.overhead + (b.overhead - a.overhead) * (x - a.memory) / (b.memory - a.memory);
+    }
+  return hull.back().overhead;
+}
+
+}  // namespace
+
+TEST_CASE("the lower convex hull is convex, spans the points and lies below every one") {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<TradeOffPoint> pts;
+    std::uniform_real_distribution<double> mem(1e8, 4e9);
+    std::uniform_int_distribution<int> over(0, 5000);
+    const int count = 2 + trial * 3;
+    for (int k = 0; k < count; ++k) pts.push_back({std::round(mem(rng)), double(over(rng))});
+    const auto hull = lowerConvexHull(pts);
+    REQUIRE(hull.size() >= 2);
+    double minX = 1e300, maxX = -1e300;
+    for (const auto& p : pts) minX = std::min(minX, p.memory), maxX = std::max(maxX, p.memory);
+    CHECK(hull.front().memory == minX);
+    CHECK(hull.back().memory == maxX);
+    for (std::size_t k = 1; k < hull.size(); ++k) CHECK(hull[k].memory >= hull[k - 1].memory);
+    // Convex: every turn is to the left (counterclockwise) going right along the bottom.
+    for (std::size_t k = 2; k < hull.size(); ++k) {
+      const double ax = hull[k - 1].memory - hull[k - 2].memory, ay = hull[k - 1].overhead - hull[k - 2].overhead;
+      const double bx = hull[k].memory - hull[k - 1].memory, by = hull[k].overhead - hull[k - 1].overhead;
+      CHECK(ax * by - ay * bx >= -1e-6 * std::abs(ax * by));
+    }
+    for (const auto& p : pts) CHECK(hullAt(hull, p.memory) <= p.overhead + 1e-6);
+  }
+}
+
+TEST_CASE("the hull of a convex front is the front; of a concave one, its ends") {
+  const std::vector<TradeOffPoint> convex{{1, 100}, {2, 40}, {3, 15}, {4, 5}, {5, 0}};
+  CHECK(lowerConvexHull(convex) == convex);
+  const std::vector<TradeOffPoint> concave{{1, 100}, {2, 95}, {3, 85}, {4, 60}, {5, 0}};
+  CHECK(lowerConvexHull(concave) == std::vector<TradeOffPoint>{{1, 100}, {5, 0}});
+}
+
+TEST_CASE("pareto scene: markers of every series, bounds as lines, nothing off the canvas") {
+  ParetoData data;
+  data.series.push_back({"exact-dp", {{1e9, 300}, {1.5e9, 100}, {2e9, 0}}});
+  data.series.push_back({"chen", {{1.6e9, 200}}});
+  data.vanilla = TradeOffPoint{2.4e9, 0};
+  data.leastBudget = 0.9e9;
+  data.memoryLowerBound = 0.5e9;
+  data.timeUnit = "ms";
+  FigureStyle style;
+  const Scene scene = paretoScene(data, style);
+  int markers = 0;
+  for (const Item& item : scene.items)
+    if (const auto* e = std::get_if<EllipseItem>(&item)) {
+      if (e->rx == 3) ++markers;
+      CHECK(e->center.x >= 0);
+      CHECK(e->center.x <= style.width);
+    }
+  CHECK(markers == 4);
+  bool axisTitle = false;
+  for (const Item& item : scene.items)
+    if (const auto* t = std::get_if<TextItem>(&item); t && t->text == "recomputation overhead (ms)") axisTitle = true;
+  CHECK(axisTitle);
+}

@@ -1,0 +1,40 @@
+#include <catch2/catch.hpp>
+
+#include "TestGraphs.hpp"
+#include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/viz/PlanMarks.hpp"
+
+using namespace remat;
+using namespace remat::viz;
+
+TEST_CASE("plan marks of a canonical plan: boundaries kept, the rest recomputed, segments in order") {
+  const auto g = test::makeChain(9);
+  std::vector<graph::NodeSet> sets;
+  for (std::uint32_t upTo : {3U, 6U, 9U}) {
+    graph::NodeSet s(g.opCount());
+    for (std::uint32_t k = 0; k < upTo; ++k) s.insert(graph::OpIndex{k});
+    sets.push_back(s);
+  }
+  const auto marks = planMarks(g, sim::canonicalSchedule(g, sets), sets);
+  CHECK(marks.segments == 3);
+  for (std::uint32_t k = 0; k < 9; ++k) {
+    const auto v = g.opNode(graph::OpIndex{k}).value;
+    INFO("op " << k);
+    CHECK(marks.segment[v] == static_cast<int>(k / 3));
+    // a2 and a5 end their segments and feed the next: the checkpoints.
+    CHECK(marks.role[v] == (k == 2 || k == 5 ? NodeRole::Kept : NodeRole::Recomputed));
+  }
+  CHECK(marks.role[0] == NodeRole::Other);  // the input
+}
+
+TEST_CASE("plan marks without lower sets: store-all keeps everything its backward needs") {
+  const auto g = test::makeChain(5);
+  const auto marks = planMarks(g, sim::storeAllSchedule(g), std::nullopt);
+  CHECK(marks.segments == 0);
+  for (std::uint32_t k = 0; k < 5; ++k) {
+    const auto v = g.opNode(graph::OpIndex{k}).value;
+    CHECK(marks.segment[v] == -1);
+    // Each op keeps its input for its backward; the last one's output is needed by no backward.
+    CHECK(marks.role[v] == (k < 4 ? NodeRole::NeverFreed : NodeRole::Other));
+  }
+}

@@ -1,0 +1,107 @@
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/graph/NodeId.hpp"
+#include "remat/graph/Units.hpp"
+#include "remat/viz/Chart.hpp"
+#include "remat/viz/Figure.hpp"
+#include "remat/viz/PlanMarks.hpp"
+#include "remat/viz/Scene.hpp"
+#include "remat/viz/Theme.hpp"
+
+namespace remat::viz {
+
+/// What the graph drawing shows.
+struct GraphDrawingOptions {
+  /// Merge maximal chains of operations (each the only consumer of the one before and the only
+  /// operation feeding the one after, same role and segment) into one box, for graphs too long to read.
+  bool collapseChains = false;
+  bool showInputs = true;
+  bool showParams = false;  ///< off by default: a weight read by many operations adds an edge to each
+  /// Font size of the node labels in drawing units; node boxes are sized to hold two lines of it.
+  double fontSize = 9;
+  /// How many rank crossings (ranks an edge passes without ending there, summed over the edges) dot
+  /// may route. dot's time grows with this sum, which long skips make quadratic in the graph's size
+  /// (a 1,000-op random DAG has about 800,000); beyond it the longest edges are left out of the layout
+  /// and drawn as plain curves (DrawnEdge::routed false), so that any graph lays out in seconds.
+  std::size_t routeBudget = 12000;
+};
+
+/// One box of the drawing: a graph node, or a collapsed chain of operations (members in topological
+/// order). Boxes and points are in drawing units (CSS pixels at scale 1, y down, origin at the top
+/// left of the drawing).
+struct DrawnNode {
+  std::vector<graph::NodeId> members;
+  std::string label;  ///< the node's name, or "first … last (k ops)" for a chain
+  NodeRole role = NodeRole::Other;
+  int segment = -1;  ///< the members' lower-set segment, -1 for none
+  Bytes bytes{0};    ///< sum over the members
+  Box box;
+};
+
+/// An edge between two drawn nodes (indices into GraphDrawing::nodes), routed by the layout.
+struct DrawnEdge {
+  std::size_t from = 0;
+  std::size_t to = 0;
+  /// A cubic Bézier as SplineItem takes it; it ends at the arrow's tip on the border of `to`.
+  std::vector<Point> spline;
+  /// false for an edge left out of the layout (see GraphDrawingOptions::routeBudget): its curve joins
+  /// the two boxes directly and may cross others.
+  bool routed = true;
+};
+
+/// The box around one lower-set segment's nodes; its top margin holds the label.
+struct DrawnCluster {
+  int segment = 0;    ///< 0-based, as in NodeMarks
+  std::string label;  ///< "segment 1" for segment 0, as the paper numbers V_1 ... V_k
+  Box box;
+};
+
+/// A laid-out graph as plain data: everything inside [0, width] x [0, height].
+struct GraphDrawing {
+  std::vector<DrawnNode> nodes;
+  std::vector<DrawnEdge> edges;
+  std::vector<DrawnCluster> clusters;
+  double width = 0;
+  double height = 0;
+  double fontSize = 9;  ///< the node labels' size the boxes were made for (GraphDrawingOptions::fontSize)
+};
+
+/// Lays a graph out top to bottom with Graphviz's `dot`, each lower-set segment in a cluster of its
+/// own when `marks` has segments. `marks` may be empty (no plan: every role Other, no clusters);
+/// otherwise its vectors must have g.size() entries (std::invalid_argument if not). Thread-safe
+/// (Graphviz is not: layouts run one at a time). Throws std::runtime_error if Graphviz fails.
+[[nodiscard]] GraphDrawing layoutGraph(const graph::ComputeGraph& g, const NodeMarks& marks,
+                                       const GraphDrawingOptions& options = {});
+
+/// Where graphScene puts the drawing: scaled by `scale` (at most 1, never enlarged) and centred in
+/// `area`, the part of the canvas under the title and the legend.
+struct GraphSceneLayout {
+  Box area;
+  double scale = 1;
+  Point offset;                       ///< scene position of the drawing's origin
+  std::vector<NodeRole> legendRoles;  ///< the roles present, in NodeRole order
+  std::vector<Box> legendBoxes;       ///< one per legend role, symbol and label
+  double titleY = 0;
+
+  [[nodiscard]] Point toScene(Point p) const { return {offset.x + p.x * scale, offset.y + p.y * scale}; }
+  [[nodiscard]] Box toScene(const Box& b) const {
+    const Point p = toScene(Point{b.x, b.y});
+    return {p.x, p.y, b.w * scale, b.h * scale};
+  }
+};
+
+/// The placement graphScene uses, for callers that map scene positions back to nodes.
+[[nodiscard]] GraphSceneLayout graphSceneLayout(const GraphDrawing& drawing, const FigureStyle& style);
+
+/// The graph drawing with checkpoints: title and a legend of the roles present on top, then the
+/// drawing fitted to the rest of the canvas: segment clusters as light boxes labelled "segment i",
+/// edges as arrowed splines, node boxes filled with the colour of their role, and inside each box its
+/// name and size when the scaled labels would be at least 5 px tall.
+[[nodiscard]] Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style);
+
+}  // namespace remat::viz

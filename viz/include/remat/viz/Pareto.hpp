@@ -1,0 +1,46 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "remat/viz/Figure.hpp"
+#include "remat/viz/Scene.hpp"
+
+namespace remat::viz {
+
+/// A plan on the budget/overhead plane: the memory it needs and the recomputation it costs.
+struct TradeOffPoint {
+  double memory = 0;    ///< bytes
+  double overhead = 0;  ///< in the graph's time unit
+  bool operator==(const TradeOffPoint&) const = default;
+};
+
+/// One solver's front, from `remat sweep`.
+struct ParetoSeries {
+  std::string solver;
+  std::vector<TradeOffPoint> points;
+};
+
+/// The Pareto figure: several solvers' fronts, the plain run (no recomputation), the least feasible
+/// budget and the memory lower bound as vertical lines, and the lower convex hull of all the points.
+struct ParetoData {
+  std::vector<ParetoSeries> series;
+  std::optional<TradeOffPoint> vanilla;
+  std::optional<double> leastBudget;
+  std::optional<double> memoryLowerBound;
+  std::string timeUnit;
+  std::string memoryLabel = "peak memory";  ///< what the x axis measures (DP model or simulated)
+};
+
+/// The lower convex hull of the points, from the leftmost (least memory, then least overhead) to the
+/// lowest at the right: the trade-offs that mixing plans could reach at best. Computed with CGAL's
+/// lower_hull_points_2 with exact predicates.
+[[nodiscard]] std::vector<TradeOffPoint> lowerConvexHull(const std::vector<TradeOffPoint>& points);
+
+/// Each solver's points joined as a staircase in its colour and marker, the hull dashed, the vanilla
+/// point, and the two bounds as labelled vertical lines.
+[[nodiscard]] Scene paretoScene(const ParetoData& data, const FigureStyle& style);
+
+}  // namespace remat::viz

@@ -1,0 +1,68 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/solvers/Solver.hpp"
+#include "remat/viz/Figure.hpp"
+#include "remat/viz/GraphDrawing.hpp"
+#include "remat/viz/Pareto.hpp"
+#include "remat/viz/Scene.hpp"
+#include "remat/viz/Timeline.hpp"
+
+namespace remat::viz {
+
+enum class FigureKind : std::uint8_t { Timeline, Graph, Pareto, Schedule, Layout };
+inline constexpr FigureKind kAllFigures[] = {FigureKind::Timeline, FigureKind::Graph, FigureKind::Pareto,
+                                             FigureKind::Schedule, FigureKind::Layout};
+[[nodiscard]] std::string_view figureName(FigureKind kind);  ///< "timeline", "graph", ...
+[[nodiscard]] std::optional<FigureKind> figureFromName(std::string_view name);
+
+/// A plan to draw and what to call it (a solver id, a file name).
+struct LabeledPlan {
+  std::string label;
+  solvers::Plan plan;
+};
+
+/// Everything a figure may need; each figure uses its part. The timeline overlays every plan (one
+/// plan: stacked by category); the graph drawing, schedule matrix and memory layout show the first
+/// plan (the graph drawing without plans shows the bare graph); the Pareto figure shows `pareto`.
+struct FigureRequest {
+  FigureKind kind = FigureKind::Timeline;
+  const graph::ComputeGraph* graph = nullptr;
+  std::vector<LabeledPlan> plans;
+  std::optional<Bytes> budget;
+  TimelineAxis timelineAxis = TimelineAxis::Steps;
+  GraphDrawingOptions graphOptions;
+  ParetoData pareto;
+};
+
+/// The figure, or a readable reason why it cannot be drawn (a plan that does not simulate, a figure
+/// that needs a plan and has none).
+struct FigureResult {
+  std::optional<Scene> scene;
+  std::string error;
+};
+
+/// Builds the figure: simulates the plans with liveness (the simulator is the authority on memory) and
+/// hands the results to the figure's builder.
+[[nodiscard]] FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style);
+
+/// The Pareto figure's data for a graph: each solver's budget/overhead front from its tradeOff (one DP
+/// run for the DP solvers), every plan placed at its simulated peak (the common measure of all
+/// solvers) and its simulated overhead; the plain run; the least feasible budget of the DP model (of
+/// the first DP solver among them); the simulator's memory lower bound. Solvers that give no front are
+/// left out, and their messages returned in `skipped`.
+struct ParetoInputs {
+  ParetoData data;
+  std::vector<std::string> skipped;
+};
+[[nodiscard]] ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& solvers,
+                                        std::size_t points, std::stop_token stop = {});
+
+}  // namespace remat::viz

@@ -1,0 +1,26 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "remat/viz/Scene.hpp"
+
+namespace remat::vizqt {
+
+enum class ImageFormat { Svg, Pdf, Png };
+
+/// The format named by a file's extension (.svg, .pdf, .png; any case), if one of those.
+[[nodiscard]] std::optional<ImageFormat> formatFromPath(std::string_view path);
+
+struct ExportOptions {
+  /// PNG only: pixels per inch; the image is the scene's size times dpi / 96 (scene units are CSS px).
+  double dpi = 96;
+};
+
+/// Writes the scene as SVG (viewBox in scene units), PDF (a page of the scene's size, vectors and
+/// embedded fonts) or PNG. Needs a QGuiApplication (OffscreenGui). Returns an error message on failure.
+[[nodiscard]] std::optional<std::string> exportScene(const viz::Scene& scene, const std::string& path, ImageFormat format,
+                                                     const ExportOptions& options = {});
+
+}  // namespace remat::vizqt

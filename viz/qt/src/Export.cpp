@@ -1,0 +1,98 @@
+#include "remat/vizqt/Export.hpp"
+
+#include <QFile>
+#include <QImage>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "remat/vizqt/ScenePainter.hpp"
+
+namespace remat::vizqt {
+
+std::optional<ImageFormat> formatFromPath(std::string_view path) {
+  const auto dot = path.rfind('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  std::string ext(path.substr(dot + 1));
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == "svg") return ImageFormat::Svg;
+  if (ext == "pdf") return ImageFormat::Pdf;
+  if (ext == "png") return ImageFormat::Png;
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<std::string> checkWritable(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return "cannot write " + path.toStdString() + ": " + file.errorString().toStdString();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> exportScene(const viz::Scene& scene, const std::string& path, ImageFormat format,
+                                       const ExportOptions& options) {
+  const QString file = QString::fromStdString(path);
+  if (!(scene.width > 0 && scene.height > 0)) return std::string("the figure has no size");
+  if (auto error = checkWritable(file)) return error;
+  switch (format) {
+    case ImageFormat::Svg: {
+      QSvgGenerator svg;
+      svg.setFileName(file);
+      svg.setResolution(96);  // one scene unit per SVG user unit
+      svg.setSize(QSize(static_cast<int>(std::ceil(scene.width)), static_cast<int>(std::ceil(scene.height))));
+      svg.setViewBox(QRectF(0, 0, scene.width, scene.height));
+      svg.setTitle(QStringLiteral("Remat figure"));
+      QPainter painter;
+      if (!painter.begin(&svg)) return "cannot write " + path;
+      paintScene(scene, painter);
+      painter.end();
+      break;
+    }
+    case ImageFormat::Pdf: {
+      QPdfWriter pdf(file);
+      constexpr int kResolution = 1200;
+      pdf.setResolution(kResolution);
+      pdf.setCreator(QStringLiteral("Remat"));
+      // The page is the figure: its size in points (scene units are 1/96 inch), no margins.
+      const QSizeF points(scene.width * 72.0 / 96.0, scene.height * 72.0 / 96.0);
+      pdf.setPageLayout(QPageLayout(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch),
+                                    QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
+      QPainter painter;
+      if (!painter.begin(&pdf)) return "cannot write " + path;
+      painter.scale(kResolution / 96.0, kResolution / 96.0);
+      paintScene(scene, painter);
+      painter.end();
+      break;
+    }
+    case ImageFormat::Png: {
+      if (!(options.dpi > 0 && options.dpi <= 2400)) return std::string("the resolution must be between 1 and 2400 dpi");
+      const double scale = options.dpi / 96.0;
+      const auto w = static_cast<int>(std::lround(scene.width * scale));
+      const auto h = static_cast<int>(std::lround(scene.height * scale));
+      if (w <= 0 || h <= 0 || double(w) * double(h) > 400e6) return std::string("the image would be too large");
+      QImage image(w, h, QImage::Format_ARGB32_Premultiplied);
+      if (image.isNull()) return std::string("out of memory for the image");
+      const int dotsPerMeter = static_cast<int>(std::lround(options.dpi / 0.0254));
+      image.setDotsPerMeterX(dotsPerMeter);
+      image.setDotsPerMeterY(dotsPerMeter);
+      image.fill(Qt::white);
+      QPainter painter(&image);
+      painter.scale(scale, scale);
+      paintScene(scene, painter);
+      painter.end();
+      if (!image.save(file, "PNG")) return "cannot write " + path;
+      break;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace remat::vizqt

@@ -1,0 +1,92 @@
+#include <algorithm>
+#include <cmath>
+
+#include "remat/viz/Chart.hpp"
+#include "remat/viz/Pareto.hpp"
+
+namespace remat::viz {
+
+Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
+  Scene scene = makeScene(style);
+  const Theme& th = style.theme;
+  std::vector<TradeOffPoint> all;
+  for (const ParetoSeries& s : data.series) all.insert(all.end(), s.points.begin(), s.points.end());
+  if (data.vanilla) all.push_back(*data.vanilla);
+  double xMin = INFINITY;
+  double xMax = -INFINITY;
+  double yMax = 0;
+  for (const TradeOffPoint& p : all) {
+    xMin = std::min(xMin, p.memory);
+    xMax = std::max(xMax, p.memory);
+    yMax = std::max(yMax, p.overhead);
+  }
+  for (const std::optional<double>& bound : {data.leastBudget, data.memoryLowerBound})
+    if (bound) {
+      xMin = std::min(xMin, *bound);
+      xMax = std::max(xMax, *bound);
+    }
+  if (!std::isfinite(xMin)) xMin = 0, xMax = 1;
+  const double margin = std::max(1.0, (xMax - xMin) * 0.04);
+  xMin = std::max(0.0, xMin - margin);
+  xMax += margin;
+  yMax = yMax > 0 ? yMax * 1.08 : 1;
+
+  const Stroke hullStroke{{0x66, 0x66, 0x66}, 1.0, Dash::Dashed};
+  const Stroke leastStroke{th.foreground, 1.0, Dash::Dotted};
+  const Stroke boundStroke{{0x88, 0x88, 0x88}, 1.0, Dash::Dotted};
+  std::vector<LegendEntry> legend;
+  for (std::size_t k = 0; k < data.series.size(); ++k)
+    legend.push_back({data.series[k].solver, LegendEntry::Kind::Line, Fill{th.seriesColor(k)}, th.seriesStroke(k, 1.4)});
+  const std::vector<TradeOffPoint> hull = lowerConvexHull(all);
+  if (hull.size() >= 2) legend.push_back({"lower convex hull", LegendEntry::Kind::Line, {}, hullStroke});
+  if (data.vanilla)
+    legend.push_back({"no recomputation", LegendEntry::Kind::Swatch, Fill{th.foreground}, {}});
+  if (data.leastBudget)
+    legend.push_back({"least feasible budget (DP model) " + formatBytes(*data.leastBudget), LegendEntry::Kind::Line, {}, leastStroke});
+  if (data.memoryLowerBound)
+    legend.push_back({"memory lower bound " + formatBytes(*data.memoryLowerBound), LegendEntry::Kind::Line, {},
+                      boundStroke});
+
+  const std::string unit = data.timeUnit.empty() ? "ticks" : data.timeUnit;
+  Chart chart(scene, style, Axis{xMin, xMax, data.memoryLabel, AxisFormat::Bytes},
+              Axis{0, yMax, "recomputation overhead (" + unit + ")", AxisFormat::Number}, legend);
+  chart.background();
+  chart.pushClip();
+  const Box& plot = chart.plot();
+  for (const std::optional<double>& bound : {data.memoryLowerBound, data.leastBudget})
+    if (bound)
+      scene.add(PolylineItem{{{chart.x(*bound), plot.y}, {chart.x(*bound), plot.bottom()}},
+                             bound == data.leastBudget ? leastStroke : boundStroke});
+  if (hull.size() >= 2) {
+    std::vector<Point> line;
+    for (const TradeOffPoint& p : hull) line.push_back({chart.x(p.memory), chart.y(p.overhead)});
+    scene.add(PolylineItem{std::move(line), hullStroke});
+  }
+  for (std::size_t k = 0; k < data.series.size(); ++k) {
+    std::vector<TradeOffPoint> pts = data.series[k].points;
+    std::sort(pts.begin(), pts.end(), [](const TradeOffPoint& a, const TradeOffPoint& b) {
+      return a.memory < b.memory || (a.memory == b.memory && a.overhead < b.overhead);
+    });
+    // A staircase: with a budget between two plans, the cheaper in memory is what one gets.
+    std::vector<Point> stairs;
+    for (std::size_t i = 0; i < pts.size(); ++i) {
+      if (i > 0) stairs.push_back({chart.x(pts[i].memory), chart.y(pts[i - 1].overhead)});
+      stairs.push_back({chart.x(pts[i].memory), chart.y(pts[i].overhead)});
+    }
+    if (stairs.size() >= 2) scene.add(PolylineItem{std::move(stairs), th.seriesStroke(k, 1.4)});
+    // Few points get markers; hollow ones for every other series, so they differ in grey too.
+    if (pts.size() <= 200)
+      for (const TradeOffPoint& p : pts)
+        scene.add(EllipseItem{{chart.x(p.memory), chart.y(p.overhead)}, 3, 3,
+                              k % 2 == 0 ? std::optional<Fill>(Fill{th.seriesColor(k)}) : std::optional<Fill>(Fill{th.background}),
+                              Stroke{th.seriesColor(k), 1.2}});
+  }
+  chart.popClip();
+  if (data.vanilla)
+    scene.add(RectItem{chart.x(data.vanilla->memory) - 4, chart.y(data.vanilla->overhead) - 4, 8, 8, Fill{th.foreground},
+                       std::nullopt});
+  chart.foreground();
+  return scene;
+}
+
+}  // namespace remat::viz

@@ -1,0 +1,146 @@
+#include "remat/viz/PlanFigures.hpp"
+
+#include <stdexcept>
+
+#include "remat/sim/MemoryBounds.hpp"
+#include "remat/sim/Simulator.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+#include "remat/viz/MemoryLayout.hpp"
+#include "remat/viz/PlanMarks.hpp"
+#include "remat/viz/ScheduleMatrix.hpp"
+
+namespace remat::viz {
+
+std::string_view figureName(FigureKind kind) {
+  switch (kind) {
+    case FigureKind::Timeline: return "timeline";
+    case FigureKind::Graph: return "graph";
+    case FigureKind::Pareto: return "pareto";
+    case FigureKind::Schedule: return "schedule";
+    case FigureKind::Layout: return "layout";
+  }
+  return "?";
+}
+
+std::optional<FigureKind> figureFromName(std::string_view name) {
+  for (FigureKind k : kAllFigures)
+    if (figureName(k) == name) return k;
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<sim::SimulationResult> simulate(const graph::ComputeGraph& g, const LabeledPlan& p, std::string& error) {
+  sim::SimulatorOptions options;
+  options.recordLifetimes = true;
+  sim::SimulationResult r = sim::Simulator(g, options).run(p.plan.schedule);
+  if (!r.valid()) {
+    error = "the plan '" + p.label + "' does not simulate: " + r.error->message;
+    return std::nullopt;
+  }
+  return r;
+}
+
+}  // namespace
+
+FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style) {
+  FigureResult out;
+  if (request.graph == nullptr) {
+    out.error = "no graph";
+    return out;
+  }
+  const graph::ComputeGraph& g = *request.graph;
+  const bool needsPlan = request.kind == FigureKind::Timeline || request.kind == FigureKind::Schedule ||
+                         request.kind == FigureKind::Layout;
+  if (needsPlan && request.plans.empty()) {
+    out.error = "the " + std::string(figureName(request.kind)) + " figure needs a plan";
+    return out;
+  }
+  switch (request.kind) {
+    case FigureKind::Timeline: {
+      TimelineData data;
+      data.timeUnit = g.timeUnit();
+      if (request.budget) data.budget = request.budget->value;
+      for (const LabeledPlan& p : request.plans) {
+        const auto r = simulate(g, p, out.error);
+        if (!r) return out;
+        data.series.push_back(timelineSeries(g, p.plan.schedule, *r, p.label));
+      }
+      out.scene = timelineScene(data, style, request.timelineAxis);
+      return out;
+    }
+    case FigureKind::Graph: {
+      NodeMarks marks;
+      if (!request.plans.empty()) {
+        const LabeledPlan& p = request.plans.front();
+        marks = planMarks(g, p.plan.schedule, p.plan.lowerSets);
+      }
+      try {
+        out.scene = graphScene(layoutGraph(g, marks, request.graphOptions), style);
+      } catch (const std::exception& e) {
+        out.error = std::string("the graph layout failed: ") + e.what();
+      }
+      return out;
+    }
+    case FigureKind::Pareto:
+      if (request.pareto.series.empty()) {
+        out.error = "the pareto figure needs at least one solver's front";
+        return out;
+      }
+      out.scene = paretoScene(request.pareto, style);
+      return out;
+    case FigureKind::Schedule: {
+      const LabeledPlan& p = request.plans.front();
+      const auto r = simulate(g, p, out.error);
+      if (!r) return out;
+      out.scene = scheduleMatrixScene(buildScheduleMatrix(g, p.plan.schedule, *r), g, style);
+      return out;
+    }
+    case FigureKind::Layout: {
+      const LabeledPlan& p = request.plans.front();
+      const auto r = simulate(g, p, out.error);
+      if (!r) return out;
+      out.scene = memoryLayoutScene(planMemoryLayout(r->lifetimes, p.plan.schedule.size()), g, style);
+      return out;
+    }
+  }
+  out.error = "unknown figure";
+  return out;
+}
+
+ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& chosen,
+                          std::size_t points, std::stop_token stop) {
+  ParetoInputs out;
+  ParetoData& data = out.data;
+  data.timeUnit = g.timeUnit();
+  data.memoryLabel = "simulated peak memory";
+  if (const solvers::Solver* storeAll = solvers::SolverRegistry::builtin().find("store-all")) {
+    const solvers::SolveResult vanilla = storeAll->solve({.graph = &g});
+    if (vanilla.plan) data.vanilla = TradeOffPoint{double(vanilla.metrics.simulatedPeak.value), 0.0};
+  }
+  data.memoryLowerBound = double(sim::memoryLowerBound(g).value);
+  for (const solvers::Solver* s : chosen) {
+    solvers::SolveRequest request{.graph = &g, .stop = stop};
+    const solvers::Solver::TradeOff front = s->tradeOff(request, points);
+    if (front.plans.empty()) {
+      out.skipped.push_back(s->info().id + ": " + front.message);
+      continue;
+    }
+    ParetoSeries series{s->info().id, {}};
+    for (const auto& [budget, plan] : front.plans) {
+      solvers::PlanMetrics metrics;
+      sim::SimulationResult simulation;
+      solvers::evaluatePlan(g, plan, true, metrics, simulation);
+      if (!simulation.valid()) continue;  // cannot happen for a solver's own plans; never drawn
+      series.points.push_back({double(metrics.simulatedPeak.value), double(metrics.overhead.value)});
+    }
+    data.series.push_back(std::move(series));
+    if (!data.leastBudget && s->info().budgetMeasure == solvers::BudgetMeasure::DpModel) {
+      const solvers::Solver::MinBudget least = s->minBudget(request);
+      if (least.bytes) data.leastBudget = double(least.bytes->value);
+    }
+  }
+  return out;
+}
+
+}  // namespace remat::viz

@@ -1,0 +1,222 @@
+#include "remat/viz/Timeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "remat/viz/Chart.hpp"
+
+namespace remat::viz {
+
+std::int64_t TimelineSeries::total(std::size_t step) const {
+  std::int64_t sum = 0;
+  for (std::int64_t b : bytes[step]) sum += b;
+  return sum;
+}
+
+TimelineSeries timelineSeries(const graph::ComputeGraph& g, const sim::Schedule& schedule,
+                              const sim::SimulationResult& result, std::string label) {
+  TimelineSeries out;
+  out.label = std::move(label);
+  const auto& points = result.timeline.points();
+  std::vector<std::uint32_t> forwards(g.size(), 0);
+  Phase last = Phase::Forward;
+  for (std::size_t s = 0; s < points.size(); ++s) {
+    const sim::MemoryBreakdown& d = points[s].during;
+    out.bytes.push_back({d.params.value, d.paramGrads.value, d.inputs.value, d.values.value, d.recomputed.value,
+                         d.grads.value, d.workspace.value});
+    out.endTime.push_back(points[s].endTime.value);
+    const sim::Step& step = schedule[s];
+    if (step.kind == sim::StepKind::Forward) last = forwards[step.node.value]++ > 0 ? Phase::Recompute : Phase::Forward;
+    else if (step.kind == sim::StepKind::Backward) last = Phase::Backward;
+    out.phase.push_back(last);
+  }
+  out.peak = result.peak.value;
+  out.peakStep = result.peakStep;
+  if (result.peakStep < schedule.size()) out.peakWhat = sim::describeStep(g, schedule[result.peakStep]);
+  return out;
+}
+
+namespace {
+
+// A drawn column: the data range [x0, x1) and the step whose memory it shows.
+struct Bar {
+  double x0;
+  double x1;
+  std::size_t step;
+};
+
+double stepStart(const TimelineSeries& s, std::size_t k, TimelineAxis axis) {
+  if (axis == TimelineAxis::Steps) return double(k);
+  return k == 0 ? 0.0 : double(s.endTime[k - 1]);
+}
+double stepEnd(const TimelineSeries& s, std::size_t k, TimelineAxis axis) {
+  return axis == TimelineAxis::Steps ? double(k + 1) : double(s.endTime[k]);
+}
+
+// Every step when there are few; otherwise one bar per pixel column of the plot, showing the step of
+// highest total within it (so the envelope, and the peak, survive the thinning).
+std::vector<Bar> barsOf(const TimelineSeries& s, TimelineAxis axis, const Chart& chart) {
+  std::vector<Bar> bars;
+  const std::size_t n = s.bytes.size();
+  const auto columns = static_cast<std::size_t>(std::max(1.0, std::floor(chart.plot().w)));
+  if (n <= 2 * columns) {
+    for (std::size_t k = 0; k < n; ++k) bars.push_back({stepStart(s, k, axis), stepEnd(s, k, axis), k});
+    return bars;
+  }
+  const double x0 = chart.xAxis().min;
+  const double width = (chart.xAxis().max - x0) / double(columns);
+  std::size_t k = 0;
+  for (std::size_t c = 0; c < columns && k < n; ++c) {
+    const double hi = x0 + width * double(c + 1);
+    std::size_t best = k;
+    const double start = stepStart(s, k, axis);
+    while (k < n && (stepEnd(s, k, axis) <= hi || c + 1 == columns)) {
+      if (s.total(k) > s.total(best)) best = k;
+      ++k;
+    }
+    if (k == best) {  // a step wider than the column: it gets its own bar
+      bars.push_back({start, stepEnd(s, k, axis), k});
+      ++k;
+      continue;
+    }
+    bars.push_back({start, stepEnd(s, k - 1, axis), best});
+  }
+  return bars;
+}
+
+// The step function through the bars at heights h(bar), as (x, y) scene points left to right.
+template <class Height>
+std::vector<Point> stepLine(const std::vector<Bar>& bars, const Chart& chart, Height&& h) {
+  std::vector<Point> out;
+  out.reserve(2 * bars.size());
+  for (const Bar& b : bars) {
+    const double y = chart.y(double(h(b)));
+    out.push_back({chart.x(b.x0), y});
+    out.push_back({chart.x(b.x1), y});
+  }
+  return out;
+}
+
+const char* phaseName(std::size_t k) {
+  static const char* const kNames[] = {"forward", "backward", "recompute"};
+  return kNames[k];
+}
+
+}  // namespace
+
+Scene timelineScene(const TimelineData& data, const FigureStyle& style, TimelineAxis axis) {
+  Scene scene = makeScene(style);
+  const Theme& th = style.theme;
+  const bool single = data.series.size() == 1;
+  double xMax = 1;
+  double yMax = 1;
+  for (const TimelineSeries& s : data.series) {
+    if (!s.bytes.empty()) xMax = std::max(xMax, stepEnd(s, s.bytes.size() - 1, axis));
+    yMax = std::max(yMax, double(s.peak));
+  }
+  if (data.budget) yMax = std::max(yMax, double(*data.budget));
+  // Head room above the highest value for the peak label.
+  yMax *= 1.0 + std::max(0.08, 30.0 / std::max(100.0, style.height - 140));
+
+  // Legend: categories and phases (one plan) or the plans (several); then budget and peak.
+  std::vector<LegendEntry> legend;
+  std::array<bool, kMemoryCategories> present{};
+  std::array<bool, 3> phasesPresent{};
+  if (single) {
+    const TimelineSeries& s = data.series.front();
+    for (std::size_t k = 0; k < s.bytes.size(); ++k) {
+      for (std::size_t c = 0; c < kMemoryCategories; ++c) present[c] = present[c] || s.bytes[k][c] > 0;
+      phasesPresent[static_cast<std::size_t>(s.phase[k])] = true;
+    }
+    for (std::size_t c = 0; c < kMemoryCategories; ++c)
+      if (present[c])
+        legend.push_back({std::string(categoryName(static_cast<MemoryCategory>(c))), LegendEntry::Kind::Swatch,
+                          th.categories[c], {}});
+    for (std::size_t p = 0; p < 3; ++p)
+      if (phasesPresent[p])
+        legend.push_back({std::string(phaseName(p)) + " phase", LegendEntry::Kind::Swatch, Fill{th.phases[p]}, {}});
+  } else {
+    for (std::size_t k = 0; k < data.series.size(); ++k)
+      legend.push_back({data.series[k].label + " (peak " + formatBytes(double(data.series[k].peak)) + ")",
+                        LegendEntry::Kind::Line, {}, th.seriesStroke(k)});
+  }
+  if (data.budget)
+    legend.push_back({"budget " + formatBytes(double(*data.budget)), LegendEntry::Kind::Line, {},
+                      Stroke{th.budget, 1.2, Dash::Dashed}});
+  legend.push_back({"peak", LegendEntry::Kind::Marker, Fill{th.peak}, Stroke{th.foreground, 0.8}});
+
+  const std::string xTitle = axis == TimelineAxis::Steps
+                                 ? "schedule step"
+                                 : "compute time (" + (data.timeUnit.empty() ? std::string("ticks") : data.timeUnit) + ")";
+  Chart chart(scene, style, Axis{0, xMax, xTitle, AxisFormat::Integer}, Axis{0, yMax, "memory", AxisFormat::Bytes},
+              legend);
+  const Box& plot = chart.plot();
+
+  // Phases behind everything (one plan only: several plans have their phases at different places).
+  if (single) {
+    const TimelineSeries& s = data.series.front();
+    std::size_t begin = 0;
+    for (std::size_t k = 1; k <= s.phase.size(); ++k) {
+      if (k < s.phase.size() && s.phase[k] == s.phase[begin]) continue;
+      const double x0 = chart.x(stepStart(s, begin, axis));
+      const double x1 = chart.x(stepEnd(s, k - 1, axis));
+      const Color c = th.phases[static_cast<std::size_t>(s.phase[begin])];
+      if (c != th.background) scene.add(RectItem{x0, plot.y, x1 - x0, plot.h, Fill{c}, std::nullopt});
+      begin = k;
+    }
+  }
+  chart.background();
+  chart.pushClip();
+  std::vector<Point> peaks;
+  for (std::size_t k = 0; k < data.series.size(); ++k) {
+    const TimelineSeries& s = data.series[k];
+    if (s.bytes.empty()) continue;
+    const std::vector<Bar> bars = barsOf(s, axis, chart);
+    if (single) {
+      // Stacked areas, bottom to top in category order.
+      for (std::size_t c = 0; c < kMemoryCategories; ++c) {
+        if (!present[c]) continue;
+        auto below = [&](const Bar& b) {
+          std::int64_t sum = 0;
+          for (std::size_t d = 0; d < c; ++d) sum += s.bytes[b.step][d];
+          return sum;
+        };
+        auto above = [&](const Bar& b) { return below(b) + s.bytes[b.step][c]; };
+        std::vector<Point> polygon = stepLine(bars, chart, above);
+        std::vector<Point> bottom = stepLine(bars, chart, below);
+        polygon.insert(polygon.end(), bottom.rbegin(), bottom.rend());
+        scene.add(PolygonItem{std::move(polygon), th.categories[c], std::nullopt});
+      }
+      scene.add(PolylineItem{stepLine(bars, chart, [&](const Bar& b) { return s.total(b.step); }),
+                             Stroke{th.foreground, 0.8}});
+    } else {
+      scene.add(PolylineItem{stepLine(bars, chart, [&](const Bar& b) { return s.total(b.step); }),
+                             th.seriesStroke(k, 1.6)});
+    }
+    peaks.push_back({chart.x((stepStart(s, s.peakStep, axis) + stepEnd(s, s.peakStep, axis)) / 2),
+                     chart.y(double(s.peak))});
+  }
+  if (data.budget)
+    scene.add(PolylineItem{{{plot.x, chart.y(double(*data.budget))}, {plot.right(), chart.y(double(*data.budget))}},
+                           Stroke{th.budget, 1.2, Dash::Dashed}});
+  chart.popClip();
+
+  // Peak markers on top, unclipped so that a marker at the edge stays whole.
+  for (std::size_t k = 0; k < peaks.size(); ++k) {
+    const Color c = single ? th.peak : th.seriesColor(k);
+    scene.add(EllipseItem{peaks[k], 4, 4, Fill{c}, Stroke{th.foreground, 0.8}});
+  }
+  if (single && !peaks.empty()) {
+    const TimelineSeries& s = data.series.front();
+    const std::string text = "peak " + formatBytes(double(s.peak)) + (s.peakWhat.empty() ? "" : " at " + s.peakWhat);
+    const double width = style.text().width(text, th.smallFontSize);
+    // Beside the marker, turned towards the middle of the plot, above the data.
+    const bool left = peaks[0].x + 8 + width > plot.right();
+    scene.add(TextItem{{peaks[0].x + (left ? -8 : 8), peaks[0].y - 6}, text, th.smallFontSize, th.foreground,
+                       left ? Anchor::End : Anchor::Start, Baseline::Bottom});
+  }
+  chart.foreground();
+  return scene;
+}
+
+}  // namespace remat::viz
