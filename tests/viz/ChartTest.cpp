@@ -23,7 +23,7 @@ TEST_CASE("byte axes tick in binary units with one unit for all labels") {
   CHECK(tickLabels({0, 256 * 1024 * 1024.0, 512 * 1024 * 1024.0}, AxisFormat::Bytes)[2] == "512 MiB");
   CHECK(formatBytes(1.5 * gib) == "1.50 GiB");
   CHECK(formatBytes(12) == "12 B");
-  CHECK(tickLabels({0, 20000, 40000}, AxisFormat::Integer) == std::vector<std::string>{"0k", "20k", "40k"});
+  CHECK(tickLabels({0, 20000, 40000}, AxisFormat::Integer) == std::vector<std::string>{"0", "20k", "40k"});
   CHECK(tickLabels({0, 0.25, 0.5}, AxisFormat::Percent) == std::vector<std::string>{"0%", "25%", "50%"});
 }
 

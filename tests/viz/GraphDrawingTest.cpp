@@ -302,6 +302,7 @@ struct SceneCheck {
   std::vector<const RectItem*> rects;
   std::vector<const TextItem*> texts;
   std::size_t splines = 0;
+  std::vector<const SplineItem*> splineItems;
 };
 
 SceneCheck inspect(const Scene& scene) {
@@ -321,6 +322,7 @@ SceneCheck inspect(const Scene& scene) {
     } else if (const auto* s = std::get_if<SplineItem>(&item)) {
       for (const Point& p : s->points) on(p.x, p.y);
       ++out.splines;
+      out.splineItems.push_back(s);
     } else if (const auto* l = std::get_if<PolylineItem>(&item)) {
       for (const Point& p : l->points) on(p.x, p.y);
     } else if (const auto* e = std::get_if<EllipseItem>(&item)) {
@@ -338,6 +340,34 @@ bool sameBox(const RectItem& r, const Box& b) {
          std::abs(r.h - b.h) < 1e-9;
 }
 
+bool near(const Point& a, const Point& b) { return std::hypot(a.x - b.x, a.y - b.y) < 1e-6; }
+
+// Every edge drawn: a curve leaves its producer's box where the layout routed it, and one curve, with
+// the edge's only arrowhead, ends on its consumer's box, each in its node's column. With one column
+// each edge is one curve.
+void checkEdgesDrawn(const GraphDrawing& d, const GraphSceneLayout& layout, const SceneCheck& c) {
+  std::size_t arrows = 0;
+  for (const SplineItem* s : c.splineItems) {
+    REQUIRE(s->points.size() >= 4);
+    CHECK((s->points.size() - 1) % 3 == 0);
+    if (s->arrow) ++arrows;
+  }
+  CHECK(arrows == d.edges.size());
+  if (layout.bands.size() == 1)
+    CHECK(c.splines == d.edges.size());
+  else
+    CHECK(c.splines >= d.edges.size());
+  for (const DrawnEdge& e : d.edges) {
+    const Point start = layout.toScene(d.nodes[e.from], e.spline.front());
+    const Point tip = layout.toScene(d.nodes[e.to], e.spline.back());
+    INFO(d.nodes[e.from].label << " -> " << d.nodes[e.to].label);
+    CHECK(std::any_of(c.splineItems.begin(), c.splineItems.end(),
+                      [&](const SplineItem* s) { return near(s->points.front(), start); }));
+    CHECK(std::count_if(c.splineItems.begin(), c.splineItems.end(),
+                        [&](const SplineItem* s) { return s->arrow && near(s->points.back(), tip); }) == 1);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("graph scene: everything on the canvas, a box of its role's colour per node, the legend on top") {
@@ -351,7 +381,7 @@ TEST_CASE("graph scene: everything on the canvas, a box of its role's colour per
     const GraphSceneLayout layout = graphSceneLayout(d, style);
     const SceneCheck c = inspect(scene);
     CHECK(c.offCanvas == 0);
-    CHECK(c.splines == d.edges.size());
+    checkEdgesDrawn(d, layout, c);
     CHECK(layout.scale <= 1.0);
     CHECK(layout.scale > 0.0);
     for (const DrawnNode& n : d.nodes) {
@@ -384,6 +414,7 @@ TEST_CASE("graph scene: small drawings keep their size and show labels, big ones
     const GraphDrawing d = layoutGraph(g, fakeMarks(g, 1), {});
     const GraphSceneLayout layout = graphSceneLayout(d, style);
     CHECK(layout.scale == 1.0);  // never enlarged
+    CHECK(layout.bands.size() == 1);
     const Scene scene = graphScene(d, style);
     const SceneCheck c = inspect(scene);
     CHECK(c.offCanvas == 0);
@@ -438,4 +469,233 @@ TEST_CASE("graph scene: an empty drawing is an empty canvas") {
   const Scene scene = graphScene(d, style);
   CHECK(scene.width == style.width);
   CHECK(scene.items.empty());
+}
+
+namespace {
+
+// The scale of the drawing as one column, fitted to the area as graphSceneLayout does it.
+double oneColumnScale(const GraphDrawing& d, const GraphSceneLayout& layout) {
+  return std::min({1.0, layout.area.w / d.width, layout.area.h / d.height});
+}
+
+// Where a text item lies, by the style's metrics, as the painter places it.
+Box textBox(const TextItem& t, const TextMetrics& tm) {
+  const double w = tm.width(t.text, t.size, t.bold);
+  const double h = tm.height(t.size);
+  const double x = t.anchor == Anchor::Start ? t.at.x : t.anchor == Anchor::Middle ? t.at.x - w / 2 : t.at.x - w;
+  const double y = t.baseline == Baseline::Top ? t.at.y : t.baseline == Baseline::Middle ? t.at.y - h / 2 : t.at.y - h;
+  return {x, y, w, h};
+}
+
+// The placement and the scene of a drawing wrapped into columns (or not): the bands partition the
+// drawing between rows of nodes, every node lands inside the area and inside its own column's clip,
+// apart from every other, and everything of the drawing is painted inside a column's clip.
+void checkColumns(const GraphDrawing& d, const FigureStyle& style) {
+  const GraphSceneLayout layout = graphSceneLayout(d, style);
+  const auto& bands = layout.bands;
+  REQUIRE(!bands.empty());
+  CHECK(layout.scale > 0);
+  CHECK(layout.scale <= 1);
+  CHECK(layout.scale >= oneColumnScale(d, layout));  // never worse than one column
+
+  // The bands partition [0, height), top to bottom, and no node box straddles a cut.
+  CHECK(bands.front().y0 == 0);
+  CHECK(bands.back().y1 == d.height);
+  for (std::size_t k = 0; k < bands.size(); ++k) {
+    CHECK(bands[k].y0 < bands[k].y1);
+    if (k + 1 < bands.size()) CHECK(bands[k].y1 == bands[k + 1].y0);
+  }
+  std::size_t straddling = 0;
+  for (const DrawnNode& n : d.nodes)
+    for (std::size_t k = 1; k < bands.size(); ++k)
+      if (n.box.y < bands[k].y0 && n.box.bottom() > bands[k].y0) ++straddling;
+  CHECK(straddling == 0);
+
+  // Columns side by side, left to right, apart, inside the canvas.
+  const Box canvas{0, 0, style.width, style.height};
+  for (std::size_t k = 0; k < bands.size(); ++k) {
+    CHECK(canvas.contains(bands[k].clip));
+    if (k + 1 < bands.size()) CHECK(bands[k].clip.right() < bands[k + 1].clip.x);
+  }
+
+  // Nodes: in the area, in their band's rows and clip, apart; found again by toDrawing.
+  std::vector<Box> mapped;
+  std::size_t outside = 0;
+  for (const DrawnNode& n : d.nodes) {
+    const std::size_t k = layout.bandOf(n.box);
+    REQUIRE(k < bands.size());
+    const Box b = layout.toScene(n.box);
+    CHECK(sameBox(
+        RectItem{b.x, b.y, b.w, b.h, {}, {}, 0},
+        Box{layout.toScene(n, Point{n.box.x, n.box.y}).x, layout.toScene(n, Point{n.box.x, n.box.y}).y, b.w, b.h}));
+    if (!layout.area.contains(b) || !bands[k].clip.contains(b) || n.box.y < bands[k].y0 || n.box.bottom() > bands[k].y1)
+      ++outside;
+    const Point centre{b.x + b.w / 2, b.y + b.h / 2};
+    const std::optional<Point> back = layout.toDrawing(centre);
+    REQUIRE(back.has_value());
+    CHECK(std::abs(back->x - (n.box.x + n.box.w / 2)) < 1e-6);
+    CHECK(std::abs(back->y - (n.box.y + n.box.h / 2)) < 1e-6);
+    mapped.push_back(b);
+  }
+  CHECK(outside == 0);
+  std::size_t overlaps = 0;
+  for (std::size_t i = 0; i < mapped.size(); ++i)
+    for (std::size_t j = i + 1; j < mapped.size(); ++j)
+      if (overlap(mapped[i], mapped[j])) ++overlaps;
+  CHECK(overlaps == 0);
+
+  // The scene: on the canvas, every edge drawn, and every box and curve of the drawing inside a clip
+  // of a column, each node's box inside its own column's.
+  const Scene scene = graphScene(d, style);
+  const SceneCheck c = inspect(scene);
+  CHECK(c.offCanvas == 0);
+  checkEdgesDrawn(d, layout, c);
+  std::vector<const PushClipItem*> clips;
+  std::size_t unclipped = 0;
+  std::size_t nodesInOwnClip = 0;
+  std::size_t separators = 0;
+  for (const Item& item : scene.items) {
+    if (const auto* push = std::get_if<PushClipItem>(&item)) {
+      CHECK(clips.empty());  // columns are not nested
+      clips.push_back(push);
+    } else if (std::holds_alternative<PopClipItem>(item)) {
+      REQUIRE(!clips.empty());
+      clips.pop_back();
+    } else if (std::holds_alternative<SplineItem>(item)) {
+      if (clips.empty()) ++unclipped;
+    } else if (const auto* r = std::get_if<RectItem>(&item)) {
+      for (std::size_t n = 0; n < d.nodes.size(); ++n) {
+        if (!sameBox(*r, mapped[n])) continue;
+        if (clips.empty()) {
+          ++unclipped;
+          continue;
+        }
+        const Box& own = bands[layout.bandOf(d.nodes[n].box)].clip;
+        const PushClipItem& clip = *clips.back();
+        if (sameBox(RectItem{clip.x, clip.y, clip.w, clip.h, {}, {}, 0}, own) && own.contains(mapped[n]))
+          ++nodesInOwnClip;
+      }
+    } else if (const auto* line = std::get_if<PolylineItem>(&item)) {
+      // A separator: a vertical line between two neighbouring columns.
+      if (line->points.size() == 2 && line->points[0].x == line->points[1].x && clips.empty()) {
+        const double x = line->points[0].x;
+        for (std::size_t k = 1; k < bands.size(); ++k)
+          if (bands[k - 1].clip.right() < x && x < bands[k].clip.x) ++separators;
+      }
+    }
+  }
+  CHECK(clips.empty());
+  CHECK(unclipped == 0);
+  CHECK(nodesInOwnClip == d.nodes.size());
+  CHECK(separators == bands.size() - 1);
+
+  // One marker under each column that goes on and one over each that goes on from the one before,
+  // in none of the nodes' way.
+  std::size_t markers = 0;
+  for (const TextItem* t : c.texts) {
+    if (t->text.find("continue") == std::string::npos) continue;
+    ++markers;
+    const Box box = textBox(*t, style.text());
+    CHECK(canvas.contains(box));
+    for (const Box& b : mapped) CHECK_FALSE(overlap(box, b));
+  }
+  CHECK(markers == 2 * (bands.size() - 1));
+}
+
+// The bands are within one cut spacing of an even split: cut positions lie in the gaps between rows
+// of nodes, so the bands can be no more even than that.
+void checkEven(const GraphDrawing& d, const GraphSceneLayout& layout) {
+  std::vector<std::pair<double, double>> rows;
+  for (const DrawnNode& n : d.nodes) rows.emplace_back(n.box.y, n.box.bottom());
+  std::sort(rows.begin(), rows.end());
+  std::vector<std::pair<double, double>> merged;
+  for (const auto& r : rows) {
+    if (!merged.empty() && r.first <= merged.back().second)
+      merged.back().second = std::max(merged.back().second, r.second);
+    else
+      merged.push_back(r);
+  }
+  REQUIRE(merged.size() >= 3);
+  double spacing = std::max(merged[1].first, d.height - merged[merged.size() - 2].second);
+  for (std::size_t i = 0; i + 2 < merged.size(); ++i)
+    spacing = std::max(spacing, merged[i + 2].first - merged[i].second);
+  double tallest = 0;
+  double shortest = d.height;
+  for (const auto& b : layout.bands) {
+    tallest = std::max(tallest, b.y1 - b.y0);
+    shortest = std::min(shortest, b.y1 - b.y0);
+  }
+  const double even = d.height / static_cast<double>(layout.bands.size());
+  INFO("bands from " << shortest << " to " << tallest << " tall, even " << even << ", cut spacing up to " << spacing);
+  CHECK(tallest <= even + spacing + 1e-9);
+  CHECK(shortest >= even - spacing - 1e-9);
+}
+
+// A graph one rank deep and many wide: x feeds `n` ops side by side.
+ComputeGraph makeFan(int n) {
+  std::vector<test::OpSketch> ops;
+  for (int i = 0; i < n; ++i) ops.push_back({"f" + std::to_string(i), {"x"}, 10, 1, {0}, false});
+  return test::makeGraph(ops, 10);
+}
+
+}  // namespace
+
+TEST_CASE("graph scene: tall drawings wrap into columns and are drawn larger") {
+  struct Case {
+    std::string name;
+    ComputeGraph graph;
+    int segments;  // 0: no plan
+  };
+  std::vector<Case> cases;
+  cases.push_back({"chain of 120 ops", test::makeChain(120, 10), 0});
+  cases.push_back({"chain of 120 ops, 4 segments", test::makeChain(120, 10), 4});
+  cases.push_back({"U-Net of depth 10", test::makeUNet(10), 0});
+  cases.push_back({"U-Net of depth 12, 3 segments", test::makeUNet(12), 3});
+  for (const Case& k : cases) {
+    for (const auto& [w, h] : {std::pair{960.0, 540.0}, std::pair{1600.0, 900.0}}) {
+      DYNAMIC_SECTION(k.name << " at " << w << " x " << h) {
+        const GraphDrawing d = layoutGraph(k.graph, k.segments > 0 ? fakeMarks(k.graph, k.segments) : NodeMarks{}, {});
+        FigureStyle style;
+        style.width = w;
+        style.height = h;
+        style.title = "Checkpoints";
+        const GraphSceneLayout layout = graphSceneLayout(d, style);
+        INFO("drawing " << d.width << " x " << d.height << ", " << layout.bands.size() << " columns at scale "
+                        << layout.scale);
+        CHECK(layout.bands.size() > 1);
+        CHECK(layout.scale > oneColumnScale(d, layout) * 1.5);
+        checkColumns(d, style);
+        checkEven(d, layout);
+      }
+    }
+  }
+}
+
+TEST_CASE("graph scene: wide, small and random drawings") {
+  FigureStyle style;
+  SECTION("a wide drawing stays one column") {
+    const ComputeGraph g = makeFan(40);
+    const GraphDrawing d = layoutGraph(g, fakeMarks(g, 1), {});
+    REQUIRE(d.width > d.height);
+    const GraphSceneLayout layout = graphSceneLayout(d, style);
+    CHECK(layout.bands.size() == 1);
+    CHECK(layout.scale == oneColumnScale(d, layout));
+    CHECK(layout.scale < 1);
+    checkColumns(d, style);
+  }
+  SECTION("a small drawing stays one column at its own size") {
+    const ComputeGraph g = test::makeChain(4, 10);
+    const GraphDrawing d = layoutGraph(g, fakeMarks(g, 2), {});
+    const GraphSceneLayout layout = graphSceneLayout(d, style);
+    CHECK(layout.bands.size() == 1);
+    CHECK(layout.scale == 1.0);
+    checkColumns(d, style);
+  }
+  for (const std::uint32_t seed : {1u, 2u}) {
+    DYNAMIC_SECTION("random DAG of 150 ops, seed " << seed) {
+      const ComputeGraph g = test::makeRandomDag(150, seed);
+      const GraphDrawing d = layoutGraph(g, fakeMarks(g, 3), {});
+      checkColumns(d, style);
+    }
+  }
 }

@@ -77,3 +77,25 @@ TEST_CASE("pareto scene: markers of every series, bounds as lines, nothing off t
     if (const auto* t = std::get_if<TextItem>(&item); t && t->text == "recomputation overhead (ms)") axisTitle = true;
   CHECK(axisTitle);
 }
+
+TEST_CASE("pareto staircase only steps down, even through plans another plan beats") {
+  ParetoData data;
+  // (2e9, 150) is beaten by (1.5e9, 100): it keeps a marker but the staircase skips it.
+  data.series.push_back({"exact-dp", {{1e9, 300}, {2e9, 150}, {1.5e9, 100}, {2.5e9, 0}, {2.5e9, 40}}});
+  FigureStyle style;
+  const Scene scene = paretoScene(data, style);
+  const PolylineItem* stairs = nullptr;
+  for (const Item& item : scene.items)
+    if (const auto* l = std::get_if<PolylineItem>(&item); l && l->stroke.color == style.theme.seriesColor(0))
+      if (!stairs || l->points.size() > stairs->points.size()) stairs = l;  // not the legend's symbol
+  REQUIRE(stairs != nullptr);
+  CHECK(stairs->points.size() == 5);  // (1e9,300) (1.5e9,100) (2.5e9,0) as a staircase: 3 + 2 corners
+  for (std::size_t k = 1; k < stairs->points.size(); ++k) {
+    CHECK(stairs->points[k].x >= stairs->points[k - 1].x);
+    CHECK(stairs->points[k].y >= stairs->points[k - 1].y);  // scene y grows downwards: overhead falls
+  }
+  int markers = 0;
+  for (const Item& item : scene.items)
+    if (const auto* e = std::get_if<EllipseItem>(&item); e && e->rx == 3) ++markers;
+  CHECK(markers == 5);
+}

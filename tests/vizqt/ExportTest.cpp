@@ -10,8 +10,7 @@
 #include "TestGraphs.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/Simulator.hpp"
-#include "remat/viz/Pareto.hpp"
-#include "remat/viz/Timeline.hpp"
+#include "remat/viz/PlanFigures.hpp"
 #include "remat/vizqt/Export.hpp"
 #include "remat/vizqt/OffscreenGui.hpp"
 #include "remat/vizqt/QtTextMetrics.hpp"
@@ -30,22 +29,38 @@ fs::path scratch() {
   return dir;
 }
 
-Scene timelineFigure(const FigureStyle& style) {
-  const auto g = test::makeUNet(3);
-  const sim::Schedule schedule = sim::storeAllSchedule(g);
-  const auto r = sim::Simulator(g).run(schedule);
-  TimelineData data;
-  data.series.push_back(timelineSeries(g, schedule, r, "store all"));
-  data.budget = r.peak.value;
-  return timelineScene(data, style);
-}
+// A U-Net with a plan that recomputes: the lower sets of the first third and two thirds of its ops.
+struct Subject {
+  graph::ComputeGraph graph = test::makeUNet(3);
+  solvers::Plan plan;
+  Subject() {
+    std::vector<graph::NodeSet> sets;
+    for (std::uint32_t upTo : {static_cast<std::uint32_t>(graph.opCount() / 3),
+                               static_cast<std::uint32_t>(2 * graph.opCount() / 3),
+                               static_cast<std::uint32_t>(graph.opCount())}) {
+      graph::NodeSet s(graph.opCount());
+      for (std::uint32_t k = 0; k < upTo; ++k) s.insert(graph::OpIndex{k});  // topological prefixes
+      sets.push_back(s);
+    }
+    plan = {sim::canonicalSchedule(graph, sets), sets};
+  }
+};
 
-Scene paretoFigure(const FigureStyle& style) {
-  ParetoData data;
-  data.series.push_back({"exact-dp", {{1e9, 300}, {1.5e9, 100}, {2e9, 0}}});
-  data.vanilla = TradeOffPoint{2.4e9, 0};
-  data.leastBudget = 0.9e9;
-  return paretoScene(data, style);
+Scene figure(FigureKind kind, const FigureStyle& style) {
+  static const Subject subject;
+  FigureRequest request;
+  request.kind = kind;
+  request.graph = &subject.graph;
+  request.plans = {{"store all", {sim::storeAllSchedule(subject.graph), std::nullopt}}, {"thirds", subject.plan}};
+  if (kind != FigureKind::Timeline) std::swap(request.plans[0], request.plans[1]);  // the plan that recomputes
+  request.budget = Bytes{400};
+  request.pareto.series.push_back({"exact-dp", {{1e9, 300}, {1.5e9, 100}, {2e9, 0}}});
+  request.pareto.vanilla = TradeOffPoint{2.4e9, 0};
+  request.pareto.leastBudget = 0.9e9;
+  const FigureResult r = buildFigure(request, style);
+  INFO(r.error);
+  REQUIRE(r.scene.has_value());
+  return *r.scene;
 }
 
 // Every figure builder, with the real font's metrics.
@@ -58,7 +73,9 @@ std::vector<std::pair<std::string, Scene>> figures(ThemeKind theme) {
   style.theme = Theme::of(theme);
   style.metrics = theme == ThemeKind::Paper ? &serif : &sans;
   style.title = "figure";
-  return {{"timeline", timelineFigure(style)}, {"pareto", paretoFigure(style)}};
+  std::vector<std::pair<std::string, Scene>> out;
+  for (FigureKind kind : kAllFigures) out.emplace_back(std::string(figureName(kind)), figure(kind, style));
+  return out;
 }
 
 bool havePdftoppm() { return std::system("command -v pdftoppm > /dev/null 2>&1") == 0; }

@@ -108,7 +108,8 @@ std::vector<std::string> tickLabels(const std::vector<double>& ticks, AxisFormat
       else if (extent >= 1e7) unit = 1e6, suffix = "M";
       else if (extent >= 1e4) unit = 1e3, suffix = "k";
       const int decimals = decimalsFor(step / unit);
-      for (double t : ticks) out.push_back(fixed(t / unit, decimals) + suffix);
+      // Zero reads "0", not "0k".
+      for (double t : ticks) out.push_back(t == 0 ? std::string("0") : fixed(t / unit, decimals) + suffix);
       return out;
     }
   }

@@ -67,11 +67,16 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
     std::sort(pts.begin(), pts.end(), [](const TradeOffPoint& a, const TradeOffPoint& b) {
       return a.memory < b.memory || (a.memory == b.memory && a.overhead < b.overhead);
     });
-    // A staircase: with a budget between two plans, the cheaper in memory is what one gets.
+    // A staircase through the plans no other plan of the series beats in both measures (a DP front is
+    // Pareto-optimal in its model; in simulated memory some plans may be beaten): with a budget between
+    // two of them, the one needing less memory is what one gets. Every plan keeps its marker.
+    std::vector<TradeOffPoint> front;
+    for (const TradeOffPoint& p : pts)
+      if (front.empty() || p.overhead < front.back().overhead) front.push_back(p);
     std::vector<Point> stairs;
-    for (std::size_t i = 0; i < pts.size(); ++i) {
-      if (i > 0) stairs.push_back({chart.x(pts[i].memory), chart.y(pts[i - 1].overhead)});
-      stairs.push_back({chart.x(pts[i].memory), chart.y(pts[i].overhead)});
+    for (std::size_t i = 0; i < front.size(); ++i) {
+      if (i > 0) stairs.push_back({chart.x(front[i].memory), chart.y(front[i - 1].overhead)});
+      stairs.push_back({chart.x(front[i].memory), chart.y(front[i].overhead)});
     }
     if (stairs.size() >= 2) scene.add(PolylineItem{std::move(stairs), th.seriesStroke(k, 1.4)});
     // Few points get markers; hollow ones for every other series, so they differ in grey too.

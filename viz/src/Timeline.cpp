@@ -143,7 +143,9 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
   if (data.budget)
     legend.push_back({"budget " + formatBytes(double(*data.budget)), LegendEntry::Kind::Line, {},
                       Stroke{th.budget, 1.2, Dash::Dashed}});
-  legend.push_back({"peak", LegendEntry::Kind::Marker, Fill{th.peak}, Stroke{th.foreground, 0.8}});
+  // One plan: its marker's colour; several: a neutral one, as each plan marks its peak in its colour.
+  legend.push_back({single ? "peak" : "peak of each plan", LegendEntry::Kind::Marker,
+                    Fill{single ? th.peak : th.background}, Stroke{th.foreground, 0.8}});
 
   const std::string xTitle = axis == TimelineAxis::Steps
                                  ? "schedule step"

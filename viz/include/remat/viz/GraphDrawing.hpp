@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,20 +80,52 @@ struct GraphDrawing {
                                        const GraphDrawingOptions& options = {});
 
 /// Where graphScene puts the drawing: scaled by `scale` (at most 1, never enlarged) and centred in
-/// `area`, the part of the canvas under the title and the legend.
+/// `area`, the part of the canvas under the title and the legend. A drawing much taller than the area
+/// is cut, in the empty gaps between rows of nodes, into horizontal bands set side by side as columns,
+/// like a newspaper's, when that lets it be drawn larger: band k, the drawing's rows y in
+/// [bands[k].y0, bands[k].y1), is drawn with its top at the top of the columns and column k to the
+/// right of column k - 1. No node box is cut; edges crossing a cut go on at the top of the next column.
 struct GraphSceneLayout {
+  /// One column of the drawing.
+  struct Band {
+    double y0 = 0;  ///< drawing y where the band starts (0 for the first)
+    double y1 = 0;  ///< drawing y where the next band starts (the drawing's height for the last)
+    Point offset;   ///< scene position of the drawing's origin for this band's items
+    /// The scene rectangle this band's items are clipped to: the band's part of the drawing, scaled and
+    /// moved, with a few pixels more on the sides where no cut is (the drawing's own border).
+    Box clip;
+  };
+
   Box area;
   double scale = 1;
-  Point offset;                       ///< scene position of the drawing's origin
+  Point offset;                       ///< scene position of the drawing's origin in the first band
+  std::vector<Band> bands;            ///< one per column, left to right; their [y0, y1) partition [0, height)
   std::vector<NodeRole> legendRoles;  ///< the roles present, in NodeRole order
   std::vector<Box> legendBoxes;       ///< one per legend role, symbol and label
   double titleY = 0;
 
-  [[nodiscard]] Point toScene(Point p) const { return {offset.x + p.x * scale, offset.y + p.y * scale}; }
+  /// The band drawing y lies in: the last one whose y0 is at most y (0 for y above the drawing, the
+  /// last band for y at or below its bottom).
+  [[nodiscard]] std::size_t bandOf(double y) const;
+  /// The band holding a box of one band, such as a node's: the one its centre lies in.
+  [[nodiscard]] std::size_t bandOf(const Box& b) const { return bandOf(b.y + b.h / 2); }
+  /// A drawing point moved as band `band`'s items are (`offset` when there are no bands).
+  [[nodiscard]] Point toScene(std::size_t band, Point p) const {
+    const Point o = band < bands.size() ? bands[band].offset : offset;
+    return {o.x + p.x * scale, o.y + p.y * scale};
+  }
+  /// A drawing point in the band its y lies in.
+  [[nodiscard]] Point toScene(Point p) const { return toScene(bandOf(p.y), p); }
+  /// A box of one band (a node's box) in the scene.
   [[nodiscard]] Box toScene(const Box& b) const {
-    const Point p = toScene(Point{b.x, b.y});
+    const Point p = toScene(bandOf(b), Point{b.x, b.y});
     return {p.x, p.y, b.w * scale, b.h * scale};
   }
+  /// A drawing point belonging to `node` (on or in its box: a label, an edge's end) in the scene, moved
+  /// with the node's band.
+  [[nodiscard]] Point toScene(const DrawnNode& node, Point p) const { return toScene(bandOf(node.box), p); }
+  /// The drawing point shown at a scene position, if one is (inside a band's part of the drawing).
+  [[nodiscard]] std::optional<Point> toDrawing(Point scenePoint) const;
 };
 
 /// The placement graphScene uses, for callers that map scene positions back to nodes.
@@ -101,7 +134,9 @@ struct GraphSceneLayout {
 /// The graph drawing with checkpoints: title and a legend of the roles present on top, then the
 /// drawing fitted to the rest of the canvas: segment clusters as light boxes labelled "segment i",
 /// edges as arrowed splines, node boxes filled with the colour of their role, and inside each box its
-/// name and size when the scaled labels would be at least 5 px tall.
+/// name and size when the scaled labels would be at least 5 px tall. A drawing wrapped into columns
+/// (see GraphSceneLayout) has each column clipped to its band, a thin line between columns, and
+/// "continues →" under each column that goes on, "→ continued" over the next.
 [[nodiscard]] Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style);
 
 }  // namespace remat::viz
