@@ -10,6 +10,8 @@
 
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/graph/GraphBuilder.hpp"
+#include "remat/graph/LowerSets.hpp"
+#include "remat/graph/NodeSet.hpp"
 
 namespace remat::test {
 
@@ -103,6 +105,20 @@ inline graph::ComputeGraph makeUNet(int depth, std::int64_t base = 64) {
   }
   ops.push_back({"loss", {prev}, 1, 1, {0}, false, "Loss"});
   return makeGraph(ops, base, 32);
+}
+
+/// A lower-set sequence cutting g into at most `parts` segments at evenly spaced ops: the ancestor
+/// closure of each cut op joined to the previous set, so that the sequence grows; it ends with V.
+inline std::vector<graph::NodeSet> evenLowerSets(const graph::ComputeGraph& g, std::uint32_t parts) {
+  std::vector<graph::NodeSet> sets;
+  graph::NodeSet current = graph::emptySet(g);
+  const auto n = static_cast<std::uint32_t>(g.opCount());
+  for (std::uint32_t k = 1; k < parts; ++k) {
+    const graph::NodeSet next = current | graph::ancestorClosure(g, graph::OpIndex{k * n / parts});
+    if (next != current && next != graph::fullSet(g)) sets.push_back(current = next);
+  }
+  sets.push_back(graph::fullSet(g));
+  return sets;
 }
 
 }  // namespace remat::test

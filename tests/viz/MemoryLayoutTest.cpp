@@ -25,20 +25,6 @@ sim::SimulationResult simulate(const graph::ComputeGraph& g, const sim::Schedule
   return sim::Simulator(g, options).run(schedule);
 }
 
-// Lower-set sequences that cut the graph into `parts` segments at evenly spaced ops: the ancestor
-// closure of each cut op, joined to the previous set so that the sequence grows.
-std::vector<graph::NodeSet> lowerSets(const graph::ComputeGraph& g, std::uint32_t parts) {
-  std::vector<graph::NodeSet> sets;
-  graph::NodeSet current = graph::emptySet(g);
-  const auto n = static_cast<std::uint32_t>(g.opCount());
-  for (std::uint32_t k = 1; k < parts; ++k) {
-    const graph::NodeSet next = current | graph::ancestorClosure(g, graph::OpIndex{k * n / parts});
-    if (next != current && next != graph::fullSet(g)) sets.push_back(current = next);
-  }
-  sets.push_back(graph::fullSet(g));
-  return sets;
-}
-
 struct Plan {
   std::string name;
   sim::Schedule schedule;
@@ -47,7 +33,7 @@ struct Plan {
 std::vector<Plan> plans(const graph::ComputeGraph& g) {
   std::vector<Plan> out{{"store-all", sim::storeAllSchedule(g)}};
   for (std::uint32_t parts : {2U, 3U, 5U})
-    out.push_back({"canonical, " + std::to_string(parts) + " cuts", sim::canonicalSchedule(g, lowerSets(g, parts))});
+    out.push_back({"canonical, " + std::to_string(parts) + " cuts", sim::canonicalSchedule(g, test::evenLowerSets(g, parts))});
   return out;
 }
 
@@ -123,7 +109,7 @@ TEST_CASE("greedy by size lays a chain's store-all plan without fragmentation") 
 TEST_CASE("CGAL's overlap check agrees with the pairwise one, also on a corrupted layout") {
   for (std::uint32_t seed = 1; seed <= 4; ++seed) {
     const auto g = test::makeRandomDag(200, seed);
-    const auto schedule = sim::canonicalSchedule(g, lowerSets(g, 4));
+    const auto schedule = sim::canonicalSchedule(g, test::evenLowerSets(g, 4));
     const auto r = simulate(g, schedule);
     REQUIRE(r.valid());
     MemoryLayout layout = planMemoryLayout(r.lifetimes, schedule.size());
@@ -216,7 +202,7 @@ TEST_CASE("a lifetime outside the schedule is refused") {
 
 TEST_CASE("the layout figure keeps every tensor inside the plot and the numbers above it") {
   for (const auto& [graphName, g] : graphs()) {
-    const auto schedule = sim::canonicalSchedule(g, lowerSets(g, 3));
+    const auto schedule = sim::canonicalSchedule(g, test::evenLowerSets(g, 3));
     const auto r = simulate(g, schedule);
     REQUIRE(r.valid());
     const MemoryLayout layout = planMemoryLayout(r.lifetimes, schedule.size());

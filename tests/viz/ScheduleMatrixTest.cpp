@@ -23,18 +23,6 @@ sim::SimulationResult simulate(const graph::ComputeGraph& g, const sim::Schedule
   return sim::Simulator(g, options).run(schedule);
 }
 
-std::vector<graph::NodeSet> lowerSets(const graph::ComputeGraph& g, std::uint32_t parts) {
-  std::vector<graph::NodeSet> sets;
-  graph::NodeSet current = graph::emptySet(g);
-  const auto n = static_cast<std::uint32_t>(g.opCount());
-  for (std::uint32_t k = 1; k < parts; ++k) {
-    const graph::NodeSet next = current | graph::ancestorClosure(g, graph::OpIndex{k * n / parts});
-    if (next != current && next != graph::fullSet(g)) sets.push_back(current = next);
-  }
-  sets.push_back(graph::fullSet(g));
-  return sets;
-}
-
 std::vector<std::pair<std::string, graph::ComputeGraph>> graphs() {
   std::vector<std::pair<std::string, graph::ComputeGraph>> out;
   for (std::uint32_t seed = 1; seed <= 6; ++seed)
@@ -53,7 +41,7 @@ TEST_CASE("the schedule matrix shows each step once and the kept values byte for
   for (const auto& [graphName, g] : graphs())
     for (std::uint32_t parts : {1U, 2U, 4U}) {
       const sim::Schedule schedule =
-          parts == 1 ? sim::storeAllSchedule(g) : sim::canonicalSchedule(g, lowerSets(g, parts));
+          parts == 1 ? sim::storeAllSchedule(g) : sim::canonicalSchedule(g, test::evenLowerSets(g, parts));
       const auto r = simulate(g, schedule);
       REQUIRE(r.valid());
       const ScheduleMatrix m = buildScheduleMatrix(g, schedule, r);
@@ -147,7 +135,7 @@ TEST_CASE("the matrix figure keeps runs in the plot and row labels on the canvas
   cases.push_back({test::makeRandomDag(40, 3), true});
   cases.push_back({test::makeRandomDag(150, 2), false});
   for (const Case& c : cases) {
-    const auto schedule = sim::canonicalSchedule(c.g, lowerSets(c.g, 3));
+    const auto schedule = sim::canonicalSchedule(c.g, test::evenLowerSets(c.g, 3));
     const ScheduleMatrix m = buildScheduleMatrix(c.g, schedule, simulate(c.g, schedule));
     FigureStyle style;
     style.title = "Schedule";

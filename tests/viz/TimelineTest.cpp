@@ -12,18 +12,6 @@ using namespace remat::viz;
 
 namespace {
 
-// A canonical plan with recomputation: the lower sets of the first third and two thirds of the ops.
-std::vector<graph::NodeSet> thirds(const graph::ComputeGraph& g) {
-  std::vector<graph::NodeSet> sets;
-  for (std::uint32_t upTo : {static_cast<std::uint32_t>(g.opCount() / 3), static_cast<std::uint32_t>(2 * g.opCount() / 3),
-                             static_cast<std::uint32_t>(g.opCount())}) {
-    graph::NodeSet s(g.opCount());
-    for (std::uint32_t k = 0; k < upTo; ++k) s.insert(graph::OpIndex{k});  // a topological prefix is a lower set
-    if (upTo > 0 && (sets.empty() || !(sets.back() == s))) sets.push_back(s);
-  }
-  return sets;
-}
-
 // The highest point of any filled area (scene y grows downwards: the least y).
 double topOfAreas(const Scene& scene) {
   double top = 1e300;
@@ -38,7 +26,7 @@ double topOfAreas(const Scene& scene) {
 TEST_CASE("timeline data: every step's stacked total is the simulator's, and the peak is its peak") {
   for (std::uint32_t seed = 1; seed <= 10; ++seed) {
     const auto g = test::makeRandomDag(24, seed);
-    const sim::Schedule schedule = sim::canonicalSchedule(g, thirds(g));
+    const sim::Schedule schedule = sim::canonicalSchedule(g, test::evenLowerSets(g, 3));
     const auto r = sim::Simulator(g).run(schedule);
     REQUIRE(r.valid());
     const TimelineSeries s = timelineSeries(g, schedule, r, "plan");
@@ -63,7 +51,7 @@ TEST_CASE("timeline data: every step's stacked total is the simulator's, and the
 TEST_CASE("timeline scene: the peak marker sits on top of the drawn data, for short and long schedules") {
   for (int n : {12, 3000}) {  // 3000 ops: more steps than pixel columns, drawn thinned
     const auto g = test::makeChain(n);
-    const sim::Schedule schedule = sim::canonicalSchedule(g, thirds(g));
+    const sim::Schedule schedule = sim::canonicalSchedule(g, test::evenLowerSets(g, 3));
     const auto r = sim::Simulator(g).run(schedule);
     REQUIRE(r.valid());
     TimelineData data;
@@ -94,7 +82,7 @@ TEST_CASE("timeline scene: the peak marker sits on top of the drawn data, for sh
 TEST_CASE("timeline scene overlays several plans, each with its own peak marker") {
   const auto g = test::makeUNet(3);
   const sim::Schedule all = sim::storeAllSchedule(g);
-  const sim::Schedule canon = sim::canonicalSchedule(g, thirds(g));
+  const sim::Schedule canon = sim::canonicalSchedule(g, test::evenLowerSets(g, 3));
   const auto ra = sim::Simulator(g).run(all);
   const auto rc = sim::Simulator(g).run(canon);
   REQUIRE((ra.valid() && rc.valid()));

@@ -29,19 +29,12 @@ fs::path scratch() {
   return dir;
 }
 
-// A U-Net with a plan that recomputes: the lower sets of the first third and two thirds of its ops.
+// A U-Net with a plan that recomputes: three segments.
 struct Subject {
   graph::ComputeGraph graph = test::makeUNet(3);
   solvers::Plan plan;
   Subject() {
-    std::vector<graph::NodeSet> sets;
-    for (std::uint32_t upTo : {static_cast<std::uint32_t>(graph.opCount() / 3),
-                               static_cast<std::uint32_t>(2 * graph.opCount() / 3),
-                               static_cast<std::uint32_t>(graph.opCount())}) {
-      graph::NodeSet s(graph.opCount());
-      for (std::uint32_t k = 0; k < upTo; ++k) s.insert(graph::OpIndex{k});  // topological prefixes
-      sets.push_back(s);
-    }
+    const auto sets = test::evenLowerSets(graph, 3);
     plan = {sim::canonicalSchedule(graph, sets), sets};
   }
 };
