@@ -10,6 +10,6 @@ scripts/build.sh dev
 ctest --preset dev -j "$jobs"
 if [ "${1:-}" != "--quick" ]; then
   scripts/build.sh asan
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --preset asan -j "$jobs"
+  # The preset sets the sanitizer options and the leak suppressions of tests/lsan.supp.
+  ctest --preset asan -j "$jobs"
 fi

@@ -19,27 +19,6 @@
 
 #include "remat/viz/TextMetrics.hpp"
 
-// Graphviz 2.42 leaks inside `dot` whenever a graph has clusters (the virtual nodes and edges of the
-// cluster skeletons: build_skeleton, class2, interclexp; a known upstream bug) and in gvContext (the
-// plugin configuration text). Our code frees everything Graphviz lets it free (checked with
-// fast_unwind_on_malloc=0: every leak left is in those functions), so sanitizer builds, whose tests run
-// with detect_leaks=1, are told about them here, where the library is used. The pattern is the module:
-// with the default fast unwinding a leak's stack ends in libgvc's allocator (Graphviz is built
-// without frame pointers), so its callers are not there to match. Graph objects come from libcgraph
-// and are not covered.
-#if defined(__SANITIZE_ADDRESS__)
-#define REMAT_VIZ_LSAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REMAT_VIZ_LSAN 1
-#endif
-#endif
-#ifdef REMAT_VIZ_LSAN
-extern "C" const char* __lsan_default_suppressions() {  // NOLINT(bugprone-reserved-identifier)
-  return "leak:libgvc.so\n";
-}
-#endif
-
 namespace remat::viz {
 
 namespace {
