@@ -284,6 +284,72 @@ TEST_CASE("the default graph of scripts/run.sh compares") {
   for (const auto& row : j["rows"]) CHECK(row["status"] != "error");
 }
 
+TEST_CASE("render writes every figure in every format, from solvers and from plan files") {
+  const fs::path dir = scratch() / "render";
+  fs::create_directories(dir);
+  const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet.json";
+  for (const std::string figure : {"timeline", "graph", "pareto", "schedule", "layout"}) {
+    const fs::path out = dir / (figure + ".svg");
+    Run r = remat({"render", graph, "--figure", figure, "--solvers", "approx-dp", "--budget", "least", "-o",
+                   out.string(), "--json"});
+    INFO(figure << ": " << r.err);
+    REQUIRE(r.code == 0);
+    CHECK(r.json()["figure"] == figure);
+    std::ifstream in(out);
+    std::string head(200, '\0');
+    in.read(head.data(), 200);
+    CHECK(head.find("<svg") != std::string::npos);
+  }
+  // A plan written by solve, drawn as PDF and PNG at a resolution.
+  const fs::path plan = dir / "plan.json";
+  REQUIRE(remat({"solve", graph, "-s", "exact-dp", "--budget", "5GiB", "-o", plan.string()}).code == 0);
+  Run pdf = remat({"render", graph, "--plan", plan.string(), "--figure", "timeline", "-o", (dir / "t.pdf").string(),
+                   "--theme", "paper", "--title", "U-Net"});
+  CHECK(pdf.code == 0);
+  CHECK(fs::file_size(dir / "t.pdf") > 1000);
+  Run png = remat({"render", graph, "--plan", plan.string(), "--figure", "layout", "-o", (dir / "l.png").string(),
+                   "--width", "400", "--height", "300", "--dpi", "192"});
+  CHECK(png.code == 0);
+  std::ifstream in(dir / "l.png", std::ios::binary);
+  std::array<unsigned char, 24> header{};
+  in.read(reinterpret_cast<char*>(header.data()), 24);
+  // PNG IHDR: width and height, big-endian, at bytes 16 and 20: 800 x 600 at 192 dpi.
+  CHECK(((header[16] << 24) | (header[17] << 16) | (header[18] << 8) | header[19]) == 800);
+  CHECK(((header[20] << 24) | (header[21] << 16) | (header[22] << 8) | header[23]) == 600);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("render refuses bad options and unwritable files with the right exit code") {
+  const std::string graph = fixture("cli/chain3.json");
+  const fs::path dir = scratch();
+  Run badFigure = remat({"render", graph, "--figure", "pie", "-o", (dir / "x.svg").string()});
+  CHECK(badFigure.code == 2);
+  CHECK(badFigure.err.find("unknown figure 'pie'") != std::string::npos);
+  Run badFormat = remat({"render", graph, "--figure", "timeline", "-o", (dir / "x.jpg").string()});
+  CHECK(badFormat.code == 2);
+  CHECK(badFormat.err.find(".svg, .pdf or .png") != std::string::npos);
+  Run badTheme = remat({"render", graph, "--figure", "timeline", "--theme", "neon", "-o", (dir / "x.svg").string()});
+  CHECK(badTheme.code == 2);
+  Run unwritable = remat({"render", graph, "--figure", "timeline", "-o", "/nonexistent-dir/x.svg"});
+  CHECK(unwritable.code == 3);
+  CHECK(unwritable.err.find("cannot write") != std::string::npos);
+  Run missingPlan = remat({"render", graph, "--figure", "timeline", "--plan", (dir / "nope.json").string(), "-o",
+                           (dir / "x.svg").string()});
+  CHECK(missingPlan.code == 3);
+}
+
+TEST_CASE("compare --figures writes all five figures of the comparison") {
+  const fs::path dir = scratch() / "figures";
+  Run r = remat({"compare", fixture("cli/chain3.json"), "--solvers", "store-all,chen-sqrtn,exact-dp", "--budget",
+                 "least", "--figures", dir.string(), "--figure-format", "png", "--json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.json()["figures"].size() == 5);
+  for (const std::string figure : {"timeline", "graph", "pareto", "schedule", "layout"})
+    CHECK(fs::file_size(dir / (figure + ".png")) > 1000);
+  fs::remove_all(dir);
+}
+
 #ifdef REMAT_CORPUS_DIR
 TEST_CASE("info prints the published lower-set counts of the paper's seven graphs") {
   // Counts from the corpus README (Kusumoto et al. 2019); vanilla peaks are Remat's simulator figures
