@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "remat/viz/Chart.hpp"
+#include "remat/viz/NodeLabel.hpp"
 #include "remat/viz/Theme.hpp"
 
 using namespace remat::viz;
@@ -80,4 +81,15 @@ TEST_CASE("the paper theme stays readable in black and white") {
   // Series: consecutive ones differ in dash.
   CHECK(paper.seriesStroke(0).dash != paper.seriesStroke(1).dash);
   CHECK(paper.fontFamily == "DejaVu Serif");
+}
+
+TEST_CASE("node labels drop ONNX's output suffix and keep the last three parts of a path") {
+  CHECK(nodeLabel("/net/layer1/layer1.0/conv1/Conv_output_0") == "layer1.0/conv1/Conv");
+  CHECK(nodeLabel("/features/features.0/Conv_output_0") == "features/features.0/Conv");
+  CHECK(nodeLabel("/net/Flatten_output_0") == "net/Flatten");
+  CHECK(nodeLabel("conv1") == "conv1");
+  CHECK(nodeLabel("relu_output_0") == "relu");
+  CHECK(nodeLabel("_output_0") == "_output_0");  // nothing would be left
+  CHECK(nodeLabel("a//b/") == "a/b");
+  CHECK(nodeLabel("///") == "///");
 }

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "remat/viz/NodeLabel.hpp"
 #include "remat/viz/TextMetrics.hpp"
 
 namespace remat::viz {
@@ -77,10 +78,10 @@ Grouping groupNodes(const ComputeGraph& g, const NodeMarks& marks, const GraphDr
   }
   for (DrawnNode& d : out.nodes) {
     if (d.members.size() == 1) {
-      d.label = g.node(d.members.front()).name;
+      d.label = nodeLabel(g.node(d.members.front()).name);
     } else {
-      d.label = g.node(d.members.front()).name + " \u2026 " + g.node(d.members.back()).name + " (" +
-                std::to_string(d.members.size()) + " ops)";
+      d.label = nodeLabel(g.node(d.members.front()).name) + " \u2026 " + nodeLabel(g.node(d.members.back()).name) +
+                " (" + std::to_string(d.members.size()) + " ops)";
     }
   }
   return out;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "remat/viz/Chart.hpp"
+#include "remat/viz/NodeLabel.hpp"
 
 namespace remat::viz {
 
@@ -330,7 +331,7 @@ Scene memoryLayoutScene(const MemoryLayout& layout, const graph::ComputeGraph& g
                             static_cast<double>(p.offset.value + p.tensor.bytes.value), fill, true);
     if (labels.size() < kMaxLabels && p.tensor.node.valid() && p.tensor.node.value < g.size() &&
         r.h >= labelHeight + 2) {
-      const std::string& name = g.node(p.tensor.node).name;
+      const std::string name = nodeLabel(g.node(p.tensor.node).name);
       if (tm.width(name, labelSize) + 6 <= r.w)
         labels.push_back(TextItem{
             {r.x + r.w / 2, r.y + r.h / 2}, name, labelSize, textOn(fill.color), Anchor::Middle, Baseline::Middle});

@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "remat/viz/Chart.hpp"
+#include "remat/viz/NodeLabel.hpp"
 
 namespace remat::viz {
 
@@ -220,7 +221,7 @@ Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGrap
   std::vector<std::pair<std::size_t, std::string>> labels;
   if (named) {
     for (std::size_t r = 0; r < rows; ++r)
-      labels.emplace_back(r, shortened(g.node(matrix.rows[r]).name, style.width * 0.3, labelSize, tm));
+      labels.emplace_back(r, shortened(nodeLabel(g.node(matrix.rows[r]).name), style.width * 0.3, labelSize, tm));
   } else {
     const int target = std::max(2, static_cast<int>(probe.h / 40));
     for (double t : niceTicks(0, static_cast<double>(rows - 1), target))
