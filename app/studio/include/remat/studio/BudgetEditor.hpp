@@ -1,0 +1,64 @@
+#pragma once
+
+#include <QString>
+#include <QWidget>
+
+#include "remat/graph/Units.hpp"
+
+class QLineEdit;
+class QSlider;
+class QLabel;
+
+namespace remat::studio {
+
+/// The memory budget the solvers run under: none (unconstrained), each solver's least feasible one,
+/// or a byte count.
+struct BudgetChoice {
+  enum class Kind { None, Least, Fixed };
+  Kind kind = Kind::None;
+  Bytes bytes{0};  ///< Fixed only
+  bool operator==(const BudgetChoice&) const = default;
+};
+
+/// A field taking a budget ("2GiB", "1500000000", "least", or empty for none) and a slider giving it
+/// as a fraction of the plain run's peak (store-all's simulated peak); each follows the other.
+class BudgetEditor : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit BudgetEditor(QWidget* parent = nullptr);
+
+  /// The plain run's peak: the slider's full scale. Zero disables the slider.
+  void setVanillaPeak(Bytes peak);
+  [[nodiscard]] Bytes vanillaPeak() const { return m_vanillaPeak; }
+
+  [[nodiscard]] const BudgetChoice& budget() const { return m_budget; }
+  void setBudget(const BudgetChoice& budget);
+  /// Parses a text as the field does: true and the choice, or false and a readable message.
+  [[nodiscard]] static bool parse(const QString& text, BudgetChoice& out, QString& error);
+
+  /// The error of the last text typed into the field, empty when it was valid.
+  [[nodiscard]] const QString& errorText() const { return m_error; }
+
+  [[nodiscard]] QLineEdit* field() const { return m_field; }
+  [[nodiscard]] QSlider* slider() const { return m_slider; }
+  /// Slider steps over the full scale (the vanilla peak).
+  static constexpr int kSliderSteps = 1000;
+
+ signals:
+  void budgetChanged();
+
+ private:
+  void onSliderMoved(int value);
+  void onFieldEdited();
+  void showBudget();
+
+  QLineEdit* m_field = nullptr;
+  QSlider* m_slider = nullptr;
+  QLabel* m_fraction = nullptr;
+  Bytes m_vanillaPeak{0};
+  BudgetChoice m_budget;
+  QString m_error;
+};
+
+}  // namespace remat::studio

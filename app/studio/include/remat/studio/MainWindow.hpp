@@ -1,0 +1,222 @@
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+#include <QStringList>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/solvers/Solver.hpp"
+#include "remat/viz/PlanFigures.hpp"
+#include "remat/viz/Theme.hpp"
+
+class QAction;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QMenu;
+class QSettings;
+class QPlainTextEdit;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+class QTableView;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace remat::vizqt {
+class QtTextMetrics;
+class SceneView;
+}  // namespace remat::vizqt
+
+namespace remat::studio {
+
+class BudgetEditor;
+class ComparisonModel;
+class SolveRunner;
+
+/// Remat Studio's window: open a graph, run solvers side by side on worker threads, compare their
+/// plans in a table and in figures (memory timeline, checkpoints on the graph, schedule, memory layout),
+/// export a figure. Every number and picture comes from the engine and viz libraries.
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+  MainWindow(const MainWindow&) = delete;
+  MainWindow& operator=(const MainWindow&) = delete;
+
+  /// Reads a graph file in any format readGraphFile reads; a bad file is reported (a dialog, or only
+  /// recorded when not interactive) and leaves the open graph as it was. Returns whether it opened.
+  bool openFile(const QString& path);
+  /// Writes the session: the graph file and the solver settings (solvers, strategy, cost model, budget,
+  /// time limit) as JSON (`"format": "remat-studio-session"`). Returns whether it was written.
+  bool saveSession(const QString& path);
+  /// Opens a session written by saveSession: its graph (a relative path is taken from the session's
+  /// folder) under its settings. A bad session is reported like a bad graph. Returns whether it opened.
+  bool openSession(const QString& path);
+  [[nodiscard]] solvers::Strategy strategy() const;
+  [[nodiscard]] double timeLimit() const;
+
+  /// Where the recent files are remembered between runs; without settings the list lives only as long
+  /// as the window. The window owns them.
+  void useSettings(std::unique_ptr<QSettings> settings);
+  /// The graph files opened lately, the latest first (File > Open recent).
+  [[nodiscard]] const QStringList& recentFiles() const { return m_recent; }
+  static constexpr int kMaxRecentFiles = 8;
+
+  /// Lists the graph files of a folder (the project's datasets/) under File > Open dataset.
+  void setDatasetDirectory(const QString& dir);
+  /// The files that menu opens, as absolute paths, by name.
+  [[nodiscard]] QStringList datasetFiles() const;
+
+  /// Writes the current view's figure, with the paper theme at the view's size, as SVG, PDF or PNG by
+  /// the extension. Returns whether it was written; failures are reported like openFile's.
+  bool exportCurrentView(const QString& path);
+
+  /// Writes the plan the graph, schedule and layout views show as plan JSON (`remat solve -o`'s format).
+  /// Returns whether it was written; failures are reported like openFile's.
+  bool savePlan(const QString& path);
+  /// The solver whose plan the graph, schedule and layout views show (see focusedPlan).
+  [[nodiscard]] std::string focusedSolver() const;
+
+  /// Replaces the open graph's times by a cost model (graph::costModelNames(): "file" keeps the file's);
+  /// results so far are dropped. Returns false, with the error reported, for an unknown model.
+  bool setCostModel(const QString& model);
+  [[nodiscard]] QString costModel() const;
+  /// The time limit of each solver in seconds; 0 for none.
+  void setTimeLimit(double seconds);
+
+  /// Starts every checked solver at the panel's budget and strategy (cancelling a run in progress).
+  void runSolvers();
+  /// Asks the running solvers to stop.
+  void cancelSolvers();
+  [[nodiscard]] bool solving() const;
+
+  /// Computes the budget/overhead fronts of the checked solvers (all but store-all) on a worker
+  /// thread for the Pareto view (viz::paretoInputs: one DP run for the DP solvers).
+  void computePareto();
+  [[nodiscard]] bool computingPareto() const { return m_paretoRunning; }
+  /// The last computed fronts, if any.
+  [[nodiscard]] const std::optional<viz::ParetoData>& pareto() const { return m_pareto; }
+
+  /// The table copied to the clipboard as Markdown or CSV (Edit menu, and the table's context menu).
+  void copyTableAsMarkdown();
+  void copyTableAsCsv();
+
+  /// Checks or unchecks a solver in the panel; false when no solver has that id.
+  bool setSolverChecked(const std::string& id, bool checked);
+  [[nodiscard]] std::vector<std::string> checkedSolvers() const;
+  /// The strategy the panel selects.
+  void setStrategy(solvers::Strategy strategy);
+
+  /// Off: errors are recorded (lastError) instead of shown in a modal dialog, for tests and scripts.
+  void setInteractive(bool interactive) { m_interactive = interactive; }
+  [[nodiscard]] const QString& lastError() const { return m_lastError; }
+  /// The open graph's import warnings.
+  [[nodiscard]] const QStringList& importWarnings() const { return m_importWarnings; }
+  [[nodiscard]] const graph::ComputeGraph* graph() const { return m_graph.get(); }
+  /// The plain run (store-all) of the open graph: the timeline's baseline and the slider's scale.
+  [[nodiscard]] const std::optional<solvers::SolveResult>& vanilla() const { return m_vanilla; }
+
+  [[nodiscard]] ComparisonModel* comparisonModel() const { return m_model; }
+  [[nodiscard]] BudgetEditor* budgetEditor() const { return m_budget; }
+  [[nodiscard]] QTabWidget* views() const { return m_tabs; }
+  [[nodiscard]] QTableView* table() const { return m_table; }
+  /// The view of a figure kind (timeline, graph, schedule, layout); null for others.
+  [[nodiscard]] vizqt::SceneView* view(viz::FigureKind kind) const;
+  /// The solver's progress bar in the panel; null for an unknown id.
+  [[nodiscard]] QProgressBar* progressBar(const std::string& id) const;
+
+  /// Builds a view's figure at a size with a theme, from the open graph and the finished plans.
+  [[nodiscard]] viz::FigureResult buildView(viz::FigureKind kind, double width, double height,
+                                            const viz::Theme& theme) const;
+
+ signals:
+  /// Every solver of a run has reported its result.
+  void solversFinished();
+  /// The Pareto fronts are computed (or failed; see lastError).
+  void paretoFinished();
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildMenus();
+  QWidget* buildSolverPanel();
+  void reportError(const QString& title, const QString& text);
+  void onOpen();
+  void onExport();
+  void onSavePlan();
+  void rememberRecent(const QString& path);
+  void showRecent();
+  void onOpenSession();
+  void onSaveSession();
+  /// Makes `raw` (a graph as read from its file) the open graph under the panel's cost model.
+  bool installGraph(std::shared_ptr<const graph::ComputeGraph> raw, const QString& path, const QStringList& warnings);
+  void onProgress(const QString& solver, double fraction, const QString& stage);
+  void onFinished(const QString& solver, const solvers::SolveResult& result);
+  void onRunFinished();
+  void stopPareto();
+  void refreshViews();
+  void updateActions();
+  /// The plan the graph, schedule and layout views show: the table's selected row's, else the first
+  /// finished solver's, else the plain run's.
+  [[nodiscard]] std::optional<viz::LabeledPlan> focusedPlan() const;
+  [[nodiscard]] const solvers::SolveResult* focusedResult() const;
+  void logMessage(const QString& text);
+
+  std::shared_ptr<const graph::ComputeGraph> m_rawGraph;  ///< as read, before the cost model
+  std::shared_ptr<const graph::ComputeGraph> m_graph;
+  QString m_path;
+  QStringList m_importWarnings;
+  std::optional<solvers::SolveResult> m_vanilla;
+  std::map<std::string, solvers::SolveResult> m_results;
+  std::optional<Bytes> m_runBudget;
+  std::optional<viz::ParetoData> m_pareto;
+  std::jthread m_paretoThread;
+  std::uint64_t m_paretoRun = 0;
+  bool m_paretoRunning = false;
+
+  bool m_interactive = true;
+  QString m_lastError;
+
+  std::unique_ptr<vizqt::QtTextMetrics> m_screenMetrics;
+  std::unique_ptr<vizqt::QtTextMetrics> m_paperMetrics;
+  SolveRunner* m_runner = nullptr;
+  ComparisonModel* m_model = nullptr;
+  BudgetEditor* m_budget = nullptr;
+  QTreeWidget* m_solverList = nullptr;
+  std::map<std::string, QTreeWidgetItem*> m_solverItems;
+  std::map<std::string, QProgressBar*> m_progress;
+  QComboBox* m_strategy = nullptr;
+  QComboBox* m_costModel = nullptr;
+  int m_appliedCostModel = 0;  ///< the combo index the open graph's times come from
+  QDoubleSpinBox* m_timeLimit = nullptr;
+  QPushButton* m_runButton = nullptr;
+  QPushButton* m_cancelButton = nullptr;
+  QTabWidget* m_tabs = nullptr;
+  std::map<viz::FigureKind, vizqt::SceneView*> m_views;
+  QTableView* m_table = nullptr;
+  QPlainTextEdit* m_log = nullptr;
+  QLabel* m_graphLabel = nullptr;
+  QAction* m_exportAction = nullptr;
+  QAction* m_savePlanAction = nullptr;
+  QMenu* m_datasetMenu = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  QStringList m_recent;
+  std::unique_ptr<QSettings> m_settings;
+  QAction* m_copyMarkdown = nullptr;
+  QAction* m_copyCsv = nullptr;
+};
+
+}  // namespace remat::studio

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/solvers/Solver.hpp"
+#include "remat/studio/BudgetEditor.hpp"
+
+namespace remat::studio {
+
+/// Runs solvers side by side, each as a job on its own worker thread, and reports their progress and
+/// results on the thread the runner lives in (the GUI thread), through queued calls. Each run may be
+/// cancelled; a new run cancels the one before it, whose late results are dropped.
+class SolveRunner : public QObject {
+  Q_OBJECT
+
+ public:
+  struct Settings {
+    BudgetChoice budget;
+    solvers::Strategy strategy = solvers::Strategy::Time;
+    std::optional<std::chrono::milliseconds> timeLimit;  ///< per solver; none means no limit
+  };
+
+  explicit SolveRunner(QObject* parent = nullptr);
+  /// Requests every job to stop and waits for them (solvers poll their stop token).
+  ~SolveRunner() override;
+  SolveRunner(const SolveRunner&) = delete;
+  SolveRunner& operator=(const SolveRunner&) = delete;
+
+  /// Starts one job per solver on the graph, which the jobs share and keep alive.
+  void start(std::shared_ptr<const graph::ComputeGraph> graph, const std::vector<const solvers::Solver*>& chosen,
+             const Settings& settings);
+  /// Asks the current run's jobs to stop; each still reports its (cancelled) result.
+  void cancel();
+  /// Cancels the current run and drops whatever its jobs still report (a new graph was opened).
+  void abandon();
+  /// Whether jobs of the current run are still working.
+  [[nodiscard]] bool running() const { return m_pending > 0; }
+
+ signals:
+  void progressed(const QString& solver, double fraction, const QString& stage);
+  void finished(const QString& solver, const remat::solvers::SolveResult& result);
+  /// Every job of the current run has reported.
+  void runFinished();
+
+ private:
+  struct Job {
+    std::uint64_t serial = 0;
+    std::uint64_t run = 0;
+    std::jthread thread;
+  };
+  void jobDone(std::uint64_t serial, std::uint64_t run, const solvers::SolveResult& result);
+
+  std::vector<Job> m_jobs;
+  std::uint64_t m_run = 0;
+  std::uint64_t m_nextSerial = 0;
+  int m_pending = 0;
+};
+
+}  // namespace remat::studio

@@ -1,0 +1,919 @@
+#include "remat/studio/MainWindow.hpp"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMetaObject>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalBlocker>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+
+#include "remat/graph/ByteSize.hpp"
+#include "remat/graph/CostModel.hpp"
+#include "remat/io/GraphReader.hpp"
+#include "remat/solvers/PlanJson.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+#include "remat/studio/BudgetEditor.hpp"
+#include "remat/studio/ComparisonModel.hpp"
+#include "remat/studio/SolveRunner.hpp"
+#include "remat/vizqt/Export.hpp"
+#include "remat/vizqt/QtTextMetrics.hpp"
+#include "remat/vizqt/SceneView.hpp"
+
+namespace remat::studio {
+
+namespace {
+
+constexpr viz::FigureKind kViews[] = {viz::FigureKind::Timeline, viz::FigureKind::Graph, viz::FigureKind::Schedule,
+                                      viz::FigureKind::Layout, viz::FigureKind::Pareto};
+constexpr std::size_t kParetoPoints = 20;
+constexpr int kProgressSteps = 1000;
+const char* const kPlainRun = "store-all";
+
+QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+QString viewTitle(viz::FigureKind kind) {
+  switch (kind) {
+    case viz::FigureKind::Timeline:
+      return QObject::tr("Memory timeline");
+    case viz::FigureKind::Graph:
+      return QObject::tr("Checkpoints");
+    case viz::FigureKind::Schedule:
+      return QObject::tr("Schedule");
+    case viz::FigureKind::Layout:
+      return QObject::tr("Memory layout");
+    case viz::FigureKind::Pareto:
+      return QObject::tr("Pareto front");
+  }
+  return {};
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(tr("Remat Studio"));
+  setAcceptDrops(true);
+  m_screenMetrics = std::make_unique<vizqt::QtTextMetrics>(viz::Theme::screen().fontFamily);
+  m_paperMetrics = std::make_unique<vizqt::QtTextMetrics>(viz::Theme::paper().fontFamily);
+  m_runner = new SolveRunner(this);
+  m_model = new ComparisonModel(this);
+  connect(m_runner, &SolveRunner::progressed, this, &MainWindow::onProgress);
+  connect(m_runner, &SolveRunner::finished, this, &MainWindow::onFinished);
+  connect(m_runner, &SolveRunner::runFinished, this, &MainWindow::onRunFinished);
+
+  m_tabs = new QTabWidget;
+  m_tabs->setDocumentMode(true);
+  for (viz::FigureKind kind : kViews) {
+    auto* view = new vizqt::SceneView;
+    view->setPlaceholderText(tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window."));
+    view->setSceneBuilder([this, kind, view](double w, double h) {
+      viz::FigureResult figure = buildView(kind, w, h, viz::Theme::screen());
+      if (!figure.scene) {
+        view->setPlaceholderText(QString::fromStdString(figure.error));
+        return viz::Scene{};
+      }
+      return std::move(*figure.scene);
+    });
+    view->setToolTip(tr("Wheel: zoom; drag: pan; double click: fit"));
+    m_views[kind] = view;
+    m_tabs->addTab(view, viewTitle(kind));
+  }
+
+  m_table = new QTableView;
+  m_table->setModel(m_model);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setStretchLastSection(false);
+  m_table->verticalHeader()->hide();
+  m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+  connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
+    for (viz::FigureKind kind : {viz::FigureKind::Graph, viz::FigureKind::Schedule, viz::FigureKind::Layout})
+      m_views[kind]->invalidate();
+  });
+
+  auto* split = new QSplitter(Qt::Vertical);
+  split->addWidget(m_tabs);
+  split->addWidget(m_table);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 0);
+  split->setSizes({600, 150});  // the figures get the room; the table needs a few rows
+  setCentralWidget(split);
+
+  auto* solverDock = new QDockWidget(tr("Solvers"), this);
+  solverDock->setObjectName(QStringLiteral("solvers"));
+  solverDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  solverDock->setWidget(buildSolverPanel());
+  addDockWidget(Qt::LeftDockWidgetArea, solverDock);
+
+  m_log = new QPlainTextEdit;
+  m_log->setReadOnly(true);
+  m_log->setMaximumBlockCount(2000);
+  auto* logDock = new QDockWidget(tr("Messages"), this);
+  logDock->setObjectName(QStringLiteral("messages"));
+  logDock->setWidget(m_log);
+  // Below the solver panel, so that the figures keep the window's full height.
+  addDockWidget(Qt::LeftDockWidgetArea, logDock);
+  resizeDocks({solverDock, logDock}, {3, 1}, Qt::Vertical);
+
+  m_graphLabel = new QLabel(tr("no graph"));
+  statusBar()->addPermanentWidget(m_graphLabel);
+  buildMenus();
+  auto* viewMenu = menuBar()->addMenu(tr("&View"));
+  viewMenu->addAction(solverDock->toggleViewAction());
+  viewMenu->addAction(logDock->toggleViewAction());
+  updateActions();
+}
+
+MainWindow::~MainWindow() {
+  // Stop and join the workers before the widgets they report to go away.
+  stopPareto();
+  delete m_runner;
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open graph..."), this, &MainWindow::onOpen);
+  open->setShortcut(QKeySequence::Open);
+  m_recentMenu = file->addMenu(tr("Open &recent"));
+  m_recentMenu->setEnabled(false);
+  m_datasetMenu = file->addMenu(tr("Open &dataset"));
+  m_datasetMenu->setEnabled(false);
+  m_exportAction = file->addAction(tr("&Export current view..."), this, &MainWindow::onExport);
+  m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  m_savePlanAction = file->addAction(tr("&Save plan..."), this, &MainWindow::onSavePlan);
+  m_savePlanAction->setShortcut(QKeySequence::Save);
+  file->addSeparator();
+  file->addAction(tr("Open session..."), this, &MainWindow::onOpenSession);
+  file->addAction(tr("Save session..."), this, &MainWindow::onSaveSession);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+  quit->setMenuRole(QAction::QuitRole);
+
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  m_copyMarkdown = edit->addAction(tr("Copy table as &Markdown"), this, &MainWindow::copyTableAsMarkdown);
+  m_copyCsv = edit->addAction(tr("Copy table as &CSV"), this, &MainWindow::copyTableAsCsv);
+  m_table->addAction(m_copyMarkdown);
+  m_table->addAction(m_copyCsv);
+
+  QMenu* solve = menuBar()->addMenu(tr("&Solve"));
+  QAction* run = solve->addAction(tr("&Run"), this, &MainWindow::runSolvers);
+  run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  QAction* cancel = solve->addAction(tr("&Cancel"), this, &MainWindow::cancelSolvers);
+  cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+  solve->addSeparator();
+  QAction* pareto = solve->addAction(tr("Compute &Pareto front"), this, &MainWindow::computePareto);
+  pareto->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+}
+
+QWidget* MainWindow::buildSolverPanel() {
+  auto* panel = new QWidget;
+  m_solverList = new QTreeWidget;
+  m_solverList->setColumnCount(2);
+  m_solverList->setHeaderLabels({tr("Solver"), tr("Progress")});
+  m_solverList->setRootIsDecorated(false);
+  m_solverList->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+  m_solverList->header()->setStretchLastSection(true);
+  for (const auto& solver : solvers::SolverRegistry::builtin().solvers()) {
+    const solvers::SolverInfo& info = solver->info();
+    auto* item = new QTreeWidgetItem(m_solverList);
+    item->setText(0, QString::fromStdString(info.id));
+    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+    const bool byDefault = info.id == "exact-dp" || info.id == "approx-dp";
+    item->setCheckState(0, byDefault ? Qt::Checked : Qt::Unchecked);
+    item->setToolTip(0, QStringLiteral("<b>%1</b><br>%2<br><i>%3</i>")
+                            .arg(QString::fromStdString(info.name).toHtmlEscaped(),
+                                 QString::fromStdString(info.citation).toHtmlEscaped(),
+                                 QString::fromStdString(info.problemClass).toHtmlEscaped()));
+    auto* bar = new QProgressBar;
+    bar->setRange(0, kProgressSteps);
+    bar->setValue(0);
+    bar->setTextVisible(true);
+    bar->setFormat(QString());
+    m_solverList->setItemWidget(item, 1, bar);
+    m_solverItems[info.id] = item;
+    m_progress[info.id] = bar;
+  }
+
+  m_strategy = new QComboBox;
+  for (solvers::Strategy s : {solvers::Strategy::Time, solvers::Strategy::Memory, solvers::Strategy::Auto})
+    m_strategy->addItem(qstr(solvers::strategyName(s)), static_cast<int>(s));
+  m_strategy->setToolTip(tr("The DP solvers' strategy: least overhead (time), least memory, or auto"));
+
+  m_costModel = new QComboBox;
+  for (const std::string& name : graph::costModelNames()) m_costModel->addItem(QString::fromStdString(name));
+  m_costModel->setToolTip(
+      tr("Operation times: file (as the graph file gives them), paper (10 for convolutions, "
+         "1 otherwise, as Kusumoto et al.), flops (a roofline estimate)"));
+  connect(m_costModel, &QComboBox::currentIndexChanged, this, [this](int index) {
+    bool installed = true;
+    try {
+      installed = !m_rawGraph || installGraph(m_rawGraph, m_path, m_importWarnings);
+    } catch (const std::exception& e) {
+      reportError(tr("Cannot apply the cost model"), QString::fromUtf8(e.what()));
+      installed = false;
+    }
+    if (!installed) {
+      // The open graph keeps the times it has, so the combo goes back to their model.
+      const QSignalBlocker block(m_costModel);
+      m_costModel->setCurrentIndex(m_appliedCostModel);
+      return;
+    }
+    m_appliedCostModel = index;
+  });
+
+  m_timeLimit = new QDoubleSpinBox;
+  m_timeLimit->setRange(0, 24 * 3600);
+  m_timeLimit->setDecimals(1);
+  m_timeLimit->setSuffix(tr(" s"));
+  m_timeLimit->setSpecialValueText(tr("none"));
+  m_timeLimit->setToolTip(tr("Each solver's time limit; it answers 'time-limit' when it runs out"));
+
+  m_budget = new BudgetEditor;
+  m_runButton = new QPushButton(tr("Run"));
+  m_runButton->setDefault(true);
+  m_cancelButton = new QPushButton(tr("Cancel"));
+  connect(m_runButton, &QPushButton::clicked, this, &MainWindow::runSolvers);
+  connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelSolvers);
+
+  auto* form = new QFormLayout;
+  form->addRow(tr("Strategy"), m_strategy);
+  form->addRow(tr("Cost model"), m_costModel);
+  form->addRow(tr("Time limit"), m_timeLimit);
+  form->addRow(tr("Budget"), m_budget);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(m_runButton);
+  buttons->addWidget(m_cancelButton);
+  auto* layout = new QVBoxLayout(panel);
+  layout->addWidget(m_solverList, 1);
+  layout->addLayout(form);
+  layout->addLayout(buttons);
+  return panel;
+}
+
+vizqt::SceneView* MainWindow::view(viz::FigureKind kind) const {
+  const auto it = m_views.find(kind);
+  return it == m_views.end() ? nullptr : it->second;
+}
+
+QProgressBar* MainWindow::progressBar(const std::string& id) const {
+  const auto it = m_progress.find(id);
+  return it == m_progress.end() ? nullptr : it->second;
+}
+
+bool MainWindow::setSolverChecked(const std::string& id, bool checked) {
+  const auto it = m_solverItems.find(id);
+  if (it == m_solverItems.end()) return false;
+  it->second->setCheckState(0, checked ? Qt::Checked : Qt::Unchecked);
+  return true;
+}
+
+std::vector<std::string> MainWindow::checkedSolvers() const {
+  std::vector<std::string> ids;
+  for (int k = 0; k < m_solverList->topLevelItemCount(); ++k) {
+    const QTreeWidgetItem* item = m_solverList->topLevelItem(k);
+    if (item->checkState(0) == Qt::Checked) ids.push_back(item->text(0).toStdString());
+  }
+  return ids;
+}
+
+void MainWindow::setStrategy(solvers::Strategy strategy) {
+  m_strategy->setCurrentIndex(m_strategy->findData(static_cast<int>(strategy)));
+}
+
+void MainWindow::reportError(const QString& title, const QString& text) {
+  m_lastError = text;
+  logMessage(title + QStringLiteral(": ") + text);
+  statusBar()->showMessage(title, 5000);
+  if (m_interactive) QMessageBox::critical(this, title, text);
+}
+
+void MainWindow::logMessage(const QString& text) { m_log->appendPlainText(text); }
+
+bool MainWindow::openFile(const QString& path) {
+  try {
+    auto read = io::readGraphFile(path.toStdString());
+    if (!read.ok()) {
+      reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(read.errorText()));
+      return false;
+    }
+    QStringList warnings;
+    for (const auto& w : read.warnings()) warnings << QString::fromStdString(w.toString());
+    return installGraph(std::make_shared<const graph::ComputeGraph>(std::move(read).value()), path, warnings);
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, const QString& path,
+                              const QStringList& warnings) {
+  const QString title = tr("Cannot open %1").arg(QFileInfo(path).fileName());
+  auto costed = graph::applyCostModel(*raw, m_costModel->currentText().toStdString());
+  if (!costed.ok()) {
+    reportError(title, QString::fromStdString(costed.errorText()));
+    return false;
+  }
+  auto g = std::make_shared<const graph::ComputeGraph>(std::move(costed).value());
+  // The plain run is the timeline's baseline and the budget slider's full scale.
+  solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().find(kPlainRun)->solve({.graph = g.get()});
+  if (!vanilla.plan) {
+    reportError(title, tr("the plain run does not simulate: %1").arg(QString::fromStdString(vanilla.message)));
+    return false;
+  }
+  m_runner->abandon();
+  stopPareto();
+  m_pareto.reset();
+  m_rawGraph = std::move(raw);
+  m_graph = std::move(g);
+  m_path = path;
+  rememberRecent(path);
+  m_importWarnings = warnings;
+  m_vanilla = std::move(vanilla);
+  m_results.clear();
+  m_runBudget.reset();
+  m_model->clear();
+  for (auto& [id, bar] : m_progress) {
+    bar->setValue(0);
+    bar->setFormat(QString());
+  }
+  m_budget->setBudget({});
+  m_budget->setVanillaPeak(m_vanilla->metrics.simulatedPeak);
+  m_lastError.clear();
+
+  const QString summary =
+      tr("%1: %2 operations, plain-run peak %3, times: %4")
+          .arg(QString::fromStdString(m_graph->name()))
+          .arg(m_graph->opCount())
+          .arg(QString::fromStdString(formatByteSize(m_vanilla->metrics.simulatedPeak)), m_costModel->currentText());
+  m_graphLabel->setText(summary);
+  setWindowTitle(tr("%1 - Remat Studio").arg(QFileInfo(path).fileName()));
+  logMessage(tr("Opened %1 (%2)").arg(path, summary));
+  for (const QString& w : m_importWarnings) logMessage(tr("warning: %1").arg(w));
+  statusBar()->showMessage(m_importWarnings.isEmpty() ? tr("Opened %1").arg(QFileInfo(path).fileName())
+                                                      : tr("Opened %1 with %n import warning(s); see Messages", nullptr,
+                                                           static_cast<int>(m_importWarnings.size()))
+                                                            .arg(QFileInfo(path).fileName()),
+                           8000);
+  refreshViews();
+  updateActions();
+  return true;
+}
+
+bool MainWindow::setCostModel(const QString& model) {
+  const int index = m_costModel->findText(model);
+  if (index < 0) {
+    reportError(tr("Unknown cost model"), tr("'%1' is not a cost model").arg(model));
+    return false;
+  }
+  m_lastError.clear();
+  m_costModel->setCurrentIndex(index);  // re-applies through the combo's signal
+  return m_lastError.isEmpty();
+}
+
+QString MainWindow::costModel() const { return m_costModel->currentText(); }
+
+void MainWindow::setTimeLimit(double seconds) { m_timeLimit->setValue(seconds); }
+
+void MainWindow::copyTableAsMarkdown() {
+  QApplication::clipboard()->setText(m_model->toMarkdown());
+  statusBar()->showMessage(tr("Copied the table as Markdown"), 3000);
+}
+
+void MainWindow::copyTableAsCsv() {
+  QApplication::clipboard()->setText(m_model->toCsv());
+  statusBar()->showMessage(tr("Copied the table as CSV"), 3000);
+}
+
+namespace {
+constexpr const char* kSessionFormat = "remat-studio-session";
+}  // namespace
+
+solvers::Strategy MainWindow::strategy() const {
+  return static_cast<solvers::Strategy>(m_strategy->currentData().toInt());
+}
+
+double MainWindow::timeLimit() const { return m_timeLimit->value(); }
+
+bool MainWindow::saveSession(const QString& path) {
+  if (!m_graph) {
+    reportError(tr("Cannot save the session"), tr("Open a graph first (File > Open)."));
+    return false;
+  }
+  QJsonObject session;
+  session[QStringLiteral("format")] = QString::fromLatin1(kSessionFormat);
+  session[QStringLiteral("version")] = 1;
+  session[QStringLiteral("graph")] = QFileInfo(m_path).absoluteFilePath();
+  session[QStringLiteral("cost_model")] = m_costModel->currentText();
+  QJsonArray ids;
+  for (const auto& id : checkedSolvers()) ids.append(QString::fromStdString(id));
+  session[QStringLiteral("solvers")] = ids;
+  session[QStringLiteral("strategy")] = qstr(solvers::strategyName(strategy()));
+  const BudgetChoice& budget = m_budget->budget();
+  // Exact bytes, not the field's rounded text, so that the session runs under the same budget.
+  session[QStringLiteral("budget")] = budget.kind == BudgetChoice::Kind::Fixed   ? QString::number(budget.bytes.value)
+                                      : budget.kind == BudgetChoice::Kind::Least ? QStringLiteral("least")
+                                                                                 : QString();
+  session[QStringLiteral("time_limit_s")] = m_timeLimit->value();
+  QFile file(path);
+  const QByteArray json = QJsonDocument(session).toJson();
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(json) != json.size() || !file.flush()) {
+    reportError(tr("Cannot save the session"), tr("cannot write %1: %2").arg(path, file.errorString()));
+    return false;
+  }
+  statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+  return true;
+}
+
+bool MainWindow::openSession(const QString& path) {
+  const QString title = tr("Cannot open session %1").arg(QFileInfo(path).fileName());
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) {
+    reportError(title, tr("cannot read %1: %2").arg(path, file.errorString()));
+    return false;
+  }
+  QJsonParseError parseError;
+  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
+  if (doc.isNull() || !doc.isObject()) {
+    reportError(title, tr("%1: not JSON: %2").arg(path, parseError.errorString()));
+    return false;
+  }
+  const QJsonObject s = doc.object();
+  auto bad = [&](const QString& what) {
+    reportError(title, tr("%1: %2").arg(path, what));
+    return false;
+  };
+  if (s.value(QStringLiteral("format")).toString() != QString::fromLatin1(kSessionFormat))
+    return bad(tr("not a Remat Studio session (\"format\" must be \"%1\")").arg(QString::fromLatin1(kSessionFormat)));
+  if (s.value(QStringLiteral("version")).toInt() != 1) return bad(tr("unsupported version (this Studio reads 1)"));
+  const QString graphPath = s.value(QStringLiteral("graph")).toString();
+  if (graphPath.isEmpty()) return bad(tr("\"graph\" must name the graph file"));
+  const int costModel = m_costModel->findText(s.value(QStringLiteral("cost_model")).toString(QStringLiteral("file")));
+  if (costModel < 0) return bad(tr("unknown \"cost_model\""));
+  const auto strategy =
+      solvers::strategyFromName(s.value(QStringLiteral("strategy")).toString(QStringLiteral("time")).toStdString());
+  if (!strategy) return bad(tr("unknown \"strategy\" (time, memory, auto)"));
+  BudgetChoice budget;
+  QString budgetError;
+  if (!BudgetEditor::parse(s.value(QStringLiteral("budget")).toString(), budget, budgetError)) return bad(budgetError);
+  const double limit = s.value(QStringLiteral("time_limit_s")).toDouble(0);
+  if (!(limit >= 0 && limit <= m_timeLimit->maximum())) return bad(tr("\"time_limit_s\" out of range"));
+  std::vector<std::string> ids;
+  for (const QJsonValue& v : s.value(QStringLiteral("solvers")).toArray()) {
+    const std::string id = v.toString().toStdString();
+    if (!m_solverItems.count(id)) return bad(tr("unknown solver '%1'").arg(v.toString()));
+    ids.push_back(id);
+  }
+
+  // The cost model first, so that the graph is opened under it once.
+  const int previousModel = m_appliedCostModel;
+  {
+    const QSignalBlocker block(m_costModel);
+    m_costModel->setCurrentIndex(costModel);
+  }
+  const QString resolved =
+      QFileInfo(graphPath).isRelative() ? QFileInfo(path).absoluteDir().absoluteFilePath(graphPath) : graphPath;
+  if (!openFile(resolved)) {
+    const QSignalBlocker block(m_costModel);
+    m_costModel->setCurrentIndex(previousModel);
+    return false;
+  }
+  m_appliedCostModel = costModel;
+  for (auto& [id, item] : m_solverItems) item->setCheckState(0, Qt::Unchecked);
+  for (const auto& id : ids) setSolverChecked(id, true);
+  setStrategy(*strategy);
+  m_budget->setBudget(budget);
+  m_timeLimit->setValue(limit);
+  logMessage(tr("Opened session %1").arg(path));
+  return true;
+}
+
+void MainWindow::onOpenSession() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open session"), QString(),
+                                                    tr("Remat Studio sessions (*.remat-session.json *.json)"));
+  if (!path.isEmpty()) openSession(path);
+}
+
+void MainWindow::onSaveSession() {
+  if (!m_graph) return;
+  const QString suggested = QFileInfo(m_path).completeBaseName() + QStringLiteral(".remat-session.json");
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save session"), suggested,
+                                                    tr("Remat Studio sessions (*.remat-session.json *.json)"));
+  if (!path.isEmpty()) saveSession(path);
+}
+
+namespace {
+const QString kRecentKey = QStringLiteral("recentFiles");
+}  // namespace
+
+void MainWindow::useSettings(std::unique_ptr<QSettings> settings) {
+  m_settings = std::move(settings);
+  m_recent.clear();
+  if (m_settings) m_recent = m_settings->value(kRecentKey).toStringList().mid(0, kMaxRecentFiles);
+  showRecent();
+}
+
+void MainWindow::rememberRecent(const QString& path) {
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  m_recent.removeAll(absolute);
+  m_recent.prepend(absolute);
+  while (m_recent.size() > kMaxRecentFiles) m_recent.removeLast();
+  if (m_settings) m_settings->setValue(kRecentKey, m_recent);
+  showRecent();
+}
+
+void MainWindow::showRecent() {
+  m_recentMenu->clear();
+  for (int k = 0; k < m_recent.size(); ++k) {
+    const QString path = m_recent.at(k);
+    QAction* action = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(k + 1).arg(QFileInfo(path).fileName()), this,
+                                              [this, path] { openFile(path); });
+    action->setToolTip(path);
+    action->setData(path);
+  }
+  m_recentMenu->setEnabled(!m_recent.isEmpty());
+}
+
+void MainWindow::setDatasetDirectory(const QString& dir) {
+  m_datasetMenu->clear();
+  // The folder's graphs: native, Checkmate and PFN files and ONNX models; its manifest is no graph.
+  const QFileInfoList files =
+      QDir(dir).entryInfoList({QStringLiteral("*.json"), QStringLiteral("*.txt"), QStringLiteral("*.onnx")},
+                              QDir::Files | QDir::Readable, QDir::Name);
+  for (const QFileInfo& file : files) {
+    if (file.fileName() == QStringLiteral("manifest.json")) continue;
+    const QString path = file.absoluteFilePath();
+    QAction* action = m_datasetMenu->addAction(file.completeBaseName(), this, [this, path] { openFile(path); });
+    action->setData(path);
+    action->setToolTip(path);
+  }
+  m_datasetMenu->setEnabled(!m_datasetMenu->actions().isEmpty());
+}
+
+QStringList MainWindow::datasetFiles() const {
+  QStringList out;
+  for (const QAction* action : m_datasetMenu->actions()) out << action->data().toString();
+  return out;
+}
+
+void MainWindow::onOpen() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open graph"),
+                                                    m_path.isEmpty() ? QString() : QFileInfo(m_path).absolutePath(),
+                                                    tr("Graphs (*.json *.txt *.onnx);;All files (*)"));
+  if (!path.isEmpty()) openFile(path);
+}
+
+viz::FigureResult MainWindow::buildView(viz::FigureKind kind, double width, double height,
+                                        const viz::Theme& theme) const {
+  if (!m_graph)
+    return {std::nullopt, tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window.").toStdString()};
+  try {
+    viz::FigureRequest request;
+    request.kind = kind;
+    request.graph = m_graph.get();
+    if (kind == viz::FigureKind::Timeline) {
+      if (m_vanilla && m_vanilla->plan) request.plans.push_back({kPlainRun, *m_vanilla->plan});
+      for (const auto& row : m_model->rows()) {
+        const auto it = m_results.find(row.solver);
+        if (it != m_results.end() && row.solver != kPlainRun) request.plans.push_back({row.solver, *it->second.plan});
+      }
+      request.budget = m_runBudget;
+    } else if (kind == viz::FigureKind::Pareto) {
+      if (!m_pareto)
+        return {std::nullopt, tr("No Pareto front yet: check the solvers and choose Solve > Compute Pareto front "
+                                 "(Ctrl+P).")
+                                  .toStdString()};
+      request.pareto = *m_pareto;
+    } else if (auto plan = focusedPlan()) {
+      request.plans.push_back(std::move(*plan));
+    }
+    viz::FigureStyle style;
+    style.width = width;
+    style.height = height;
+    style.theme = theme;
+    style.metrics = theme.kind == viz::ThemeKind::Paper ? m_paperMetrics.get() : m_screenMetrics.get();
+    return viz::buildFigure(request, style);
+  } catch (const std::exception& e) {
+    return {std::nullopt, e.what()};
+  }
+}
+
+const solvers::SolveResult* MainWindow::focusedResult() const {
+  const QModelIndex current = m_table->selectionModel()->currentIndex();
+  if (current.isValid() && current.row() < m_model->rowCount()) {
+    const std::string& id = m_model->rows()[static_cast<std::size_t>(current.row())].solver;
+    if (const auto it = m_results.find(id); it != m_results.end()) return &it->second;
+  }
+  for (const auto& row : m_model->rows())
+    if (const auto it = m_results.find(row.solver); it != m_results.end()) return &it->second;
+  if (m_vanilla && m_vanilla->plan) return &*m_vanilla;
+  return nullptr;
+}
+
+std::string MainWindow::focusedSolver() const {
+  const solvers::SolveResult* r = focusedResult();
+  return r ? r->solver : std::string();
+}
+
+std::optional<viz::LabeledPlan> MainWindow::focusedPlan() const {
+  if (const solvers::SolveResult* r = focusedResult()) return viz::LabeledPlan{r->solver, *r->plan};
+  return std::nullopt;
+}
+
+bool MainWindow::savePlan(const QString& path) {
+  try {
+    const solvers::SolveResult* r = m_graph ? focusedResult() : nullptr;
+    if (!r) {
+      reportError(tr("Cannot save the plan"), tr("There is no plan: open a graph and run a solver."));
+      return false;
+    }
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+      reportError(tr("Cannot save the plan"), tr("cannot write %1: %2").arg(path, file.errorString()));
+      return false;
+    }
+    const std::string json = solvers::writePlanJson(*m_graph, *r);
+    if (file.write(json.data(), static_cast<qint64>(json.size())) != static_cast<qint64>(json.size()) ||
+        !file.flush()) {
+      reportError(tr("Cannot save the plan"), tr("cannot write %1: %2").arg(path, file.errorString()));
+      return false;
+    }
+    statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    logMessage(tr("Wrote the %1 plan to %2").arg(QString::fromStdString(r->solver), path));
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot save the plan"), QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::onSavePlan() {
+  if (!m_graph) return;
+  const QString suggested = QFileInfo(m_path).completeBaseName() + QLatin1Char('-') +
+                            QString::fromStdString(focusedSolver()) + QStringLiteral(".plan.json");
+  const QString path = QFileDialog::getSaveFileName(this, tr("Save plan"), suggested, tr("Plan JSON (*.json)"));
+  if (!path.isEmpty()) savePlan(path);
+}
+
+void MainWindow::refreshViews() {
+  for (auto& [kind, view] : m_views) view->invalidate();
+}
+
+bool MainWindow::exportCurrentView(const QString& path) {
+  try {
+    const auto format = vizqt::formatFromPath(path.toStdString());
+    if (!format) {
+      reportError(tr("Cannot export"), tr("cannot tell the format of '%1': use .svg, .pdf or .png").arg(path));
+      return false;
+    }
+    viz::FigureKind kind = viz::FigureKind::Timeline;
+    vizqt::SceneView* shown = nullptr;
+    for (auto& [k, v] : m_views)
+      if (v == m_tabs->currentWidget()) {
+        kind = k;
+        shown = v;
+      }
+    // The view's size, so that the file looks like the screen; a view too small (or never shown) gets
+    // the command line's default canvas.
+    const bool usable = shown && shown->width() >= 320 && shown->height() >= 200;
+    const double w = usable ? shown->width() : 960;
+    const double h = usable ? shown->height() : 540;
+    const viz::FigureResult figure = buildView(kind, w, h, viz::Theme::paper());
+    if (!figure.scene) {
+      reportError(tr("Cannot export"), QString::fromStdString(figure.error));
+      return false;
+    }
+    if (auto error = vizqt::exportScene(*figure.scene, path.toStdString(), *format)) {
+      reportError(tr("Cannot export"), QString::fromStdString(*error));
+      return false;
+    }
+    statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    logMessage(tr("Wrote %1").arg(path));
+    return true;
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot export"), QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::onExport() {
+  if (!m_graph) return;
+  const QString figure = m_tabs->tabText(m_tabs->currentIndex()).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
+  const QString suggested = QFileInfo(m_path).completeBaseName() + QLatin1Char('-') + figure + QStringLiteral(".svg");
+  QString filter;
+  QString path = QFileDialog::getSaveFileName(this, tr("Export view"), suggested,
+                                              tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)"), &filter);
+  if (path.isEmpty()) return;
+  if (!vizqt::formatFromPath(path.toStdString()))
+    path += filter.startsWith(QStringLiteral("PDF"))   ? QStringLiteral(".pdf")
+            : filter.startsWith(QStringLiteral("PNG")) ? QStringLiteral(".png")
+                                                       : QStringLiteral(".svg");
+  exportCurrentView(path);
+}
+
+void MainWindow::runSolvers() {
+  try {
+    if (!m_graph) {
+      reportError(tr("Nothing to solve"), tr("Open a graph first (File > Open)."));
+      return;
+    }
+    const std::vector<std::string> ids = checkedSolvers();
+    if (ids.empty()) {
+      reportError(tr("Nothing to solve"), tr("Check at least one solver."));
+      return;
+    }
+    std::vector<const solvers::Solver*> chosen;
+    for (const auto& id : ids) chosen.push_back(solvers::SolverRegistry::builtin().find(id));
+    SolveRunner::Settings settings;
+    settings.budget = m_budget->budget();
+    settings.strategy = strategy();
+    if (m_timeLimit->value() > 0)
+      settings.timeLimit = std::chrono::milliseconds(std::llround(m_timeLimit->value() * 1000));
+    m_runBudget.reset();
+    if (settings.budget.kind == BudgetChoice::Kind::Fixed) m_runBudget = settings.budget.bytes;
+    m_results.clear();
+    m_model->startRun(ids);
+    for (auto& [id, bar] : m_progress) {
+      bar->setValue(0);
+      bar->setFormat(QString());
+    }
+    for (const auto& id : ids) m_progress[id]->setFormat(QStringLiteral("%p%"));
+    logMessage(tr("Running %1 (strategy %2, budget %3)")
+                   .arg(QString::fromStdString([&] {
+                     std::string all;
+                     for (const auto& id : ids) all += (all.empty() ? "" : ", ") + id;
+                     return all;
+                   }()))
+                   .arg(m_strategy->currentText(),
+                        m_budget->field()->text().isEmpty() ? tr("none") : m_budget->field()->text()));
+    m_runner->start(m_graph, chosen, settings);
+    refreshViews();
+    updateActions();
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot run"), QString::fromUtf8(e.what()));
+  }
+}
+
+void MainWindow::computePareto() {
+  try {
+    if (!m_graph) {
+      reportError(tr("No Pareto front"), tr("Open a graph first (File > Open)."));
+      return;
+    }
+    std::vector<const solvers::Solver*> chosen;
+    for (const auto& id : checkedSolvers())
+      if (id != kPlainRun) chosen.push_back(solvers::SolverRegistry::builtin().find(id));
+    if (chosen.empty()) {
+      reportError(tr("No Pareto front"), tr("Check at least one solver other than store-all."));
+      return;
+    }
+    stopPareto();
+    const std::uint64_t run = ++m_paretoRun;
+    m_paretoRunning = true;
+    statusBar()->showMessage(tr("Computing the Pareto front..."));
+    m_paretoThread = std::jthread([this, graph = m_graph, chosen, run](std::stop_token stop) {
+      auto out = std::make_shared<viz::ParetoInputs>();
+      auto error = std::make_shared<std::string>();
+      try {
+        *out = viz::paretoInputs(*graph, chosen, kParetoPoints, stop);
+      } catch (const std::exception& e) {
+        *error = e.what();
+      } catch (...) {
+        *error = "unknown error";
+      }
+      QMetaObject::invokeMethod(
+          this,
+          [this, out, error, run] {
+            if (run != m_paretoRun) return;
+            m_paretoRunning = false;
+            if (!error->empty()) {
+              reportError(tr("No Pareto front"), QString::fromStdString(*error));
+            } else {
+              for (const auto& skipped : out->skipped)
+                logMessage(tr("no front from %1").arg(QString::fromStdString(skipped)));
+              m_pareto = std::move(out->data);
+              statusBar()->showMessage(tr("Pareto front ready"), 5000);
+              m_views[viz::FigureKind::Pareto]->invalidate();
+            }
+            emit paretoFinished();
+          },
+          Qt::QueuedConnection);
+    });
+  } catch (const std::exception& e) {
+    reportError(tr("No Pareto front"), QString::fromUtf8(e.what()));
+  }
+}
+
+void MainWindow::stopPareto() {
+  // Joining waits for the DP to notice the stop, which it does within one lower set's work.
+  ++m_paretoRun;
+  m_paretoRunning = false;
+  if (m_paretoThread.joinable()) {
+    m_paretoThread.request_stop();
+    m_paretoThread.join();
+  }
+}
+
+void MainWindow::cancelSolvers() {
+  if (m_paretoRunning) {
+    stopPareto();
+    statusBar()->showMessage(tr("Pareto front cancelled"), 3000);
+  }
+  if (!m_runner->running()) return;
+  m_runner->cancel();
+  statusBar()->showMessage(tr("Cancelling..."), 3000);
+}
+
+bool MainWindow::solving() const { return m_runner->running(); }
+
+void MainWindow::onProgress(const QString& solver, double fraction, const QString& stage) {
+  if (QProgressBar* bar = progressBar(solver.toStdString())) {
+    bar->setValue(static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * kProgressSteps)));
+    bar->setToolTip(stage);
+  }
+}
+
+void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& result) {
+  const std::string id = solver.toStdString();
+  m_model->setResult(result);
+  if (result.plan) m_results[id] = result;
+  if (QProgressBar* bar = progressBar(id)) {
+    bar->setValue(kProgressSteps);
+    bar->setFormat(qstr(solvers::statusName(result.status)));
+  }
+  logMessage(
+      QStringLiteral("%1: %2%3")
+          .arg(solver, qstr(solvers::statusName(result.status)),
+               result.message.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(result.message)));
+  refreshViews();
+}
+
+void MainWindow::onRunFinished() {
+  updateActions();
+  statusBar()->showMessage(tr("Solvers finished"), 5000);
+  emit solversFinished();
+}
+
+void MainWindow::updateActions() {
+  const bool busy = m_runner->running();
+  m_runButton->setEnabled(m_graph != nullptr);
+  m_cancelButton->setEnabled(busy);
+  m_exportAction->setEnabled(m_graph != nullptr);
+  m_savePlanAction->setEnabled(m_graph != nullptr);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  const QMimeData* mime = event->mimeData();
+  if (mime->hasUrls() && !mime->urls().isEmpty() && mime->urls().front().isLocalFile()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QMimeData* mime = event->mimeData();
+  if (!mime->hasUrls() || mime->urls().isEmpty() || !mime->urls().front().isLocalFile()) return;
+  event->acceptProposedAction();
+  openFile(mime->urls().front().toLocalFile());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  m_runner->abandon();
+  stopPareto();
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace remat::studio

@@ -1,0 +1,135 @@
+#include "remat/studio/SolveRunner.hpp"
+
+#include <QMetaObject>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+
+namespace remat::studio {
+
+namespace {
+
+// Solvers may report progress thousands of times a second; the GUI needs a few updates a second.
+class ProgressThrottle {
+ public:
+  bool due(double fraction) {
+    const auto now = std::chrono::steady_clock::now();
+    const std::lock_guard lock(m_mutex);
+    if (fraction < 1.0 && fraction - m_lastFraction < 0.01 && now - m_lastTime < std::chrono::milliseconds(100))
+      return false;
+    m_lastFraction = fraction;
+    m_lastTime = now;
+    return true;
+  }
+
+ private:
+  std::mutex m_mutex;
+  double m_lastFraction = -1.0;
+  std::chrono::steady_clock::time_point m_lastTime;
+};
+
+solvers::SolveResult failed(const solvers::Solver& s, solvers::SolveStatus status, std::string message) {
+  solvers::SolveResult r;
+  r.solver = s.info().id;
+  r.status = status;
+  r.message = std::move(message);
+  return r;
+}
+
+// The job body: the solve of the command line's compare, "least" included. Nothing may escape a thread.
+solvers::SolveResult runJob(const graph::ComputeGraph& g, const solvers::Solver& s,
+                            const SolveRunner::Settings& settings, std::stop_token stop,
+                            solvers::ProgressSink progress) {
+  try {
+    solvers::SolveRequest request{.graph = &g,
+                                  .strategy = settings.strategy,
+                                  .stop = stop,
+                                  .progress = std::move(progress),
+                                  .timeLimit = settings.timeLimit};
+    if (settings.budget.kind == BudgetChoice::Kind::Fixed) request.budget = settings.budget.bytes;
+    if (settings.budget.kind == BudgetChoice::Kind::Least) {
+      const solvers::Solver::MinBudget least = s.minBudget(request);
+      if (!least.bytes)
+        return failed(s, stop.stop_requested() ? solvers::SolveStatus::Cancelled : least.status,
+                      "no least budget: " + least.message);
+      request.budget = least.bytes;
+    }
+    solvers::SolveResult result = s.solve(request);
+    result.budget = request.budget;
+    return result;
+  } catch (const std::exception& e) {
+    return failed(s, solvers::SolveStatus::Error, e.what());
+  } catch (...) {
+    return failed(s, solvers::SolveStatus::Error, "unknown error");
+  }
+}
+
+}  // namespace
+
+SolveRunner::SolveRunner(QObject* parent) : QObject(parent) {}
+
+SolveRunner::~SolveRunner() {
+  // Join here, while this object is whole: a worker may still be posting a call to it.
+  for (Job& job : m_jobs) job.thread.request_stop();
+  for (Job& job : m_jobs)
+    if (job.thread.joinable()) job.thread.join();
+}
+
+void SolveRunner::start(std::shared_ptr<const graph::ComputeGraph> graph,
+                        const std::vector<const solvers::Solver*>& chosen, const Settings& settings) {
+  cancel();
+  const std::uint64_t run = ++m_run;
+  m_pending = static_cast<int>(chosen.size());
+  for (const solvers::Solver* solver : chosen) {
+    const std::uint64_t serial = ++m_nextSerial;
+    const QString id = QString::fromStdString(solver->info().id);
+    auto body = [this, graph, solver, settings, serial, run, id](std::stop_token stop) {
+      auto throttle = std::make_shared<ProgressThrottle>();
+      solvers::ProgressSink sink = [this, throttle, id, run](double fraction, std::string_view stage) {
+        if (!throttle->due(fraction)) return;
+        const QString text = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
+        QMetaObject::invokeMethod(
+            this,
+            [this, id, run, fraction, text] {
+              if (run == m_run) emit progressed(id, fraction, text);
+            },
+            Qt::QueuedConnection);
+      };
+      auto result = std::make_shared<solvers::SolveResult>(runJob(*graph, *solver, settings, stop, std::move(sink)));
+      if (result->solver.empty()) result->solver = solver->info().id;
+      QMetaObject::invokeMethod(
+          this, [this, serial, run, result] { jobDone(serial, run, *result); }, Qt::QueuedConnection);
+    };
+    m_jobs.push_back({serial, run, std::jthread(std::move(body))});
+  }
+  if (chosen.empty()) emit runFinished();
+}
+
+void SolveRunner::cancel() {
+  for (Job& job : m_jobs)
+    if (job.run == m_run) job.thread.request_stop();
+}
+
+void SolveRunner::abandon() {
+  cancel();
+  ++m_run;
+  m_pending = 0;
+}
+
+void SolveRunner::jobDone(std::uint64_t serial, std::uint64_t run, const solvers::SolveResult& result) {
+  const auto it = std::find_if(m_jobs.begin(), m_jobs.end(), [serial](const Job& j) { return j.serial == serial; });
+  if (it != m_jobs.end()) {
+    // The worker posted this call as its last act, so the join returns at once.
+    if (it->thread.joinable()) it->thread.join();
+    m_jobs.erase(it);
+  }
+  if (run != m_run) return;
+  --m_pending;
+  emit finished(QString::fromStdString(result.solver), result);
+  if (m_pending == 0) emit runFinished();
+}
+
+}  // namespace remat::studio

@@ -1,0 +1,65 @@
+#include <catch2/catch.hpp>
+
+#include "remat/graph/ByteSize.hpp"
+#include "remat/studio/ComparisonModel.hpp"
+
+using namespace remat;
+using remat::studio::ComparisonModel;
+
+namespace {
+solvers::SolveResult result(const std::string& id, solvers::SolveStatus status, bool withPlan) {
+  solvers::SolveResult r;
+  r.solver = id;
+  r.status = status;
+  if (withPlan) {
+    r.plan = solvers::Plan{};
+    r.metrics.modelPeak = Bytes{3 << 20};
+    r.metrics.simulatedPeak = Bytes{2 << 20};
+    r.metrics.overhead = Ticks{42};
+    r.metrics.recomputedNodes = 7;
+  }
+  r.metrics.solveSeconds = 0.25;
+  return r;
+}
+}  // namespace
+
+TEST_CASE("ComparisonModel shows running rows, then results", "[studio][table]") {
+  ComparisonModel model;
+  model.startRun({"approx-dp", "chen, \"greedy\""});
+  REQUIRE(model.rowCount() == 2);
+  CHECK(model.columnCount() == ComparisonModel::ColumnCount);
+  CHECK(model.statusText(0) == QStringLiteral("running"));
+  CHECK(model.data(model.index(0, ComparisonModel::SimulatedPeak)).toString().isEmpty());
+
+  model.setResult(result("approx-dp", solvers::SolveStatus::Optimal, true));
+  CHECK(model.statusText(0) == QStringLiteral("optimal"));
+  CHECK(model.data(model.index(0, ComparisonModel::SimulatedPeak)).toString() == QStringLiteral("2.00 MiB"));
+  CHECK(model.data(model.index(0, ComparisonModel::ModelPeak)).toString() == QStringLiteral("3.00 MiB"));
+  CHECK(model.data(model.index(0, ComparisonModel::Overhead)).toString() == QStringLiteral("42"));
+  CHECK(model.data(model.index(0, ComparisonModel::Recomputed)).toString() == QStringLiteral("7"));
+  CHECK(model.data(model.index(0, ComparisonModel::SolveSeconds)).toString() == QStringLiteral("0.250"));
+
+  model.setResult(result("chen, \"greedy\"", solvers::SolveStatus::Infeasible, false));
+  CHECK(model.statusText(1) == QStringLiteral("infeasible"));
+  CHECK(model.data(model.index(1, ComparisonModel::SimulatedPeak)).toString() == QStringLiteral("-"));
+
+  // A result for a solver that has no row gets one.
+  model.setResult(result("dtr", solvers::SolveStatus::Cancelled, false));
+  CHECK(model.rowCount() == 3);
+  CHECK(model.rowOf("dtr") == 2);
+}
+
+TEST_CASE("ComparisonModel copies as Markdown and CSV", "[studio][table]") {
+  ComparisonModel model;
+  model.startRun({"approx-dp", "a|b, \"c\""});
+  model.setResult(result("approx-dp", solvers::SolveStatus::Optimal, true));
+  model.setResult(result("a|b, \"c\"", solvers::SolveStatus::Infeasible, false));
+  CHECK(model.toMarkdown() ==
+        QStringLiteral("| solver | status | model peak | simulated peak | overhead | recomputed | solve s |\n"
+                       "|---|---|---:|---:|---:|---:|---:|\n"
+                       "| approx-dp | optimal | 3.00 MiB | 2.00 MiB | 42 | 7 | 0.250 |\n"
+                       "| a\\|b, \"c\" | infeasible | - | - | - | - | 0.250 |\n"));
+  CHECK(model.toCsv() == QStringLiteral("solver,status,model peak,simulated peak,overhead,recomputed,solve s\n"
+                                        "approx-dp,optimal,3.00 MiB,2.00 MiB,42,7,0.250\n"
+                                        "\"a|b, \"\"c\"\"\",infeasible,-,-,-,-,0.250\n"));
+}

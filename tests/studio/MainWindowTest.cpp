@@ -1,0 +1,410 @@
+#include <catch2/catch.hpp>
+
+#include <QClipboard>
+#include <QFile>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTabWidget>
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "StudioTestSupport.hpp"
+#include "remat/graph/ByteSize.hpp"
+#include "remat/graph/CostModel.hpp"
+#include "remat/solvers/PlanJson.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+#include "remat/studio/BudgetEditor.hpp"
+#include "remat/studio/ComparisonModel.hpp"
+#include "remat/studio/MainWindow.hpp"
+#include "remat/vizqt/SceneView.hpp"
+
+using namespace remat;
+using remat::studio::BudgetChoice;
+using remat::studio::MainWindow;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const QString kUnet = QStringLiteral(REMAT_SOURCE_DIR "/datasets/unet.json");
+constexpr int kSolveTimeoutMs = 60'000;
+
+fs::path scratch() {
+  const fs::path dir = fs::temp_directory_path() / ("remat-studio-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+// A window as a user gets it, except that errors are recorded instead of shown in a modal dialog.
+struct Window {
+  MainWindow w;
+  Window() {
+    w.setInteractive(false);
+    w.resize(1280, 720);
+    w.show();
+  }
+  void only(std::initializer_list<const char*> ids) {
+    for (const auto& id : solvers::SolverRegistry::builtin().ids()) w.setSolverChecked(id, false);
+    for (const char* id : ids) REQUIRE(w.setSolverChecked(id, true));
+  }
+  bool runAndWait() {
+    w.runSolvers();
+    return QTest::qWaitFor([&] { return !w.solving(); }, kSolveTimeoutMs);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Studio opens a dataset and runs two solvers side by side", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  REQUIRE(w.graph() != nullptr);
+  REQUIRE(w.vanilla());
+  CHECK(w.vanilla()->metrics.simulatedPeak.value > 0);
+  CHECK(w.lastError().isEmpty());
+
+  win.only({"approx-dp", "chen-greedy"});
+  std::vector<std::string> checked = w.checkedSolvers();
+  std::sort(checked.begin(), checked.end());
+  CHECK(checked == std::vector<std::string>{"approx-dp", "chen-greedy"});
+  QSignalSpy finished(&w, &MainWindow::solversFinished);
+  REQUIRE(win.runAndWait());
+  CHECK(finished.count() == 1);
+
+  const studio::ComparisonModel& model = *w.comparisonModel();
+  REQUIRE(model.rowCount() == 2);
+  for (const char* id : {"approx-dp", "chen-greedy"}) {
+    INFO(id);
+    const auto row = model.rowOf(id);
+    REQUIRE(row);
+    const auto& r = model.rows()[static_cast<std::size_t>(*row)];
+    REQUIRE(r.result);
+    CHECK((r.result->status == solvers::SolveStatus::Optimal || r.result->status == solvers::SolveStatus::Feasible));
+    REQUIRE(r.result->plan);
+    CHECK(r.result->metrics.simulatedPeak.value > 0);
+    REQUIRE(r.result->metrics.modelPeak);
+    CHECK(r.result->metrics.modelPeak->value > 0);
+    CHECK(model.data(model.index(*row, studio::ComparisonModel::Status)).toString() ==
+          QString::fromStdString(std::string(solvers::statusName(r.result->status))));
+    // The same numbers as the engine gives for the same request.
+    const solvers::SolveResult direct = solvers::SolverRegistry::builtin().find(id)->solve({.graph = w.graph()});
+    CHECK(r.result->metrics.simulatedPeak == direct.metrics.simulatedPeak);
+    REQUIRE(w.progressBar(id));
+    CHECK(w.progressBar(id)->value() == w.progressBar(id)->maximum());
+  }
+  CHECK(model.toMarkdown().contains(QStringLiteral("| chen-greedy |")));
+  w.copyTableAsMarkdown();
+  CHECK(QApplication::clipboard()->text() == model.toMarkdown());
+  w.copyTableAsCsv();
+  CHECK(QApplication::clipboard()->text() == model.toCsv());
+
+  // Every view draws a figure of the open graph and the finished plans.
+  for (viz::FigureKind kind :
+       {viz::FigureKind::Timeline, viz::FigureKind::Graph, viz::FigureKind::Schedule, viz::FigureKind::Layout}) {
+    INFO(viz::figureName(kind));
+    vizqt::SceneView* view = w.view(kind);
+    REQUIRE(view);
+    w.views()->setCurrentWidget(view);
+    const viz::Scene& scene = view->currentScene();
+    CHECK(scene.width == Approx(view->width()));
+    CHECK(scene.height == Approx(view->height()));
+    CHECK_FALSE(scene.items.empty());
+  }
+
+  // The layout holds at a small laptop's size and at 4K: the figures are drawn again at the new size.
+  for (const QSize size : {QSize(1280, 720), QSize(3840, 2160)}) {
+    w.resize(size);
+    QApplication::processEvents();
+    vizqt::SceneView* timeline = w.view(viz::FigureKind::Timeline);
+    w.views()->setCurrentWidget(timeline);
+    CHECK(timeline->width() >= 400);
+    CHECK(timeline->height() >= 200);
+    CHECK(timeline->currentScene().width == Approx(timeline->width()));
+  }
+}
+
+TEST_CASE("Studio offers the project's datasets", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  CHECK(w.datasetFiles().isEmpty());
+  w.setDatasetDirectory(QStringLiteral(REMAT_SOURCE_DIR "/datasets"));
+  const QStringList files = w.datasetFiles();
+  CHECK(files.contains(QFileInfo(kUnet).absoluteFilePath()));
+  CHECK_FALSE(files.contains(QFileInfo(QStringLiteral(REMAT_SOURCE_DIR "/datasets/manifest.json")).absoluteFilePath()));
+  // Every entry is a graph the readers take.
+  for (const QString& file : files) {
+    INFO(file.toStdString());
+    CHECK(w.openFile(file));
+  }
+}
+
+TEST_CASE("Studio remembers the files opened lately", "[studio][window]") {
+  test::ensureWidgetApplication();
+  const QString ini = QString::fromStdString((scratch() / "recent.ini").string());
+  QFile::remove(ini);
+  const QString small = QFileInfo(QStringLiteral(REMAT_SOURCE_DIR "/datasets/unet-small.json")).absoluteFilePath();
+  const QString unet = QFileInfo(kUnet).absoluteFilePath();
+  {
+    Window win;
+    MainWindow& w = win.w;
+    w.useSettings(std::make_unique<QSettings>(ini, QSettings::IniFormat));
+    CHECK(w.recentFiles().isEmpty());
+    REQUIRE(w.openFile(kUnet));
+    REQUIRE(w.openFile(small));
+    REQUIRE(w.openFile(kUnet));
+    CHECK(w.recentFiles() == QStringList{unet, small});  // latest first, once each
+    CHECK_FALSE(w.openFile(QStringLiteral("/no/such/graph.json")));
+    CHECK(w.recentFiles().size() == 2);  // files that do not open are not remembered
+  }
+  Window win;
+  MainWindow& w = win.w;
+  w.useSettings(std::make_unique<QSettings>(ini, QSettings::IniFormat));
+  CHECK(w.recentFiles() == QStringList{unet, small});
+}
+
+TEST_CASE("Studio reports a file it cannot read and keeps going", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  const fs::path garbage = scratch() / "garbage.json";
+  {
+    std::ofstream out(garbage);
+    out << "{ this is \x01 not a graph ]]";
+  }
+  CHECK_FALSE(w.openFile(QString::fromStdString(garbage.string())));
+  CHECK_FALSE(w.lastError().isEmpty());
+  CHECK(w.graph() == nullptr);
+
+  CHECK_FALSE(w.openFile(QString::fromStdString((scratch() / "missing.json").string())));
+  CHECK(w.lastError().contains(QStringLiteral("missing.json")));
+
+  // A good file after a bad one opens, and a bad one after it leaves the open graph alone.
+  REQUIRE(w.openFile(kUnet));
+  CHECK(w.lastError().isEmpty());
+  const graph::ComputeGraph* open = w.graph();
+  CHECK_FALSE(w.openFile(QString::fromStdString(garbage.string())));
+  CHECK(w.graph() == open);
+
+  // Running with nothing checked is an error, not a crash.
+  win.only({});
+  w.runSolvers();
+  CHECK_FALSE(w.solving());
+  CHECK(w.lastError().contains(QStringLiteral("solver")));
+}
+
+TEST_CASE("Studio exports the timeline view as SVG", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  win.only({"approx-dp"});
+  REQUIRE(win.runAndWait());
+  w.views()->setCurrentWidget(w.view(viz::FigureKind::Timeline));
+  const fs::path svg = scratch() / "timeline.svg";
+  fs::remove(svg);
+  REQUIRE(w.exportCurrentView(QString::fromStdString(svg.string())));
+  REQUIRE(fs::exists(svg));
+  std::ifstream in(svg);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("<svg") != std::string::npos);
+  CHECK(text.find("approx-dp") != std::string::npos);  // the legend names the plans
+  CHECK(text.find("store-all") != std::string::npos);
+
+  CHECK_FALSE(w.exportCurrentView(QString::fromStdString((scratch() / "timeline.bmp").string())));
+  CHECK(w.lastError().contains(QStringLiteral(".svg")));
+}
+
+TEST_CASE("Studio's budget field follows the slider over the plain run's peak", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  studio::BudgetEditor& budget = *w.budgetEditor();
+  const Bytes peak = w.vanilla()->metrics.simulatedPeak;
+  CHECK(budget.vanillaPeak() == peak);
+  CHECK(budget.budget().kind == BudgetChoice::Kind::None);
+
+  budget.slider()->setValue(900);
+  const Bytes expected{static_cast<std::int64_t>(std::llround(0.9 * static_cast<double>(peak.value)))};
+  CHECK(budget.budget() == BudgetChoice{BudgetChoice::Kind::Fixed, expected});
+  CHECK(budget.field()->text() == QString::fromStdString(formatByteSize(expected)));
+
+  // The solvers run under it: chen-greedy's plan (4.56 GiB of 5.58 GiB) fits 90% by the simulator.
+  win.only({"chen-greedy"});
+  REQUIRE(win.runAndWait());
+  const auto& rows = w.comparisonModel()->rows();
+  REQUIRE(rows.size() == 1);
+  REQUIRE(rows[0].result);
+  CHECK(rows[0].result->budget == expected);
+  CHECK(rows[0].result->status == solvers::SolveStatus::Feasible);
+  REQUIRE(rows[0].result->plan);
+  CHECK(rows[0].result->metrics.simulatedPeak <= expected);
+
+  // Below what it can do, the run still reports, as infeasible.
+  budget.slider()->setValue(500);
+  REQUIRE(win.runAndWait());
+  REQUIRE(w.comparisonModel()->rows()[0].result);
+  CHECK(w.comparisonModel()->rows()[0].result->status == solvers::SolveStatus::Infeasible);
+}
+
+TEST_CASE("Studio computes the Pareto fronts on a worker and draws them", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  vizqt::SceneView* view = w.view(viz::FigureKind::Pareto);
+  REQUIRE(view);
+  w.views()->setCurrentWidget(view);
+  CHECK(view->currentScene().width == 0);  // nothing computed yet: the view says how to get it
+  CHECK(view->placeholderText().contains(QStringLiteral("Pareto")));
+
+  win.only({"approx-dp", "chen-greedy"});
+  QSignalSpy done(&w, &MainWindow::paretoFinished);
+  w.computePareto();
+  REQUIRE(QTest::qWaitFor([&] { return !w.computingPareto(); }, kSolveTimeoutMs));
+  CHECK(done.count() == 1);
+  CHECK(w.lastError().isEmpty());
+  REQUIRE(w.pareto());
+  REQUIRE_FALSE(w.pareto()->series.empty());
+  bool approx = false;
+  for (const auto& series : w.pareto()->series) {
+    approx |= series.solver == "approx-dp";
+    CHECK_FALSE(series.points.empty());
+  }
+  CHECK(approx);
+  CHECK(view->currentScene().width > 0);
+  CHECK_FALSE(view->currentScene().items.empty());
+  const fs::path pdf = scratch() / "pareto.pdf";
+  REQUIRE(w.exportCurrentView(QString::fromStdString(pdf.string())));
+  CHECK(fs::file_size(pdf) > 0);
+
+  // Only store-all checked: there is no front to compute.
+  win.only({"store-all"});
+  w.computePareto();
+  CHECK_FALSE(w.computingPareto());
+  CHECK(w.lastError().contains(QStringLiteral("store-all")));
+}
+
+TEST_CASE("Studio saves the shown plan as plan JSON that reads back", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  const fs::path out = scratch() / "unet.plan.json";
+  CHECK_FALSE(w.savePlan(QString::fromStdString(out.string())));  // no graph, no plan
+  REQUIRE(w.openFile(kUnet));
+  CHECK(w.focusedSolver() == "store-all");  // before any run the views show the plain run
+  win.only({"approx-dp"});
+  REQUIRE(win.runAndWait());
+  REQUIRE(w.focusedSolver() == "approx-dp");
+  REQUIRE(w.savePlan(QString::fromStdString(out.string())));
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto plan = solvers::readPlanJson(text, out.string(), *w.graph());
+  REQUIRE(plan.ok());
+  CHECK(plan.value().solver == "approx-dp");
+  const auto& row = w.comparisonModel()->rows().front();
+  REQUIRE(row.result);
+  CHECK(plan.value().plan.schedule.size() == row.result->plan->schedule.size());
+}
+
+TEST_CASE("Studio applies a cost model to the open graph", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  CHECK(w.costModel() == QStringLiteral("file"));
+  REQUIRE(w.setCostModel(QStringLiteral("paper")));
+  CHECK(w.costModel() == QStringLiteral("paper"));
+  std::size_t ops = 0;
+  for (const auto& node : w.graph()->nodes()) {
+    if (node.kind != graph::NodeKind::Op) continue;
+    ++ops;
+    CHECK(node.fwdTime == graph::paperForwardTime(node.op));
+  }
+  CHECK(ops > 0);
+  CHECK_FALSE(w.setCostModel(QStringLiteral("guesswork")));
+  CHECK(w.costModel() == QStringLiteral("paper"));
+}
+
+TEST_CASE("Studio saves a session and opens it again", "[studio][window]") {
+  test::ensureWidgetApplication();
+  const fs::path file = scratch() / "unet.remat-session.json";
+  BudgetChoice budget;
+  {
+    Window win;
+    MainWindow& w = win.w;
+    CHECK_FALSE(w.saveSession(QString::fromStdString(file.string())));  // no graph yet
+    REQUIRE(w.openFile(kUnet));
+    REQUIRE(w.setCostModel(QStringLiteral("paper")));
+    win.only({"approx-dp", "chen-greedy"});
+    w.setStrategy(solvers::Strategy::Memory);
+    w.budgetEditor()->slider()->setValue(700);
+    budget = w.budgetEditor()->budget();
+    w.setTimeLimit(12.5);
+    REQUIRE(w.saveSession(QString::fromStdString(file.string())));
+  }
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openSession(QString::fromStdString(file.string())));
+  REQUIRE(w.graph());
+  CHECK(w.graph()->name() == "unet");
+  CHECK(w.costModel() == QStringLiteral("paper"));
+  std::vector<std::string> checked = w.checkedSolvers();
+  std::sort(checked.begin(), checked.end());
+  CHECK(checked == std::vector<std::string>{"approx-dp", "chen-greedy"});
+  CHECK(w.strategy() == solvers::Strategy::Memory);
+  CHECK(w.budgetEditor()->budget() == budget);  // the exact bytes, not the field's rounding
+  CHECK(w.timeLimit() == 12.5);
+
+  // A session that is not one, or names an unknown solver, is an error and changes nothing.
+  const fs::path bad = scratch() / "bad.remat-session.json";
+  for (const char* text :
+       {"[1, 2]", R"({"format": "remat-graph", "version": 1})",
+        R"({"format": "remat-studio-session", "version": 1, "graph": "unet.json", "solvers": ["magic"]})"}) {
+    INFO(text);
+    std::ofstream(bad) << text;
+    CHECK_FALSE(w.openSession(QString::fromStdString(bad.string())));
+    CHECK_FALSE(w.lastError().isEmpty());
+    CHECK(w.costModel() == QStringLiteral("paper"));
+  }
+}
+
+#ifdef REMAT_CORPUS_DIR
+TEST_CASE("Studio cancels a long exact-DP run", "[studio][window][corpus]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(QStringLiteral(REMAT_CORPUS_DIR "/paper-graphs/cg_googlenet.txt")));
+  win.only({"exact-dp"});
+  w.runSolvers();
+  REQUIRE(w.solving());
+  QTest::qWait(300);  // the window keeps processing events while the solver works
+  REQUIRE(w.solving());
+  w.cancelSolvers();
+  REQUIRE(QTest::qWaitFor([&] { return !w.solving(); }, kSolveTimeoutMs));
+  const auto& rows = w.comparisonModel()->rows();
+  REQUIRE(rows.size() == 1);
+  REQUIRE(rows[0].result);
+  CHECK(rows[0].result->status == solvers::SolveStatus::Cancelled);
+  CHECK(w.comparisonModel()->statusText(0) == QStringLiteral("cancelled"));
+
+  // With a time limit the same run stops by itself.
+  w.setTimeLimit(0.2);
+  REQUIRE(win.runAndWait());
+  REQUIRE(w.comparisonModel()->rows()[0].result);
+  CHECK(w.comparisonModel()->rows()[0].result->status == solvers::SolveStatus::TimeLimit);
+}
+#endif
