@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "remat/studio/MainWindow.hpp"
+#include "remat/studio/Screenshots.hpp"
 
 int main(int argc, char** argv) {
   try {
@@ -21,7 +22,20 @@ int main(int argc, char** argv) {
     window.setDatasetDirectory(QStringLiteral(REMAT_DATASETS_DIR));
 #endif
     window.show();
-    const QStringList args = QApplication::arguments();
+    QStringList args = QApplication::arguments();
+    // `--screenshots DIR GRAPH`: run a session on GRAPH, save a PNG of the window per view into DIR, quit.
+    if (args.size() == 4 && args.at(1) == QStringLiteral("--screenshots")) {
+      window.setInteractive(false);
+      if (!window.openFile(args.at(3))) {
+        std::cerr << "remat-studio: " << window.lastError().toStdString() << '\n';
+        return 3;
+      }
+      remat::studio::captureScreenshots(window, args.at(2), [](const QString& error) {
+        if (!error.isEmpty()) std::cerr << "remat-studio: " << error.toStdString() << '\n';
+        QApplication::exit(error.isEmpty() ? 0 : 3);
+      });
+      return QApplication::exec();
+    }
     if (args.size() > 1) window.openFile(args.at(1));
     return QApplication::exec();
   } catch (const std::exception& e) {

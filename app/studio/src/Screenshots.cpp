@@ -1,0 +1,54 @@
+#include "remat/studio/Screenshots.hpp"
+
+#include <QApplication>
+#include <QDir>
+#include <QPixmap>
+#include <QTabWidget>
+
+#include <memory>
+
+#include "remat/studio/MainWindow.hpp"
+#include "remat/vizqt/SceneView.hpp"
+
+namespace remat::studio {
+
+namespace {
+
+// Grabs the window once per view, each view shown in turn.
+QString grabViews(MainWindow& window, const QString& dir) {
+  if (!QDir().mkpath(dir)) return QObject::tr("cannot create %1").arg(dir);
+  QTabWidget* tabs = window.views();
+  for (viz::FigureKind kind : viz::kAllFigures) {
+    vizqt::SceneView* view = window.view(kind);
+    if (view == nullptr) continue;
+    tabs->setCurrentWidget(view);
+    // Lay out and paint the view at its size before the grab.
+    QApplication::processEvents();
+    const QString path = QDir(dir).filePath(QString::fromUtf8(viz::figureName(kind).data(), static_cast<qsizetype>(viz::figureName(kind).size())) + QStringLiteral(".png"));
+    if (!window.grab().save(path, "PNG")) return QObject::tr("cannot write %1").arg(path);
+  }
+  return {};
+}
+
+}  // namespace
+
+void captureScreenshots(MainWindow& window, const QString& dir, std::function<void(const QString&)> done) {
+  if (window.graph() == nullptr) {
+    done(QObject::tr("no graph is open"));
+    return;
+  }
+  // One connection each, removed when it fires; shared so the lambdas can disconnect themselves.
+  auto solved = std::make_shared<QMetaObject::Connection>();
+  auto fronts = std::make_shared<QMetaObject::Connection>();
+  *fronts = QObject::connect(&window, &MainWindow::paretoFinished, &window, [&window, dir, done, fronts] {
+    QObject::disconnect(*fronts);
+    done(grabViews(window, dir));
+  });
+  *solved = QObject::connect(&window, &MainWindow::solversFinished, &window, [&window, solved] {
+    QObject::disconnect(*solved);
+    window.computePareto();
+  });
+  window.runSolvers();
+}
+
+}  // namespace remat::studio
