@@ -93,3 +93,20 @@ TEST_CASE("node labels drop ONNX's output suffix and keep the last three parts o
   CHECK(nodeLabel("a//b/") == "a/b");
   CHECK(nodeLabel("///") == "///");
 }
+
+TEST_CASE("elided labels keep head and tail, fit, and never split a UTF-8 code point") {
+  const TextMetrics& tm = approxTextMetrics();
+  CHECK(elideMiddle("conv1", 100, 10, tm) == "conv1");
+  const std::string name = "layer3.2/conv2/Conv\u00e9\u00e9\u00e9";
+  for (double width : {30.0, 50.0, 80.0}) {
+    const std::string e = elideMiddle(name, width, 10, tm);
+    INFO(width << ": " << e);
+    CHECK(tm.width(e, 10) <= width);
+    CHECK(e.find("\u2026") != std::string::npos);
+    CHECK(e.rfind("la", 0) == 0);  // the head stays
+    // Valid UTF-8: every continuation byte follows a lead byte or another continuation byte.
+    for (std::size_t i = 0; i < e.size(); ++i)
+      if ((static_cast<unsigned char>(e[i]) & 0xC0) == 0x80) CHECK((i > 0 && (static_cast<unsigned char>(e[i - 1]) & 0x80)));
+  }
+  CHECK(elideMiddle(name, 1, 10, tm).empty());
+}

@@ -30,29 +30,6 @@ Color mix(Color a, Color b, double t) {
   return {channel(a.r, b.r), channel(a.g, b.g), channel(a.b, b.b), 255};
 }
 
-// Shortens a label to fit, keeping its head and tail (names differ at either end: "layer3.conv" vs
-// "layer3.relu"), cutting only between UTF-8 code points.
-std::string elide(const std::string& text, double maxWidth, double size, const TextMetrics& tm) {
-  if (tm.width(text, size) <= maxWidth) return text;
-  std::vector<std::size_t> starts;  // byte offset of each code point
-  for (std::size_t i = 0; i < text.size(); ++i)
-    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
-  const std::string ellipsis = "\u2026";
-  for (std::size_t keep = starts.size(); keep-- > 0;) {
-    const std::size_t head = (keep + 1) / 2;
-    const std::size_t tail = keep - head;
-    const std::size_t headEnd = head < starts.size() ? starts[head] : text.size();
-    const std::size_t tailStart = tail == 0 ? text.size() : starts[starts.size() - tail];
-    std::string candidate = text.substr(0, headEnd) + ellipsis + text.substr(tailStart);
-    if (tm.width(candidate, size) <= maxWidth) return candidate;
-  }
-  return {};
-}
-
-Color textOn(Color fill, const Theme& theme) {
-  return fill.luminance() < 0.35 ? Color{255, 255, 255} : theme.foreground;
-}
-
 // Wrapping a tall drawing into columns.
 constexpr double kColumnGap = 16;     // between columns, px: room for the separator line
 constexpr double kClipSlack = 3;      // px of clip beyond the drawing's own borders, for strokes on them
@@ -443,7 +420,7 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
       scene.add(RectItem{b.x, b.y, b.w, b.h, Fill{shade}, clusterStroke, 3 * scale});
       if (labels && c.box.y >= lo) {
         const double inset = 3 * scale;
-        std::string text = elide(c.label, b.w - 2 * inset, labelSize, tm);
+        std::string text = elideMiddle(c.label, b.w - 2 * inset, labelSize, tm);
         if (!text.empty())
           scene.add(TextItem{{b.x + inset, b.y + inset / 2},
                              std::move(text),
@@ -478,14 +455,14 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
         if (bandOfNode[n] != k) continue;
         const DrawnNode& d = drawing.nodes[n];
         const Box b = layout.toScene(d.box);
-        const Color color = textOn(th.role(d.role), th);
+        const Color color = textColorOn(th.role(d.role), th.foreground);
         const double cx = b.x + b.w / 2;
         const double cy = b.y + b.h / 2;
         const double room = b.w - 2 * kLabelPadX * scale;
-        std::string name = elide(d.label, room, labelSize, tm);
+        std::string name = elideMiddle(d.label, room, labelSize, tm);
         if (!name.empty())
           scene.add(TextItem{{cx, cy - line / 2}, std::move(name), labelSize, color, Anchor::Middle, Baseline::Middle});
-        std::string size = elide(formatBytes(static_cast<double>(d.bytes.value)), room, labelSize, tm);
+        std::string size = elideMiddle(formatBytes(static_cast<double>(d.bytes.value)), room, labelSize, tm);
         if (!size.empty())
           scene.add(TextItem{{cx, cy + line / 2}, std::move(size), labelSize, color, Anchor::Middle, Baseline::Middle});
       }

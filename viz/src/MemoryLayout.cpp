@@ -256,9 +256,6 @@ std::string percent(double fraction) {
   return buf;
 }
 
-// Labels inside rectangles must read on any fill.
-Color textOn(const Color& fill) { return fill.luminance() > 0.35 ? Color{0, 0, 0} : Color{255, 255, 255}; }
-
 }  // namespace
 
 Scene memoryLayoutScene(const MemoryLayout& layout, const graph::ComputeGraph& g, const FigureStyle& style) {
@@ -333,8 +330,12 @@ Scene memoryLayoutScene(const MemoryLayout& layout, const graph::ComputeGraph& g
         r.h >= labelHeight + 2) {
       const std::string name = nodeLabel(g.node(p.tensor.node).name);
       if (tm.width(name, labelSize) + 6 <= r.w)
-        labels.push_back(TextItem{
-            {r.x + r.w / 2, r.y + r.h / 2}, name, labelSize, textOn(fill.color), Anchor::Middle, Baseline::Middle});
+        labels.push_back(TextItem{{r.x + r.w / 2, r.y + r.h / 2},
+                                  name,
+                                  labelSize,
+                                  textColorOn(fill.color, Color{0, 0, 0}),
+                                  Anchor::Middle,
+                                  Baseline::Middle});
     }
   }
   // Names after every rectangle, so that no later neighbour paints over one.

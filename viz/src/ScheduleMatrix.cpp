@@ -179,13 +179,6 @@ void shiftRight(Item& item, double dx, double plotTop) {
       item);
 }
 
-std::string shortened(const std::string& name, double maxWidth, double size, const TextMetrics& tm) {
-  if (tm.width(name, size) <= maxWidth) return name;
-  std::string s = name;
-  while (!s.empty() && tm.width(s + "...", size) > maxWidth) s.pop_back();
-  return s + "...";
-}
-
 }  // namespace
 
 Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGraph& g, const FigureStyle& style) {
@@ -221,7 +214,7 @@ Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGrap
   std::vector<std::pair<std::size_t, std::string>> labels;
   if (named) {
     for (std::size_t r = 0; r < rows; ++r)
-      labels.emplace_back(r, shortened(nodeLabel(g.node(matrix.rows[r]).name), style.width * 0.3, labelSize, tm));
+      labels.emplace_back(r, elideMiddle(nodeLabel(g.node(matrix.rows[r]).name), style.width * 0.3, labelSize, tm));
   } else {
     const int target = std::max(2, static_cast<int>(probe.h / 40));
     for (double t : niceTicks(0, static_cast<double>(rows - 1), target))

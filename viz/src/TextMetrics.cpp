@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstring>
+#include <vector>
 
 namespace remat::viz {
 
@@ -13,14 +14,37 @@ double ApproxTextMetrics::width(std::string_view text, double size, bool bold) c
       if ((c & 0xC0) != 0x80) em += 0.65;  // a code point's lead byte; continuation bytes add nothing
       continue;
     }
-    if (c == ' ') em += 0.32;
-    else if (std::strchr("iljtf.,:;'|!()[]", c)) em += 0.34;
-    else if (c == 'm' || c == 'w' || c == 'M' || c == 'W') em += 0.92;
-    else if (std::isdigit(c)) em += 0.64;
-    else if (std::isupper(c)) em += 0.72;
-    else em += 0.6;
+    if (c == ' ')
+      em += 0.32;
+    else if (std::strchr("iljtf.,:;'|!()[]", c))
+      em += 0.34;
+    else if (c == 'm' || c == 'w' || c == 'M' || c == 'W')
+      em += 0.92;
+    else if (std::isdigit(c))
+      em += 0.64;
+    else if (std::isupper(c))
+      em += 0.72;
+    else
+      em += 0.6;
   }
   return em * size * (bold ? 1.1 : 1.0);
+}
+
+std::string elideMiddle(const std::string& text, double maxWidth, double size, const TextMetrics& tm) {
+  if (tm.width(text, size) <= maxWidth) return text;
+  std::vector<std::size_t> starts;  // byte offset of each code point
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+  const std::string ellipsis = "\u2026";
+  for (std::size_t keep = starts.size(); keep-- > 0;) {
+    const std::size_t head = (keep + 1) / 2;
+    const std::size_t tail = keep - head;
+    const std::size_t headEnd = head < starts.size() ? starts[head] : text.size();
+    const std::size_t tailStart = tail == 0 ? text.size() : starts[starts.size() - tail];
+    std::string candidate = text.substr(0, headEnd) + ellipsis + text.substr(tailStart);
+    if (tm.width(candidate, size) <= maxWidth) return candidate;
+  }
+  return {};
 }
 
 const TextMetrics& approxTextMetrics() {

@@ -25,6 +25,8 @@ std::string_view roleName(NodeRole r) {
   return "?";
 }
 
+Color textColorOn(Color fill, Color dark) { return fill.luminance() < 0.35 ? Color{255, 255, 255} : dark; }
+
 std::optional<ThemeKind> themeFromName(std::string_view name) {
   if (name == "paper") return ThemeKind::Paper;
   if (name == "screen") return ThemeKind::Screen;

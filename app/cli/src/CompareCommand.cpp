@@ -165,25 +165,10 @@ int runCompare(const CompareOptions& o) {
   const solvers::SolveResult vanilla = registry.find("store-all")->solve({.graph = &g});
   const double vanillaPeak = double(vanilla.metrics.simulatedPeak.value);
   std::vector<solvers::SolveResult> results;
-  std::vector<std::optional<Bytes>> budgets;  // the budget each solver ran under
   for (const solvers::Solver* s : chosen) {
     solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
     request.progress = json ? solvers::ProgressSink{} : progressBar(s->info().id);
-    if (leastBudgets) {
-      const solvers::Solver::MinBudget least = s->minBudget(request);
-      if (!least.bytes) {
-        solvers::SolveResult failed;
-        failed.solver = s->info().id;
-        failed.status = least.status;
-        failed.message = "no least budget: " + least.message;
-        results.push_back(std::move(failed));
-        budgets.emplace_back();
-        continue;
-      }
-      request.budget = least.bytes;
-    }
-    budgets.push_back(request.budget);
-    results.push_back(s->solve(request));
+    results.push_back(leastBudgets ? solvers::solveAtLeastBudget(*s, request) : s->solve(request));
   }
   bool internalError = false;
   for (const auto& r : results) internalError |= r.status == solvers::SolveStatus::Error;
@@ -200,7 +185,7 @@ int runCompare(const CompareOptions& o) {
       const auto& r = results[k];
       nlohmann::json row;
       row["solver"] = r.solver;
-      row["budget_bytes"] = budgets[k] ? nlohmann::json(budgets[k]->value) : nlohmann::json(nullptr);
+      row["budget_bytes"] = results[k].budget ? nlohmann::json(results[k].budget->value) : nlohmann::json(nullptr);
       row["status"] = std::string(solvers::statusName(r.status));
       row["message"] = r.message;
       row["metrics"] = solvers::metricsToJson(r.metrics, r.plan.has_value());
@@ -230,7 +215,7 @@ int runCompare(const CompareOptions& o) {
              formatByteSize(m.simulatedPeak), percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
              std::to_string(m.overhead.value), std::to_string(m.recomputedNodes), seconds(m.solveSeconds)};
     }
-    if (leastBudgets) row.insert(row.begin() + 2, budgets[k] ? formatByteSize(*budgets[k]) : "-");
+    if (leastBudgets) row.insert(row.begin() + 2, results[k].budget ? formatByteSize(*results[k].budget) : "-");
     rows.push_back(std::move(row));
   }
   std::cout << "Graph " << g.name() << ": " << g.opCount() << " operations, vanilla peak "

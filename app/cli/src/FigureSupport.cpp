@@ -65,15 +65,7 @@ std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g, con
     const solvers::Solver& s = findSolver(id);
     solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
     request.progress = quiet ? solvers::ProgressSink{} : progressBar(id);
-    if (least) {
-      const solvers::Solver::MinBudget m = s.minBudget(request);
-      if (!m.bytes) {
-        std::cerr << "remat: warning: " << id << " has no least budget (" << m.message << "); left out\n";
-        continue;
-      }
-      request.budget = m.bytes;
-    }
-    solvers::SolveResult r = s.solve(request);
+    solvers::SolveResult r = least ? solvers::solveAtLeastBudget(s, request) : s.solve(request);
     if (!r.plan) {
       std::cerr << "remat: warning: " << id << ": " << solvers::statusName(r.status) << ": " << r.message
                 << "; left out\n";

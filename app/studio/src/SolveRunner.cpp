@@ -50,16 +50,8 @@ solvers::SolveResult runJob(const graph::ComputeGraph& g, const solvers::Solver&
                                   .progress = std::move(progress),
                                   .timeLimit = settings.timeLimit};
     if (settings.budget.kind == BudgetChoice::Kind::Fixed) request.budget = settings.budget.bytes;
-    if (settings.budget.kind == BudgetChoice::Kind::Least) {
-      const solvers::Solver::MinBudget least = s.minBudget(request);
-      if (!least.bytes)
-        return failed(s, stop.stop_requested() ? solvers::SolveStatus::Cancelled : least.status,
-                      "no least budget: " + least.message);
-      request.budget = least.bytes;
-    }
-    solvers::SolveResult result = s.solve(request);
-    result.budget = request.budget;
-    return result;
+    if (settings.budget.kind == BudgetChoice::Kind::Least) return solvers::solveAtLeastBudget(s, request);
+    return s.solve(request);
   } catch (const std::exception& e) {
     return failed(s, solvers::SolveStatus::Error, e.what());
   } catch (...) {

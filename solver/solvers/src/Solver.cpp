@@ -169,4 +169,18 @@ Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t point
   return out;
 }
 
+SolveResult solveAtLeastBudget(const Solver& solver, SolveRequest request) {
+  const Solver::MinBudget least = solver.minBudget(request);
+  if (!least.bytes) {
+    SolveResult failed;
+    failed.solver = solver.info().id;
+    failed.strategy = request.strategy;
+    failed.status = request.stop.stop_requested() ? SolveStatus::Cancelled : least.status;
+    failed.message = "no least budget: " + least.message;
+    return failed;
+  }
+  request.budget = least.bytes;
+  return solver.solve(request);
+}
+
 }  // namespace remat::solvers

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace remat::viz {
@@ -22,6 +23,11 @@ class ApproxTextMetrics final : public TextMetrics {
  public:
   [[nodiscard]] double width(std::string_view text, double size, bool bold = false) const override;
 };
+
+/// The text shortened to fit `maxWidth` at `size`, keeping its head and tail around an ellipsis (names
+/// differ at either end: "layer3.conv" vs "layer3.relu"), cut only between UTF-8 code points; the text
+/// itself when it fits, empty when not even the ellipsis does.
+[[nodiscard]] std::string elideMiddle(const std::string& text, double maxWidth, double size, const TextMetrics& tm);
 
 /// A shared ApproxTextMetrics.
 [[nodiscard]] const TextMetrics& approxTextMetrics();

@@ -26,6 +26,9 @@ enum class NodeRole : std::uint8_t {
 inline constexpr std::size_t kNodeRoles = 4;
 [[nodiscard]] std::string_view roleName(NodeRole r);
 
+/// The colour for text on a fill: white on dark fills, `dark` on light ones.
+[[nodiscard]] Color textColorOn(Color fill, Color dark);
+
 enum class ThemeKind : std::uint8_t { Paper, Screen };
 [[nodiscard]] std::optional<ThemeKind> themeFromName(std::string_view name);  ///< "paper", "screen"
 

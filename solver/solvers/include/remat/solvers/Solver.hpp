@@ -130,6 +130,11 @@ class Solver {
   [[nodiscard]] virtual TradeOff tradeOff(const SolveRequest& request, std::size_t points) const;
 };
 
+/// Solves at the solver's own least feasible budget (minBudget, then solve there with that budget): the
+/// paper's minimum-memory comparison. Without a least budget, a result without a plan whose status is
+/// minBudget's (Cancelled when the request was stopped) and whose message says why.
+[[nodiscard]] SolveResult solveAtLeastBudget(const Solver& solver, SolveRequest request);
+
 /// Simulates a plan on a graph and fills the metrics (model figures for canonical plans).
 void evaluatePlan(const graph::ComputeGraph& g, const Plan& plan, bool liveness, PlanMetrics& metrics,
                   sim::SimulationResult& simulation);
