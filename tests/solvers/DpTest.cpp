@@ -167,6 +167,60 @@ TEST_CASE("the exact trade-off front from one DP run equals the brute-force fron
   CHECK(checked >= 100);
 }
 
+TEST_CASE("a whole front answers every budget as a time-centric solve does") {
+  // Budget scrubbing: one DP run, then every budget from the front. At each budget around each front
+  // point, the answer must have solve()'s least overhead and fit the budget in the model.
+  for (const char* id : {"exact-dp", "approx-dp"}) {
+    const Solver& solver = *SolverRegistry::builtin().find(id);
+    for (const auto& [seed, g] : bruteForceGraphs(30)) {
+      INFO(id << " on random DAG seed " << seed);
+      const Solver::TradeOff front = solver.tradeOff({.graph = &g}, 0);
+      REQUIRE(front.status == SolveStatus::Optimal);
+      REQUIRE(front.whole);
+      std::vector<std::optional<Bytes>> budgets{std::nullopt};
+      for (const auto& [peak, plan] : front.plans) {
+        budgets.emplace_back(peak);
+        budgets.emplace_back(Bytes{peak.value - 1});
+        budgets.emplace_back(Bytes{peak.value + 1});
+      }
+      for (const auto& budget : budgets) {
+        INFO("budget " << (budget ? std::to_string(budget->value) : "none"));
+        const SolveRequest request{.graph = &g, .budget = budget, .strategy = Strategy::Time};
+        const SolveResult solved = solver.solve(request);
+        const std::optional<SolveResult> answered = solveFromFront(solver, front, request);
+        REQUIRE(answered);
+        REQUIRE(answered->status == solved.status);
+        if (!solved.plan) {
+          CHECK_FALSE(answered->plan);
+          continue;
+        }
+        REQUIRE(answered->plan);
+        CHECK(answered->metrics.modelOverhead == solved.metrics.modelOverhead);
+        if (budget) CHECK(*answered->metrics.modelPeak <= *budget);
+        CHECK(answered->simulation.valid());
+      }
+      // Auto answers like time where a plan fits and leaves the fallback below the least budget to solve().
+      const Bytes least = front.plans.front().first;
+      CHECK(solveFromFront(solver, front, {.graph = &g, .budget = least, .strategy = Strategy::Auto}));
+      CHECK_FALSE(
+          solveFromFront(solver, front, {.graph = &g, .budget = Bytes{least.value - 1}, .strategy = Strategy::Auto}));
+      CHECK_FALSE(solveFromFront(solver, front, {.graph = &g, .budget = least, .strategy = Strategy::Memory}));
+    }
+  }
+}
+
+TEST_CASE("a thinned front is not whole and answers nothing") {
+  const ComputeGraph g = test::makeChain(12);
+  const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
+  const Solver::TradeOff whole = exact.tradeOff({.graph = &g}, 0);
+  REQUIRE(whole.whole);
+  REQUIRE(whole.plans.size() > 3);
+  const Solver::TradeOff thinned = exact.tradeOff({.graph = &g}, 3);
+  CHECK(thinned.plans.size() == 3);
+  CHECK_FALSE(thinned.whole);
+  CHECK_FALSE(solveFromFront(exact, thinned, {.graph = &g}));
+}
+
 TEST_CASE("the DP's fronts do not depend on the number of threads") {
   // Narrow layers (chains have one set per size) share each set's sources out among the threads and
   // merge their fronts; the result, down to the chosen predecessors, must be the same as on one thread.
@@ -212,7 +266,8 @@ TEST_CASE("both threshold searches find the same optimum") {
   for (std::uint32_t seed = 1; seed <= 60; ++seed) {
     const ComputeGraph g = test::makeRandomDag(12, seed, 0.25);
     INFO("random DAG seed " << seed);
-    for (const LowerSetFamily& family : {LowerSetFamily::ancestorClosures(g), *LowerSetFamily::allLowerSets(g, 100000)}) {
+    for (const LowerSetFamily& family :
+         {LowerSetFamily::ancestorClosures(g), *LowerSetFamily::allLowerSets(g, 100000)}) {
       auto bounds = continuationBounds(family);
       REQUIRE(bounds);
       const std::int64_t least = bounds->minPeak[0];

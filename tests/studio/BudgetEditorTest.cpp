@@ -70,3 +70,23 @@ TEST_CASE("BudgetEditor keeps the field and the slider in step", "[studio][budge
   CHECK(editor.budget().kind == BudgetChoice::Kind::None);
   CHECK(editor.slider()->value() == BudgetEditor::kSliderSteps);
 }
+
+TEST_CASE("BudgetEditor's slider reaches past the plain run's peak when extended", "[studio][budget]") {
+  remat::test::ensureWidgetApplication();
+  BudgetEditor editor;
+  const Bytes peak{4'000'000'000};
+  editor.setVanillaPeak(peak);
+  CHECK(editor.fullScale() == peak);
+  editor.extendScale(Bytes{3'000'000'000});  // below: no change
+  CHECK(editor.slider()->maximum() == BudgetEditor::kSliderSteps);
+  editor.extendScale(Bytes{7'000'000'000});
+  CHECK(editor.slider()->maximum() == 1750);
+  CHECK(editor.fullScale() == Bytes{7'000'000'000});
+  QSignalSpy changed(&editor, &BudgetEditor::budgetChanged);
+  CHECK(changed.count() == 0);  // extending keeps the budget
+  editor.slider()->setValue(1500);
+  CHECK(editor.budget() == BudgetChoice{BudgetChoice::Kind::Fixed, Bytes{6'000'000'000}});
+  // A new graph starts again from its own plain run.
+  editor.setVanillaPeak(Bytes{1'000'000'000});
+  CHECK(editor.slider()->maximum() == BudgetEditor::kSliderSteps);
+}

@@ -260,6 +260,75 @@ TEST_CASE("Studio's budget field follows the slider over the plain run's peak", 
   CHECK(w.comparisonModel()->rows()[0].result->status == solvers::SolveStatus::Infeasible);
 }
 
+TEST_CASE("Studio scrubs the budget from each DP's whole front", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  REQUIRE(w.liveBudget());
+  win.only({"exact-dp", "approx-dp", "chen-greedy"});
+  studio::BudgetEditor& budget = *w.budgetEditor();
+  // Before any run, moving the budget only sets it up.
+  budget.slider()->setValue(800);
+  QTest::qWait(MainWindow::kScrubDelayMs * 3);
+  CHECK_FALSE(w.solving());
+  CHECK(w.comparisonModel()->rows().empty());
+  REQUIRE(win.runAndWait());
+
+  // The first move starts the fronts (one DP run per DP solver) and re-solves at the new budget.
+  QSignalSpy fronts(&w, &MainWindow::frontsFinished);
+  QSignalSpy runs(&w, &MainWindow::solversFinished);
+  budget.slider()->setValue(700);
+  REQUIRE(QTest::qWaitFor([&] { return runs.count() == 1 && !w.solving() && fronts.count() == 1; }, kSolveTimeoutMs));
+  REQUIRE(w.front("exact-dp"));
+  REQUIRE(w.front("approx-dp"));
+  CHECK(w.front("exact-dp")->whole);
+  CHECK_FALSE(w.front("chen-greedy"));
+  const auto exactFront = w.front("exact-dp");
+
+  // The slider now reaches the DP model's budgets, which pass the plain run's simulated peak here.
+  CHECK(budget.fullScale() >= exactFront->plans.back().first);
+
+  // Every later budget is answered from the fronts: the DPs' answers equal a direct solve's optimum.
+  std::vector<Bytes> budgets;
+  for (const std::size_t k : {std::size_t{0}, exactFront->plans.size() / 3, exactFront->plans.size() - 1})
+    budgets.push_back(exactFront->plans[k].first);
+  budgets.push_back(Bytes{exactFront->plans.front().first.value - 1});  // below exact-dp's least: infeasible
+  for (const Bytes b : budgets) {
+    INFO("budget " << b.value);
+    const int before = static_cast<int>(runs.count());
+    budget.setBudget({BudgetChoice::Kind::Fixed, b});
+    REQUIRE(QTest::qWaitFor([&] { return runs.count() == before + 1 && !w.solving(); }, kSolveTimeoutMs));
+    for (const char* id : {"exact-dp", "approx-dp"}) {
+      INFO(id);
+      const auto row = w.comparisonModel()->rowOf(id);
+      REQUIRE(row);
+      const auto& answered = w.comparisonModel()->rows()[static_cast<std::size_t>(*row)].result;
+      REQUIRE(answered);
+      const solvers::SolveResult direct = solvers::SolverRegistry::builtin().find(id)->solve(
+          {.graph = w.graph(), .budget = b, .strategy = w.strategy()});
+      CHECK(answered->status == direct.status);
+      CHECK(answered->metrics.modelOverhead == direct.metrics.modelOverhead);
+      CHECK(answered->budget == b);
+      if (answered->plan) CHECK(answered->message == "answered from its whole budget/overhead front");
+    }
+  }
+  CHECK(fronts.count() == 1);  // computed once
+  CHECK(w.front("exact-dp") == exactFront);
+
+  // Off: the budget waits for Run.
+  w.setLiveBudget(false);
+  const auto before = runs.count();
+  budget.slider()->setValue(750);
+  QTest::qWait(MainWindow::kScrubDelayMs * 3);
+  CHECK(runs.count() == before);
+  CHECK_FALSE(w.solving());
+
+  // A new cost model changes every time: the fronts are dropped.
+  REQUIRE(w.setCostModel(QStringLiteral("paper")));
+  CHECK_FALSE(w.front("exact-dp"));
+}
+
 TEST_CASE("Studio computes the Pareto fronts on a worker and draws them", "[studio][window]") {
   test::ensureWidgetApplication();
   Window win;

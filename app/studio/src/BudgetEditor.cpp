@@ -31,7 +31,7 @@ BudgetEditor::BudgetEditor(QWidget* parent) : QWidget(parent) {
   m_slider->setEnabled(false);
   m_slider->setToolTip(tr("Budget as a fraction of the plain run's peak (store-all)"));
   m_fraction = new QLabel(this);
-  m_fraction->setMinimumWidth(m_fraction->fontMetrics().horizontalAdvance(QStringLiteral("100.0%")));
+  m_fraction->setMinimumWidth(m_fraction->fontMetrics().horizontalAdvance(QStringLiteral("1000.0%")));
   auto* layout = new QGridLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_field, 0, 0, 1, 2);
@@ -63,8 +63,28 @@ bool BudgetEditor::parse(const QString& text, BudgetChoice& out, QString& error)
 
 void BudgetEditor::setVanillaPeak(Bytes peak) {
   m_vanillaPeak = peak;
+  {
+    const QSignalBlocker block(m_slider);
+    m_slider->setRange(1, kSliderSteps);
+  }
   m_slider->setEnabled(peak.value > 0);
   showBudget();
+}
+
+void BudgetEditor::extendScale(Bytes bytes) {
+  if (m_vanillaPeak.value <= 0 || bytes <= fullScale()) return;
+  const double steps =
+      std::ceil(static_cast<double>(bytes.value) / static_cast<double>(m_vanillaPeak.value) * kSliderSteps);
+  {
+    const QSignalBlocker block(m_slider);
+    m_slider->setRange(1, static_cast<int>(std::min(steps, 100.0 * kSliderSteps)));
+  }
+  showBudget();
+}
+
+Bytes BudgetEditor::fullScale() const {
+  return Bytes{static_cast<std::int64_t>(std::llround(static_cast<double>(m_slider->maximum()) / kSliderSteps *
+                                                      static_cast<double>(m_vanillaPeak.value)))};
 }
 
 void BudgetEditor::setBudget(const BudgetChoice& budget) {
@@ -117,10 +137,10 @@ void BudgetEditor::showBudget() {
   }
   if (m_vanillaPeak.value > 0 && m_budget.kind == BudgetChoice::Kind::Fixed) {
     const double fraction = static_cast<double>(m_budget.bytes.value) / static_cast<double>(m_vanillaPeak.value);
-    m_slider->setValue(std::clamp(static_cast<int>(std::lround(fraction * kSliderSteps)), 1, kSliderSteps));
+    m_slider->setValue(std::clamp(static_cast<int>(std::lround(fraction * kSliderSteps)), 1, m_slider->maximum()));
     m_fraction->setText(QStringLiteral("%1%").arg(100.0 * fraction, 0, 'f', 1));
   } else {
-    m_slider->setValue(kSliderSteps);
+    m_slider->setValue(m_slider->maximum());
     m_fraction->setText(m_budget.kind == BudgetChoice::Kind::Least ? tr("least") : tr("none"));
   }
 }

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -36,6 +37,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -163,6 +165,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
   // Stop and join the workers before the widgets they report to go away.
   stopPareto();
+  stopFronts();
   delete m_runner;
 }
 
@@ -266,6 +269,20 @@ QWidget* MainWindow::buildSolverPanel() {
   m_timeLimit->setToolTip(tr("Each solver's time limit; it answers 'time-limit' when it runs out"));
 
   m_budget = new BudgetEditor;
+  m_liveBudget = new QCheckBox(tr("Re-solve as the budget moves"));
+  m_liveBudget->setChecked(true);
+  m_liveBudget->setToolTip(
+      tr("After a run, each budget change re-solves the checked solvers. The DP solvers then compute "
+         "their whole budget/overhead front once, in the background, and answer every later budget "
+         "from it without running the DP again (time-centric and auto strategies)."));
+  m_scrubTimer = new QTimer(this);
+  m_scrubTimer->setSingleShot(true);
+  m_scrubTimer->setInterval(kScrubDelayMs);
+  connect(m_scrubTimer, &QTimer::timeout, this, [this] {
+    computeFronts();
+    runSolvers();
+  });
+  connect(m_budget, &BudgetEditor::budgetChanged, this, &MainWindow::onBudgetChanged);
   m_runButton = new QPushButton(tr("Run"));
   m_runButton->setDefault(true);
   m_cancelButton = new QPushButton(tr("Cancel"));
@@ -277,6 +294,7 @@ QWidget* MainWindow::buildSolverPanel() {
   form->addRow(tr("Cost model"), m_costModel);
   form->addRow(tr("Time limit"), m_timeLimit);
   form->addRow(tr("Budget"), m_budget);
+  form->addRow(QString(), m_liveBudget);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_runButton);
   buttons->addWidget(m_cancelButton);
@@ -358,8 +376,11 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
     return false;
   }
   m_runner->abandon();
+  m_scrubTimer->stop();
   stopPareto();
   m_pareto.reset();
+  stopFronts();
+  m_fronts.clear();
   m_rawGraph = std::move(raw);
   m_graph = std::move(g);
   m_path = path;
@@ -765,6 +786,8 @@ void MainWindow::runSolvers() {
     settings.strategy = strategy();
     if (m_timeLimit->value() > 0)
       settings.timeLimit = std::chrono::milliseconds(std::llround(m_timeLimit->value() * 1000));
+    if (settings.strategy != solvers::Strategy::Memory) settings.fronts = m_fronts;
+    m_scrubTimer->stop();
     m_runBudget.reset();
     if (settings.budget.kind == BudgetChoice::Kind::Fixed) m_runBudget = settings.budget.bytes;
     m_results.clear();
@@ -850,7 +873,93 @@ void MainWindow::stopPareto() {
   }
 }
 
+void MainWindow::setLiveBudget(bool live) { m_liveBudget->setChecked(live); }
+
+bool MainWindow::liveBudget() const { return m_liveBudget->isChecked(); }
+
+std::shared_ptr<const solvers::Solver::TradeOff> MainWindow::front(const std::string& id) const {
+  const auto it = m_fronts.find(id);
+  return it == m_fronts.end() ? nullptr : it->second;
+}
+
+void MainWindow::onBudgetChanged() {
+  // Only after a run on this graph: before it, the budget is being set up for the first Run.
+  if (!m_liveBudget->isChecked() || !m_graph || m_model->rows().empty() || !m_budget->errorText().isEmpty()) return;
+  m_scrubTimer->start();
+}
+
+void MainWindow::computeFronts() {
+  try {
+    if (!m_graph || m_frontsRunning || strategy() == solvers::Strategy::Memory) return;
+    std::vector<const solvers::Solver*> wanted;
+    for (const auto& id : checkedSolvers()) {
+      const solvers::Solver* s = solvers::SolverRegistry::builtin().find(id);
+      if (s->info().budgetMeasure == solvers::BudgetMeasure::DpModel && !m_fronts.contains(id)) wanted.push_back(s);
+    }
+    if (wanted.empty()) return;
+    stopFronts();
+    const std::uint64_t run = ++m_frontRun;
+    m_frontsRunning = true;
+    statusBar()->showMessage(tr("Computing the budget fronts..."), 5000);
+    m_frontThread = std::jthread([this, graph = m_graph, wanted, run](std::stop_token stop) {
+      for (const solvers::Solver* s : wanted) {
+        auto front = std::make_shared<solvers::Solver::TradeOff>();
+        try {
+          *front = s->tradeOff({.graph = graph.get(), .stop = stop}, 0);
+        } catch (const std::exception& e) {
+          front->status = solvers::SolveStatus::Error;
+          front->message = e.what();
+        }
+        const std::string id = s->info().id;
+        QMetaObject::invokeMethod(
+            this,
+            [this, front, id, run] {
+              if (run != m_frontRun) return;
+              if (front->whole) {
+                m_fronts[id] = front;
+                if (!front->plans.empty()) m_budget->extendScale(front->plans.back().first);
+                logMessage(tr("%1: its whole budget/overhead front (%n plan(s), %2 s) now answers every budget",
+                              nullptr, static_cast<int>(front->plans.size()))
+                               .arg(QString::fromStdString(id))
+                               .arg(front->seconds, 0, 'f', 2));
+              } else if (front->status != solvers::SolveStatus::Cancelled) {
+                logMessage(tr("%1: no whole front (%2); budget changes re-solve it")
+                               .arg(QString::fromStdString(id), QString::fromStdString(front->message)));
+              }
+            },
+            Qt::QueuedConnection);
+        if (stop.stop_requested()) break;
+      }
+      QMetaObject::invokeMethod(
+          this,
+          [this, run] {
+            if (run != m_frontRun) return;
+            m_frontsRunning = false;
+            emit frontsFinished();
+          },
+          Qt::QueuedConnection);
+    });
+  } catch (const std::exception& e) {
+    m_frontsRunning = false;
+    reportError(tr("No budget fronts"), QString::fromUtf8(e.what()));
+  }
+}
+
+void MainWindow::stopFronts() {
+  ++m_frontRun;
+  m_frontsRunning = false;
+  if (m_frontThread.joinable()) {
+    m_frontThread.request_stop();
+    m_frontThread.join();
+  }
+}
+
 void MainWindow::cancelSolvers() {
+  m_scrubTimer->stop();
+  if (m_frontsRunning) {
+    stopFronts();
+    statusBar()->showMessage(tr("Budget fronts cancelled"), 3000);
+  }
   if (m_paretoRunning) {
     stopPareto();
     statusBar()->showMessage(tr("Pareto front cancelled"), 3000);
@@ -873,6 +982,8 @@ void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& r
   const std::string id = solver.toStdString();
   m_model->setResult(result);
   if (result.plan) m_results[id] = result;
+  // The DP model's budgets can pass the plain run's simulated peak: the slider must reach them.
+  if (result.metrics.modelPeak) m_budget->extendScale(*result.metrics.modelPeak);
   if (QProgressBar* bar = progressBar(id)) {
     bar->setValue(kProgressSteps);
     bar->setFormat(qstr(solvers::statusName(result.status)));
@@ -913,6 +1024,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::closeEvent(QCloseEvent* event) {
   m_runner->abandon();
   stopPareto();
+  stopFronts();
   QMainWindow::closeEvent(event);
 }
 

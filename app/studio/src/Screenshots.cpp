@@ -24,7 +24,9 @@ QString grabViews(MainWindow& window, const QString& dir) {
     tabs->setCurrentWidget(view);
     // Lay out and paint the view at its size before the grab.
     QApplication::processEvents();
-    const QString path = QDir(dir).filePath(QString::fromUtf8(viz::figureName(kind).data(), static_cast<qsizetype>(viz::figureName(kind).size())) + QStringLiteral(".png"));
+    const QString path = QDir(dir).filePath(
+        QString::fromUtf8(viz::figureName(kind).data(), static_cast<qsizetype>(viz::figureName(kind).size())) +
+        QStringLiteral(".png"));
     if (!window.grab().save(path, "PNG")) return QObject::tr("cannot write %1").arg(path);
   }
   return {};

@@ -50,6 +50,17 @@ solvers::SolveResult runJob(const graph::ComputeGraph& g, const solvers::Solver&
                                   .progress = std::move(progress),
                                   .timeLimit = settings.timeLimit};
     if (settings.budget.kind == BudgetChoice::Kind::Fixed) request.budget = settings.budget.bytes;
+    if (const auto it = settings.fronts.find(s.info().id); it != settings.fronts.end() && it->second) {
+      const solvers::Solver::TradeOff& front = *it->second;
+      solvers::SolveRequest at = request;
+      // The front's first plan needs the least budget of the model, the one "least" asks for.
+      if (settings.budget.kind == BudgetChoice::Kind::Least && !front.plans.empty())
+        at.budget = front.plans.front().first;
+      if (auto answered = solvers::solveFromFront(s, front, at)) {
+        if (answered->message.empty()) answered->message = "answered from its whole budget/overhead front";
+        return std::move(*answered);
+      }
+    }
     if (settings.budget.kind == BudgetChoice::Kind::Least) return solvers::solveAtLeastBudget(s, request);
     return s.solve(request);
   } catch (const std::exception& e) {

@@ -164,6 +164,7 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
   for (std::size_t k : keep)
     out.plans.emplace_back(Bytes{run.front[k].peak}, planFromPath(g, *family, run.front[k].path));
   out.status = SolveStatus::Optimal;
+  out.whole = keep.size() == total;
   out.message = "the front has " + std::to_string(total) + " points";
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;

@@ -1,6 +1,9 @@
 #include "remat/solvers/Solver.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <exception>
+#include <iterator>
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/solvers/DpModel.hpp"
@@ -9,22 +12,32 @@ namespace remat::solvers {
 
 std::string_view statusName(SolveStatus s) {
   switch (s) {
-    case SolveStatus::Optimal: return "optimal";
-    case SolveStatus::Feasible: return "feasible";
-    case SolveStatus::Infeasible: return "infeasible";
-    case SolveStatus::TimeLimit: return "time-limit";
-    case SolveStatus::Limit: return "limit";
-    case SolveStatus::Cancelled: return "cancelled";
-    case SolveStatus::Error: return "error";
+    case SolveStatus::Optimal:
+      return "optimal";
+    case SolveStatus::Feasible:
+      return "feasible";
+    case SolveStatus::Infeasible:
+      return "infeasible";
+    case SolveStatus::TimeLimit:
+      return "time-limit";
+    case SolveStatus::Limit:
+      return "limit";
+    case SolveStatus::Cancelled:
+      return "cancelled";
+    case SolveStatus::Error:
+      return "error";
   }
   return "error";
 }
 
 std::string_view strategyName(Strategy s) {
   switch (s) {
-    case Strategy::Time: return "time";
-    case Strategy::Memory: return "memory";
-    case Strategy::Auto: return "auto";
+    case Strategy::Time:
+      return "time";
+    case Strategy::Memory:
+      return "memory";
+    case Strategy::Auto:
+      return "auto";
   }
   return "time";
 }
@@ -61,9 +74,15 @@ std::string formatBytes(Bytes b) { return formatByteSize(b) + " (" + std::to_str
 
 }  // namespace
 
-SolveResult Solver::solve(const SolveRequest& request) const {
+namespace {
+
+// The common half of solve() and solveFromFront(): times `produce` (the plan search) behind an exception
+// firewall, simulates its plan (a schedule the simulator rejects becomes status Error, never a result),
+// fills the metrics and applies the budget.
+template <class Produce>
+SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Produce produce) {
   SolveResult result;
-  result.solver = info().id;
+  result.solver = solver.info().id;
   result.strategy = request.strategy;
   result.budget = request.budget;
   const auto start = std::chrono::steady_clock::now();
@@ -75,7 +94,7 @@ SolveResult Solver::solve(const SolveRequest& request) const {
   }
   // The exception firewall: nothing a solver throws escapes as anything but an Error status.
   try {
-    SolverOutput out = plan(request);
+    SolverOutput out = produce();
     result.metrics.solveSeconds = seconds();
     result.status = out.status;
     result.message = std::move(out.message);
@@ -84,31 +103,55 @@ SolveResult Solver::solve(const SolveRequest& request) const {
     evaluatePlan(*request.graph, *result.plan, request.liveness, result.metrics, result.simulation);
     if (!result.simulation.valid()) {
       result.status = SolveStatus::Error;
-      result.message = "internal error: " + info().id + " produced a schedule the simulator rejects: " +
-                       result.simulation.error->message;
+      result.message = "internal error: " + solver.info().id +
+                       " produced a schedule the simulator rejects: " + result.simulation.error->message;
       return result;
     }
     const bool solved = result.status == SolveStatus::Optimal || result.status == SolveStatus::Feasible ||
                         result.status == SolveStatus::TimeLimit;
     if (solved && request.budget) {
-      const BudgetMeasure measure = out.budgetMeasure.value_or(info().budgetMeasure);
+      const BudgetMeasure measure = out.budgetMeasure.value_or(solver.info().budgetMeasure);
       const Bytes measured = measure == BudgetMeasure::DpModel && result.metrics.modelPeak
                                  ? *result.metrics.modelPeak
                                  : result.metrics.simulatedPeak;
       if (measured > *request.budget) {
         result.status = SolveStatus::Infeasible;
-        result.message = std::string(measure == BudgetMeasure::DpModel ? "in the DP model, " : "") +
-                         "the plan needs " + formatBytes(measured) + ", more than the budget of " +
-                         formatBytes(*request.budget) + (result.message.empty() ? "" : "; " + result.message);
+        result.message = std::string(measure == BudgetMeasure::DpModel ? "in the DP model, " : "") + "the plan needs " +
+                         formatBytes(measured) + ", more than the budget of " + formatBytes(*request.budget) +
+                         (result.message.empty() ? "" : "; " + result.message);
       }
     }
   } catch (const std::exception& e) {
     result.status = SolveStatus::Error;
-    result.message = "internal error in " + info().id + ": " + e.what();
+    result.message = "internal error in " + solver.info().id + ": " + e.what();
     result.plan.reset();
     result.metrics.solveSeconds = seconds();
   }
   return result;
+}
+
+}  // namespace
+
+SolveResult Solver::solve(const SolveRequest& request) const {
+  return evaluateOutput(*this, request, [&] { return plan(request); });
+}
+
+std::optional<SolveResult> solveFromFront(const Solver& solver, const Solver::TradeOff& front,
+                                          const SolveRequest& request) {
+  if (!front.whole || front.plans.empty() || request.strategy == Strategy::Memory) return std::nullopt;
+  const auto& plans = front.plans;
+  // By budget ascending and overhead descending: the last plan within the budget has the least overhead.
+  const auto fits = request.budget ? std::upper_bound(plans.begin(), plans.end(), *request.budget,
+                                                      [](Bytes b, const auto& p) { return b < p.first; })
+                                   : plans.end();
+  if (fits == plans.begin() && request.strategy == Strategy::Auto) return std::nullopt;
+  return evaluateOutput(solver, request, [&]() -> SolverOutput {
+    if (fits == plans.begin())
+      return {SolveStatus::Infeasible, std::nullopt,
+              "no plan fits the budget in the DP model; the least feasible budget for " + solver.info().id + " is " +
+                  formatBytes(plans.front().first)};
+    return {SolveStatus::Optimal, std::prev(fits)->second, {}};
+  });
 }
 
 Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
@@ -122,7 +165,7 @@ Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
   if (r.plan && (r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible)) {
     out.status = SolveStatus::Optimal;
     out.bytes = info().budgetMeasure == BudgetMeasure::DpModel && r.metrics.modelPeak ? *r.metrics.modelPeak
-                                                                                       : r.metrics.simulatedPeak;
+                                                                                      : r.metrics.simulatedPeak;
   }
   return out;
 }
@@ -154,7 +197,8 @@ Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t point
       out.message = "cancelled";
       return out;
     }
-    const Bytes budget{least.bytes->value + (high.value - least.bytes->value) * std::int64_t(k) / std::int64_t(steps - 1)};
+    const Bytes budget{least.bytes->value +
+                       (high.value - least.bytes->value) * std::int64_t(k) / std::int64_t(steps - 1)};
     SolveRequest at = request;
     at.budget = budget;
     SolveResult r = solve(at);

@@ -21,16 +21,24 @@ struct BudgetChoice {
 };
 
 /// A field taking a budget ("2GiB", "1500000000", "least", or empty for none) and a slider giving it
-/// as a fraction of the plain run's peak (store-all's simulated peak); each follows the other.
+/// as a fraction of the plain run's peak (store-all's simulated peak); each follows the other. The
+/// slider reaches past 100% when the owner extends its scale: budgets in the DP model (no liveness,
+/// each segment counted twice) can exceed the plain run's simulated peak.
 class BudgetEditor : public QWidget {
   Q_OBJECT
 
  public:
   explicit BudgetEditor(QWidget* parent = nullptr);
 
-  /// The plain run's peak: the slider's full scale. Zero disables the slider.
+  /// The plain run's peak: the slider's unit (100%) and its full scale until extended. Zero disables
+  /// the slider.
   void setVanillaPeak(Bytes peak);
   [[nodiscard]] Bytes vanillaPeak() const { return m_vanillaPeak; }
+  /// Extends the slider's right end to at least `bytes` (never below the plain run's peak; a new
+  /// vanilla peak resets it), keeping the budget as it is.
+  void extendScale(Bytes bytes);
+  /// The budget at the slider's right end.
+  [[nodiscard]] Bytes fullScale() const;
 
   [[nodiscard]] const BudgetChoice& budget() const { return m_budget; }
   void setBudget(const BudgetChoice& budget);
@@ -42,7 +50,7 @@ class BudgetEditor : public QWidget {
 
   [[nodiscard]] QLineEdit* field() const { return m_field; }
   [[nodiscard]] QSlider* slider() const { return m_slider; }
-  /// Slider steps over the full scale (the vanilla peak).
+  /// Slider steps per 100% (the vanilla peak).
   static constexpr int kSliderSteps = 1000;
 
  signals:

@@ -17,6 +17,7 @@
 #include "remat/viz/Theme.hpp"
 
 class QAction;
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -26,6 +27,7 @@ class QPlainTextEdit;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
+class QTimer;
 class QTableView;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -107,6 +109,21 @@ class MainWindow : public QMainWindow {
   /// The last computed fronts, if any.
   [[nodiscard]] const std::optional<viz::ParetoData>& pareto() const { return m_pareto; }
 
+  /// Budget scrubbing: with the live budget on (the default), every change of the budget (slider or
+  /// field) re-solves the checked solvers once the user pauses (kScrubDelayMs), provided they ran
+  /// before on this graph. The first change also starts computing the whole budget/overhead fronts of
+  /// the checked DP solvers in the background (one DP run each, solvers::Solver::tradeOff); once a
+  /// front is in, that solver answers every budget from it (solvers::solveFromFront) instead of running
+  /// its DP again. The memory-centric strategy has no such front and always solves.
+  void setLiveBudget(bool live);
+  [[nodiscard]] bool liveBudget() const;
+  static constexpr int kScrubDelayMs = 120;
+  /// Starts computing the fronts of the checked DP solvers that have none yet (see setLiveBudget).
+  void computeFronts();
+  [[nodiscard]] bool computingFronts() const { return m_frontsRunning; }
+  /// The whole front of a solver on the open graph, if computed.
+  [[nodiscard]] std::shared_ptr<const solvers::Solver::TradeOff> front(const std::string& id) const;
+
   /// The table copied to the clipboard as Markdown or CSV (Edit menu, and the table's context menu).
   void copyTableAsMarkdown();
   void copyTableAsCsv();
@@ -144,6 +161,8 @@ class MainWindow : public QMainWindow {
   void solversFinished();
   /// The Pareto fronts are computed (or failed; see lastError).
   void paretoFinished();
+  /// The budget fronts of a computeFronts() call are in (or could not be computed; see Messages).
+  void frontsFinished();
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -167,6 +186,8 @@ class MainWindow : public QMainWindow {
   void onFinished(const QString& solver, const solvers::SolveResult& result);
   void onRunFinished();
   void stopPareto();
+  void stopFronts();
+  void onBudgetChanged();
   void refreshViews();
   void updateActions();
   /// The plan the graph, schedule and layout views show: the table's selected row's, else the first
@@ -186,6 +207,10 @@ class MainWindow : public QMainWindow {
   std::jthread m_paretoThread;
   std::uint64_t m_paretoRun = 0;
   bool m_paretoRunning = false;
+  std::map<std::string, std::shared_ptr<const solvers::Solver::TradeOff>> m_fronts;
+  std::jthread m_frontThread;
+  std::uint64_t m_frontRun = 0;
+  bool m_frontsRunning = false;
 
   bool m_interactive = true;
   QString m_lastError;
@@ -202,6 +227,8 @@ class MainWindow : public QMainWindow {
   QComboBox* m_costModel = nullptr;
   int m_appliedCostModel = 0;  ///< the combo index the open graph's times come from
   QDoubleSpinBox* m_timeLimit = nullptr;
+  QCheckBox* m_liveBudget = nullptr;
+  QTimer* m_scrubTimer = nullptr;
   QPushButton* m_runButton = nullptr;
   QPushButton* m_cancelButton = nullptr;
   QTabWidget* m_tabs = nullptr;

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,10 @@ class SolveRunner : public QObject {
     BudgetChoice budget;
     solvers::Strategy strategy = solvers::Strategy::Time;
     std::optional<std::chrono::milliseconds> timeLimit;  ///< per solver; none means no limit
+    /// Whole budget/overhead fronts by solver id: a solver with one answers from it when it can
+    /// (solvers::solveFromFront: the time-centric strategy, or auto where a plan fits) instead of
+    /// solving again; the others solve.
+    std::map<std::string, std::shared_ptr<const solvers::Solver::TradeOff>> fronts;
   };
 
   explicit SolveRunner(QObject* parent = nullptr);

@@ -120,12 +120,15 @@ class Solver {
   /// The budget/overhead trade-off: plans with the budget each needs, by budget ascending, overhead
   /// descending. The default solves at `points` budgets spread from minBudget() to the unconstrained
   /// plan's peak; the DP solvers return their whole Pareto front from one run (thinned to `points`
-  /// when it is longer, keeping both ends).
+  /// when it is longer and `points` is at least 2, keeping both ends; points = 0 keeps it whole).
   struct TradeOff {
     SolveStatus status = SolveStatus::Error;
     std::string message;
     std::vector<std::pair<Bytes, Plan>> plans;
     double seconds = 0.0;
+    /// The plans are the solver's whole front, not a sample: for every budget, the last plan within it
+    /// is the time-centric optimum there (solveFromFront answers budgets from it).
+    bool whole = false;
   };
   [[nodiscard]] virtual TradeOff tradeOff(const SolveRequest& request, std::size_t points) const;
 };
@@ -134,6 +137,16 @@ class Solver {
 /// paper's minimum-memory comparison. Without a least budget, a result without a plan whose status is
 /// minBudget's (Cancelled when the request was stopped) and whose message says why.
 [[nodiscard]] SolveResult solveAtLeastBudget(const Solver& solver, SolveRequest request);
+
+/// Answers a request from a solver's whole trade-off front (TradeOff::whole) without solving again, for
+/// budget scrubbing: the plan with the least overhead among those whose budget is at most the request's
+/// (the last plan when there is no budget), evaluated like solve(). That is solve()'s answer for the
+/// time-centric strategy (the same overhead; among plans of equal overhead possibly another one), and
+/// for auto when some plan fits; below the least budget the time-centric answer is Infeasible, as
+/// solve()'s. nullopt when the front cannot answer: not whole, empty, the memory-centric strategy, or
+/// auto below the least budget (where solve() falls back to the memory-centric plan).
+[[nodiscard]] std::optional<SolveResult> solveFromFront(const Solver& solver, const Solver::TradeOff& front,
+                                                        const SolveRequest& request);
 
 /// Simulates a plan on a graph and fills the metrics (model figures for canonical plans).
 void evaluatePlan(const graph::ComputeGraph& g, const Plan& plan, bool liveness, PlanMetrics& metrics,
