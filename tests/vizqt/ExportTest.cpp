@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "TestGraphs.hpp"
+#include "VizQtTestSupport.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/Simulator.hpp"
 #include "remat/viz/PlanFigures.hpp"
@@ -76,7 +77,7 @@ bool havePdftoppm() { return std::system("command -v pdftoppm > /dev/null 2>&1")
 }  // namespace
 
 TEST_CASE("every figure exports a valid SVG, a PDF that renders and a PNG of the requested size") {
-  ensureGuiApplication();
+  test::ensureTestApplication();
   const fs::path dir = scratch();
   for (ThemeKind theme : {ThemeKind::Screen, ThemeKind::Paper})
     for (const auto& [name, scene] : figures(theme)) {
@@ -115,7 +116,7 @@ TEST_CASE("every figure exports a valid SVG, a PDF that renders and a PNG of the
 }
 
 TEST_CASE("exports fail with a message, not a crash") {
-  ensureGuiApplication();
+  test::ensureTestApplication();
   const Scene scene = figures(ThemeKind::Screen).front().second;
   CHECK(exportScene(scene, "/nonexistent-dir/x.svg", ImageFormat::Svg).value_or("").find("cannot write") == 0);
   CHECK(exportScene(scene, "/nonexistent-dir/x.png", ImageFormat::Png).has_value());
@@ -127,11 +128,40 @@ TEST_CASE("exports fail with a message, not a crash") {
 }
 
 TEST_CASE("the real font's metrics are close to the estimate the tests lay out with") {
-  ensureGuiApplication();
+  test::ensureTestApplication();
   const QtTextMetrics sans("DejaVu Sans");
   const std::string text = "peak 2.31 GiB at bwd layer4.2.conv3";
   const double real = sans.width(text, 11);
   const double approx = approxTextMetrics().width(text, 11);
   CHECK(real > 0.8 * approx);
   CHECK(real < 1.1 * approx);  // the estimate errs on the wide side, so layouts leave room
+}
+
+TEST_CASE("hotspots are not drawn: exports of a figure with and without them are the same") {
+  test::ensureTestApplication();
+  const fs::path dir = scratch();
+  std::size_t withHotspots = 0;
+  for (const auto& [name, scene] : figures(ThemeKind::Screen)) {
+    INFO(name);
+    if (scene.hotspots.empty()) continue;
+    ++withHotspots;
+    Scene bare = scene;
+    bare.hotspots.clear();
+    const std::string a = (dir / (name + "-hot")).string();
+    const std::string b = (dir / (name + "-bare")).string();
+    REQUIRE_FALSE(exportScene(scene, a + ".png", ImageFormat::Png));
+    REQUIRE_FALSE(exportScene(bare, b + ".png", ImageFormat::Png));
+    const QImage hot(QString::fromStdString(a + ".png"));
+    REQUIRE_FALSE(hot.isNull());
+    CHECK(hot == QImage(QString::fromStdString(b + ".png")));
+    REQUIRE_FALSE(exportScene(scene, a + ".svg", ImageFormat::Svg));
+    REQUIRE_FALSE(exportScene(bare, b + ".svg", ImageFormat::Svg));
+    const auto read = [](const std::string& path) {
+      std::ifstream in(path, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    CHECK(read(a + ".svg") == read(b + ".svg"));
+  }
+  CHECK(withHotspots == 3);  // the timeline, the graph drawing and the Pareto figure
+  fs::remove_all(dir);
 }

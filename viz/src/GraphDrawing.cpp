@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "remat/graph/ByteSize.hpp"
 #include "remat/viz/NodeLabel.hpp"
 #include "remat/viz/TextMetrics.hpp"
 
@@ -85,6 +86,83 @@ Grouping groupNodes(const ComputeGraph& g, const NodeMarks& marks, const GraphDr
     }
   }
   return out;
+}
+
+constexpr const char* kDot = " \u00b7 ";
+constexpr std::size_t kTipMembers = 12;  // a chain's tip names this many members, then counts the rest
+
+std::string times(const ComputeGraph& g, Ticks fwd, Ticks bwd) {
+  return "forward " + std::to_string(fwd.value) + " " + g.timeUnit() + kDot + "backward " + std::to_string(bwd.value) +
+         " " + g.timeUnit();
+}
+
+std::string timesText(std::uint32_t n) { return n == 1 ? "1 time" : std::to_string(n) + " times"; }
+
+// The box's part in the plan, from its marks (all members share role and segment).
+std::string planRole(const ComputeGraph& g, const NodeMarks& marks, const DrawnNode& d) {
+  const NodeId first = d.members.front();
+  std::string out;
+  switch (d.role) {
+    case NodeRole::Kept:
+      out = d.segment >= 0 ? "checkpoint: kept until its backward (segment boundary)"
+                           : "checkpoint: kept until its backward";
+      break;
+    case NodeRole::Recomputed:
+      out = "recomputed";
+      if (marks.computations.size() == g.size()) {
+        std::uint32_t lo = std::numeric_limits<std::uint32_t>::max();
+        std::uint32_t hi = 0;
+        for (const NodeId v : d.members) {
+          const std::uint32_t again = marks.computations[v.value] > 0 ? marks.computations[v.value] - 1 : 0;
+          lo = std::min(lo, again);
+          hi = std::max(hi, again);
+        }
+        out += " " + (lo == hi ? timesText(hi) : std::to_string(lo) + "\u2013" + timesText(hi));
+      }
+      break;
+    case NodeRole::NeverFreed:
+      out = "kept, never freed before its backward";
+      break;
+    case NodeRole::Other: {
+      const NodeKind kind = g.node(first).kind;
+      if (kind == NodeKind::Input)
+        out = "input, resident";
+      else if (kind == NodeKind::Param)
+        out = "parameter, resident";
+      else if (marks.computations.size() == g.size() && marks.computations[first.value] == 0)
+        out = "not computed";
+      else
+        out = "computed once, not kept";
+      break;
+    }
+  }
+  if (d.segment >= 0) out += std::string(kDot) + "segment " + std::to_string(d.segment + 1);
+  return out;
+}
+
+std::string nodeTip(const ComputeGraph& g, const NodeMarks& marks, const DrawnNode& d) {
+  std::string tip;
+  if (d.members.size() == 1) {
+    const graph::Node& node = g.node(d.members.front());
+    tip = node.name + "\n" + (node.op.empty() ? std::string(graph::nodeKindName(node.kind)) : node.op) + kDot +
+          "output " + formatByteSize(node.bytes);
+    if (node.kind == NodeKind::Op) tip += "\n" + times(g, node.fwdTime, node.bwdTime);
+  } else {
+    Ticks fwd{0};
+    Ticks bwd{0};
+    tip = "chain of " + std::to_string(d.members.size()) + " ops:";
+    for (std::size_t k = 0; k < d.members.size(); ++k) {
+      const graph::Node& node = g.node(d.members[k]);
+      fwd += node.fwdTime;
+      bwd += node.bwdTime;
+      if (k < kTipMembers) tip += "\n  " + node.name + (node.op.empty() ? "" : " (" + node.op + ")");
+    }
+    if (d.members.size() > kTipMembers)
+      tip += "\n  \u2026 and " + std::to_string(d.members.size() - kTipMembers) + " more";
+    tip += "\noutput " + formatByteSize(d.bytes) + " in all\n" + times(g, fwd, bwd) + " in all";
+  }
+  if (!marks.role.empty()) tip += "\n" + planRole(g, marks, d);
+  return tip;
 }
 
 std::vector<std::pair<std::size_t, std::size_t>> groupEdges(const ComputeGraph& g, const Grouping& grouping) {
@@ -267,6 +345,7 @@ GraphDrawing layoutGraph(const ComputeGraph& g, const NodeMarks& marks, const Gr
   if (!(options.fontSize > 0)) throw std::invalid_argument("layoutGraph: the font size must be positive");
 
   Grouping grouping = groupNodes(g, marks, options);
+  for (DrawnNode& d : grouping.nodes) d.tip = nodeTip(g, marks, d);
   const auto edges = groupEdges(g, grouping);
   const std::vector<bool> routed = routedEdges(grouping.nodes.size(), edges, options.routeBudget);
 

@@ -448,6 +448,7 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
       const DrawnNode& d = drawing.nodes[n];
       const Box b = layout.toScene(d.box);
       scene.add(RectItem{b.x, b.y, b.w, b.h, Fill{th.role(d.role)}, nodeStroke, 2 * scale});
+      scene.hotspots.push_back({Hotspot::Kind::Node, b.x, b.y, b.w, b.h, d.members.front().value, 0, d.tip});
     }
     if (labels) {
       const double line = tm.height(labelSize);

@@ -1,10 +1,43 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
+#include "remat/graph/ByteSize.hpp"
 #include "remat/viz/Chart.hpp"
 #include "remat/viz/Pareto.hpp"
 
 namespace remat::viz {
+
+namespace {
+
+constexpr double kMarkerRadius = 3;  // a series point's marker
+constexpr double kVanillaHalf = 4;   // half the side of the plain run's square
+
+std::string formatNumber(double v) {
+  char buf[32];
+  if (v == std::round(v) && std::abs(v) < 1e15)
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+Hotspot pointHotspot(const Chart& chart, const TradeOffPoint& p, double half, std::size_t series, std::size_t index,
+                     const std::string& name, const std::string& unit) {
+  std::string tip = name + ": peak " + formatByteSize(Bytes{std::llround(p.memory)}) + ", overhead " +
+                    formatNumber(p.overhead) + " " + unit;
+  return {Hotspot::Kind::PlanPoint,
+          chart.x(p.memory) - half,
+          chart.y(p.overhead) - half,
+          2 * half,
+          2 * half,
+          index,
+          series,
+          std::move(tip)};
+}
+
+}  // namespace
 
 Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
   Scene scene = makeScene(style);
@@ -62,11 +95,20 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
     for (const TradeOffPoint& p : hull) line.push_back({chart.x(p.memory), chart.y(p.overhead)});
     scene.add(PolylineItem{std::move(line), hullStroke});
   }
+  std::vector<Hotspot> hotspots;
   for (std::size_t k = 0; k < data.series.size(); ++k) {
-    std::vector<TradeOffPoint> pts = data.series[k].points;
-    std::sort(pts.begin(), pts.end(), [](const TradeOffPoint& a, const TradeOffPoint& b) {
+    const std::vector<TradeOffPoint>& points = data.series[k].points;
+    // Sorted by position through indices, so that each hotspot keeps its point's index in the series.
+    std::vector<std::size_t> order(points.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t i, std::size_t j) {
+      const TradeOffPoint& a = points[i];
+      const TradeOffPoint& b = points[j];
       return a.memory < b.memory || (a.memory == b.memory && a.overhead < b.overhead);
     });
+    std::vector<TradeOffPoint> pts;
+    pts.reserve(points.size());
+    for (const std::size_t i : order) pts.push_back(points[i]);
     // A staircase through the plans no other plan of the series beats in both measures (a DP front is
     // Pareto-optimal in its model; in simulated memory some plans may be beaten): with a budget between
     // two of them, the one needing less memory is what one gets. Every plan keeps its marker.
@@ -82,15 +124,23 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
     // Few points get markers; hollow ones for every other series, so they differ in grey too.
     if (pts.size() <= 200)
       for (const TradeOffPoint& p : pts)
-        scene.add(EllipseItem{{chart.x(p.memory), chart.y(p.overhead)}, 3, 3,
-                              k % 2 == 0 ? std::optional<Fill>(Fill{th.seriesColor(k)}) : std::optional<Fill>(Fill{th.background}),
-                              Stroke{th.seriesColor(k), 1.2}});
+        scene.add(EllipseItem{
+            {chart.x(p.memory), chart.y(p.overhead)},
+            kMarkerRadius,
+            kMarkerRadius,
+            k % 2 == 0 ? std::optional<Fill>(Fill{th.seriesColor(k)}) : std::optional<Fill>(Fill{th.background}),
+            Stroke{th.seriesColor(k), 1.2}});
+    for (const std::size_t i : order)
+      hotspots.push_back(pointHotspot(chart, points[i], kMarkerRadius, k, i, data.series[k].solver, unit));
   }
   chart.popClip();
-  if (data.vanilla)
-    scene.add(RectItem{chart.x(data.vanilla->memory) - 4, chart.y(data.vanilla->overhead) - 4, 8, 8, Fill{th.foreground},
-                       std::nullopt});
+  if (data.vanilla) {
+    scene.add(RectItem{chart.x(data.vanilla->memory) - kVanillaHalf, chart.y(data.vanilla->overhead) - kVanillaHalf,
+                       2 * kVanillaHalf, 2 * kVanillaHalf, Fill{th.foreground}, std::nullopt});
+    hotspots.push_back(pointHotspot(chart, *data.vanilla, kVanillaHalf, kVanillaSeries, 0, "no recomputation", unit));
+  }
   chart.foreground();
+  scene.hotspots = std::move(hotspots);
   return scene;
 }
 

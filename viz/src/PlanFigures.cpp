@@ -127,14 +127,17 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
       continue;
     }
     ParetoSeries series{s->info().id, {}};
+    std::vector<solvers::Plan> plans;
     for (const auto& [budget, plan] : front.plans) {
       solvers::PlanMetrics metrics;
       sim::SimulationResult simulation;
       solvers::evaluatePlan(g, plan, true, metrics, simulation);
       if (!simulation.valid()) continue;  // cannot happen for a solver's own plans; never drawn
       series.points.push_back({double(metrics.simulatedPeak.value), double(metrics.overhead.value)});
+      plans.push_back(plan);
     }
     data.series.push_back(std::move(series));
+    out.plans.push_back(std::move(plans));
     if (!data.leastBudget && s->info().budgetMeasure == solvers::BudgetMeasure::DpModel) {
       const solvers::Solver::MinBudget least = s->minBudget(request);
       if (least.bytes) data.leastBudget = double(least.bytes->value);

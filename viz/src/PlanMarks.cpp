@@ -56,6 +56,7 @@ NodeMarks planMarks(const graph::ComputeGraph& g, const sim::Schedule& schedule,
     else if (forwards[v] == 1 && lowerSets) role = boundary[v] ? NodeRole::Kept : NodeRole::Other;
     else if (forwards[v] == 1 && aliveAtTurn[v]) role = readByRecompute[v] ? NodeRole::Kept : NodeRole::NeverFreed;
   }
+  marks.computations = std::move(forwards);
   return marks;
 }
 

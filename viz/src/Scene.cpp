@@ -1,7 +1,9 @@
 #include "remat/viz/Scene.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace remat::viz {
 
@@ -17,6 +19,25 @@ std::string Color::hex() const {
   char buf[8];
   std::snprintf(buf, sizeof buf, "#%02x%02x%02x", r, g, b);
   return buf;
+}
+
+const Hotspot* Scene::hotspotAt(Point p, double tolerance) const {
+  tolerance = std::max(0.0, tolerance);
+  const Hotspot* nearest = nullptr;
+  double nearestDistance = std::numeric_limits<double>::infinity();
+  for (auto it = hotspots.rbegin(); it != hotspots.rend(); ++it) {
+    const double dx = std::max({it->x - p.x, 0.0, p.x - (it->x + it->w)});
+    const double dy = std::max({it->y - p.y, 0.0, p.y - (it->y + it->h)});
+    if (dx == 0 && dy == 0) return &*it;  // the last added of those containing p itself
+    if (dx <= tolerance && dy <= tolerance) {
+      const double d = std::hypot(dx, dy);
+      if (d < nearestDistance) {  // strict: the last added wins a tie, as the scan runs backwards
+        nearest = &*it;
+        nearestDistance = d;
+      }
+    }
+  }
+  return nearest;
 }
 
 }  // namespace remat::viz

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "remat/graph/ByteSize.hpp"
 #include "remat/viz/Chart.hpp"
 
 namespace remat::viz {
@@ -29,6 +30,7 @@ TimelineSeries timelineSeries(const graph::ComputeGraph& g, const sim::Schedule&
     if (step.kind == sim::StepKind::Forward) last = forwards[step.node.value]++ > 0 ? Phase::Recompute : Phase::Forward;
     else if (step.kind == sim::StepKind::Backward) last = Phase::Backward;
     out.phase.push_back(last);
+    out.what.push_back(sim::describeStep(g, step));
   }
   out.peak = result.peak.value;
   out.peakStep = result.peakStep;
@@ -95,6 +97,45 @@ std::vector<Point> stepLine(const std::vector<Bar>& bars, const Chart& chart, He
     out.push_back({chart.x(b.x1), y});
   }
   return out;
+}
+
+// The step of `s` running at data time t on a time axis; s.bytes.size() when s is over by then. A step
+// that takes no time never runs at any t.
+std::size_t stepAtTime(const TimelineSeries& s, double t) {
+  const auto it = std::upper_bound(s.endTime.begin(), s.endTime.end(), t,
+                                   [](double v, std::int64_t end) { return v < double(end); });
+  return std::min(static_cast<std::size_t>(it - s.endTime.begin()), s.bytes.size());
+}
+
+// One hover column per bar of the plan that runs longest: it spans the whole x axis, which ends where
+// that plan does.
+void addStepHotspots(Scene& scene, const TimelineData& data, TimelineAxis axis, const Chart& chart) {
+  const TimelineSeries* longest = nullptr;
+  for (const TimelineSeries& s : data.series)
+    if (!s.bytes.empty() &&
+        (!longest || stepEnd(s, s.bytes.size() - 1, axis) > stepEnd(*longest, longest->bytes.size() - 1, axis)))
+      longest = &s;
+  if (!longest) return;
+  const Box& plot = chart.plot();
+  const bool ownSteps = axis == TimelineAxis::Time && data.series.size() > 1;
+  for (const Bar& b : barsOf(*longest, axis, chart)) {
+    const double x0 = chart.x(b.x0);
+    const double x1 = chart.x(b.x1);
+    if (!(x1 > x0)) continue;  // a step that takes no time has no column on a time axis
+    std::string tip = "step " + std::to_string(b.step);
+    for (const TimelineSeries& s : data.series) {
+      const std::size_t k = !ownSteps || &s == longest ? b.step : stepAtTime(s, (b.x0 + b.x1) / 2);
+      tip += "\n" + s.label + ": ";
+      if (k >= s.bytes.size()) {
+        tip += "finished";
+        continue;
+      }
+      if (ownSteps) tip += "step " + std::to_string(k) + ", ";
+      if (k < s.what.size() && !s.what[k].empty()) tip += s.what[k] + " \u00b7 ";
+      tip += formatByteSize(Bytes{s.total(k)});
+    }
+    scene.hotspots.push_back({Hotspot::Kind::Step, x0, plot.y, x1 - x0, plot.h, b.step, 0, std::move(tip)});
+  }
 }
 
 const char* phaseName(std::size_t k) {
@@ -218,6 +259,7 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
                        left ? Anchor::End : Anchor::Start, Baseline::Bottom});
   }
   chart.foreground();
+  addStepHotspots(scene, data, axis, chart);
   return scene;
 }
 

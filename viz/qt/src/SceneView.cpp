@@ -1,10 +1,13 @@
 #include "remat/vizqt/SceneView.hpp"
 
+#include <QLineF>
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
 #include <QResizeEvent>
+#include <QToolTip>
 #include <QWheelEvent>
+#include <QtGlobal>
 
 #include <algorithm>
 #include <cmath>
@@ -17,10 +20,22 @@ namespace remat::vizqt {
 namespace {
 constexpr int kResizeSettleMs = 150;
 bool hasSize(const viz::Scene& s) { return s.width > 0 && s.height > 0; }
+
+// The handlers are the owner's code; an exception must not cross the event loop.
+template <class Call>
+void guarded(const char* what, Call&& call) {
+  try {
+    call();
+  } catch (const std::exception& e) {
+    qWarning("SceneView: the %s handler failed: %s", what, e.what());
+  } catch (...) {
+    qWarning("SceneView: the %s handler failed", what);
+  }
+}
 }  // namespace
 
 SceneView::SceneView(QWidget* parent) : QWidget(parent) {
-  setMouseTracking(false);
+  setMouseTracking(true);  // hover over hotspots without a button held
   setFocusPolicy(Qt::WheelFocus);
   setMinimumSize(120, 80);
   m_resizeSettle.setSingleShot(true);
@@ -30,6 +45,7 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent) {
 
 void SceneView::setScene(viz::Scene scene) {
   m_builder = nullptr;
+  dropHover();
   m_scene = std::move(scene);
   m_dirty = false;
   update();
@@ -59,6 +75,7 @@ void SceneView::rebuildIfNeeded() {
   if (!m_builder || (!m_dirty && m_builtFor == size())) return;
   m_dirty = false;
   m_builtFor = size();
+  dropHover();
   // The builder is the owner's code; an exception must not cross the event loop from paintEvent.
   try {
     m_scene = m_builder(std::max(1, width()), std::max(1, height()));
@@ -81,6 +98,51 @@ QPointF SceneView::mapFromScene(QPointF p) const {
   const QPointF centre(width() / 2.0, height() / 2.0);
   const QPointF sceneCentre(m_scene.width / 2.0, m_scene.height / 2.0);
   return centre + m_pan + (p - sceneCentre) * s;
+}
+
+QPointF SceneView::mapToScene(QPointF p) const {
+  const double s = fitScale() * m_zoom;
+  const QPointF centre(width() / 2.0, height() / 2.0);
+  const QPointF sceneCentre(m_scene.width / 2.0, m_scene.height / 2.0);
+  if (!(s > 0)) return sceneCentre;  // a widget of no size shows no point of the scene
+  return sceneCentre + (p - centre - m_pan) / s;
+}
+
+void SceneView::setHoverHandler(HoverHandler handler) { m_onHover = std::move(handler); }
+
+void SceneView::setClickHandler(ClickHandler handler) { m_onClick = std::move(handler); }
+
+const viz::Hotspot* SceneView::hoveredHotspot() const {
+  return m_hovered && *m_hovered < m_scene.hotspots.size() ? &m_scene.hotspots[*m_hovered] : nullptr;
+}
+
+const viz::Hotspot* SceneView::hotspotUnder(QPointF widgetPoint) {
+  // What is on screen: while a resize settles, that is the old figure, as paintEvent shows it.
+  if (!m_resizeSettle.isActive()) rebuildIfNeeded();
+  const viz::Scene& scene = m_scene;
+  if (!hasSize(scene) || scene.hotspots.empty()) return nullptr;
+  const double s = fitScale() * m_zoom;
+  const QPointF p = mapToScene(widgetPoint);
+  return scene.hotspotAt({p.x(), p.y()}, s > 0 ? kHoverTolerance / s : 0);
+}
+
+void SceneView::setHovered(const viz::Hotspot* hotspot, QPointF widgetPoint) {
+  const std::optional<std::size_t> index =
+      hotspot ? std::optional<std::size_t>(static_cast<std::size_t>(hotspot - m_scene.hotspots.data())) : std::nullopt;
+  if (index == m_hovered) return;
+  m_hovered = index;
+  if (hotspot && !hotspot->tip.empty())
+    QToolTip::showText(mapToGlobal(widgetPoint.toPoint()), QString::fromStdString(hotspot->tip), this);
+  else
+    QToolTip::hideText();
+  if (m_onHover) guarded("hover", [&] { m_onHover(hotspot); });
+}
+
+void SceneView::dropHover() {
+  if (!m_hovered) return;
+  m_hovered.reset();
+  QToolTip::hideText();
+  if (m_onHover) guarded("hover", [&] { m_onHover(nullptr); });
 }
 
 void SceneView::zoomAt(double factor, QPointF anchor) {
@@ -142,6 +204,8 @@ void SceneView::wheelEvent(QWheelEvent* event) {
 void SceneView::mousePressEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton) {
     m_dragFrom = event->position();
+    m_pressAt = event->position();
+    m_panning = false;
     setCursor(Qt::ClosedHandCursor);
     event->accept();
     return;
@@ -151,19 +215,33 @@ void SceneView::mousePressEvent(QMouseEvent* event) {
 
 void SceneView::mouseMoveEvent(QMouseEvent* event) {
   if (m_dragFrom) {
-    panBy(event->position() - *m_dragFrom);
-    m_dragFrom = event->position();
+    // Small jitter while pressing is still a click; the pan, once it starts, catches up with it.
+    if (!m_panning && QLineF(m_pressAt, event->position()).length() >= kClickSlop) m_panning = true;
+    if (m_panning) {
+      panBy(event->position() - *m_dragFrom);
+      m_dragFrom = event->position();
+    }
     event->accept();
     return;
   }
+  setHovered(hotspotUnder(event->position()), event->position());
   QWidget::mouseMoveEvent(event);
 }
 
 void SceneView::mouseReleaseEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton && m_dragFrom) {
+    const bool click = !m_panning && QLineF(m_pressAt, event->position()).length() < kClickSlop;
     m_dragFrom.reset();
+    m_panning = false;
     unsetCursor();
     event->accept();
+    const viz::Hotspot* hotspot = hotspotUnder(event->position());
+    setHovered(hotspot, event->position());
+    if (click && hotspot && m_onClick) {
+      // A copy: the handler may replace the scene the hotspot lives in.
+      const viz::Hotspot clicked = *hotspot;
+      guarded("click", [&] { m_onClick(clicked); });
+    }
     return;
   }
   QWidget::mouseReleaseEvent(event);
@@ -176,6 +254,11 @@ void SceneView::mouseDoubleClickEvent(QMouseEvent* event) {
     return;
   }
   QWidget::mouseDoubleClickEvent(event);
+}
+
+void SceneView::leaveEvent(QEvent* event) {
+  dropHover();
+  QWidget::leaveEvent(event);
 }
 
 }  // namespace remat::vizqt

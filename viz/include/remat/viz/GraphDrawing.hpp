@@ -42,6 +42,9 @@ struct DrawnNode {
   int segment = -1;  ///< the members' lower-set segment, -1 for none
   Bytes bytes{0};    ///< sum over the members
   Box box;
+  /// What hovering the box tells (the scene's Hotspot::tip): name, op, output size, forward and backward
+  /// time in the graph's unit and, with a plan, the node's part in it; a chain lists its members.
+  std::string tip;
 };
 
 /// An edge between two drawn nodes (indices into GraphDrawing::nodes), routed by the layout.
@@ -137,6 +140,9 @@ struct GraphSceneLayout {
 /// name and size when the scaled labels would be at least 5 px tall. A drawing wrapped into columns
 /// (see GraphSceneLayout) has each column clipped to its band, a thin line between columns, and
 /// "continues →" under each column that goes on, "→ continued" over the next.
+///
+/// Hotspots: one of kind Node per node box, its exact scene rectangle, with `index` the NodeId value of
+/// the box's first member (a collapsed chain's first node) and DrawnNode::tip as its tip.
 [[nodiscard]] Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style);
 
 }  // namespace remat::viz

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,8 +41,17 @@ struct ParetoData {
 /// lower_hull_points_2 with exact predicates.
 [[nodiscard]] std::vector<TradeOffPoint> lowerConvexHull(const std::vector<TradeOffPoint>& points);
 
+/// Hotspot::series of the plain run's point (ParetoData::vanilla) on the Pareto figure: it belongs to no
+/// series.
+inline constexpr std::size_t kVanillaSeries = std::numeric_limits<std::size_t>::max();
+
 /// Each solver's points joined as a staircase in its colour and marker, the hull dashed, the vanilla
 /// point, and the two bounds as labelled vertical lines.
+///
+/// Hotspots: one of kind PlanPoint per point of every series, the marker's square around the point
+/// (also for series of more than 200 points, whose markers are not drawn), with `series` and `index`
+/// into data.series[series].points[index], and the tip "solver: peak 1.21 GiB, overhead 12 ms"; then,
+/// when there is one, the vanilla point's square, with `series` kVanillaSeries and `index` 0.
 [[nodiscard]] Scene paretoScene(const ParetoData& data, const FigureStyle& style);
 
 }  // namespace remat::viz

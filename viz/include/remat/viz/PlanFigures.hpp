@@ -61,6 +61,9 @@ struct FigureResult {
 struct ParetoInputs {
   ParetoData data;
   std::vector<std::string> skipped;
+  /// The plan behind each point, parallel to data.series[i].points[j] (so that a view can load the plan
+  /// of a clicked point: Hotspot::series and Hotspot::index of the Pareto figure index both).
+  std::vector<std::vector<solvers::Plan>> plans;
 };
 [[nodiscard]] ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& solvers,
                                         std::size_t points, std::stop_token stop = {});

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct NodeMarks {
   std::vector<NodeRole> role;
   std::vector<int> segment;  ///< 0-based segment index, -1 when the plan has no lower sets or for non-ops
   int segments = 0;          ///< number of segments
+  /// How many times the schedule computes each node (its forward steps); empty when not known.
+  std::vector<std::uint32_t> computations;
 };
 
 [[nodiscard]] NodeMarks planMarks(const graph::ComputeGraph& g, const sim::Schedule& schedule,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -110,6 +111,21 @@ struct PopClipItem {};
 using Item = std::variant<RectItem, PolylineItem, PolygonItem, EllipseItem, SplineItem, TextItem, PushClipItem,
                           PopClipItem>;
 
+/// A region of a figure that stands for one thing in it, for hover and click in an interactive view.
+/// Painters and exporters ignore hotspots: they are not drawn.
+struct Hotspot {
+  /// Step: a schedule step of the memory timeline; Node: a node box of the graph drawing; PlanPoint: a
+  /// plan's point on the Pareto figure.
+  enum class Kind : std::uint8_t { Step, Node, PlanPoint };
+  Kind kind = Kind::Step;
+  double x = 0, y = 0, w = 0, h = 0;  ///< scene units
+  /// Step: the schedule step; Node: the graph's node index (NodeId value); PlanPoint: the point's index
+  /// in its series.
+  std::size_t index = 0;
+  std::size_t series = 0;  ///< PlanPoint: the series index (ParetoData::series); otherwise 0
+  std::string tip;         ///< plain text (lines separated by '\n'), shown on hover
+};
+
 /// A figure as plain data: a canvas and the items painted on it, in order. Built by the figure
 /// builders of this library, painted by viz/qt for the screen and for every export format alike, so
 /// that what is on screen and what goes into a paper are the same picture.
@@ -119,11 +135,19 @@ struct Scene {
   Color background{255, 255, 255};
   std::string fontFamily;  ///< every text item's font family
   std::vector<Item> items;
+  /// What lies where, for interactive views; in the order the figure builder added them (see hotspotAt).
+  std::vector<Hotspot> hotspots;
 
   template <class T>
   void add(T item) {
     items.emplace_back(std::move(item));
   }
+
+  /// The hotspot containing `p` (its rectangle, edges included, grown by `tolerance` on each side). When
+  /// several rectangles contain p itself, the one added last (figures add what is drawn on top last);
+  /// when only grown ones do, the one whose own rectangle is nearest to p (the last added among equally
+  /// near ones). nullptr when none does.
+  [[nodiscard]] const Hotspot* hotspotAt(Point p, double tolerance = 0) const;
 };
 
 }  // namespace remat::viz

@@ -24,6 +24,7 @@ struct TimelineSeries {
   std::vector<std::array<std::int64_t, kMemoryCategories>> bytes;
   std::vector<std::int64_t> endTime;  ///< cumulative compute time at the end of each step
   std::vector<Phase> phase;           ///< per step; frees take the phase of the step before them
+  std::vector<std::string> what;      ///< per step, what it does: "fwd conv3", "free-grad relu1", ...
   std::int64_t peak = 0;              ///< the simulator's peak
   std::size_t peakStep = 0;           ///< and the first step at which it happens
   std::string peakWhat;               ///< that step, e.g. "bwd conv3"
@@ -48,6 +49,14 @@ enum class TimelineAxis : std::uint8_t { Steps, Time };
 /// budget as a dashed line, the peak marked and labelled with the step that causes it. Several plans:
 /// their totals overlaid as lines, each with its own peak marker. Long schedules are drawn at the
 /// canvas's resolution, each pixel column showing its highest step, so no peak is lost.
+///
+/// Hotspots: one of kind Step per drawn column (a step, or a pixel column of a thinned schedule), the
+/// plot's full height, side by side across its width. The columns are those of the plan that runs
+/// longest (the first of equally long ones), and `index` is the step its column draws. The tip reads
+/// "step N", then per plan "label: fwd conv3 · 1.21 GiB" (the plan's step and its total bytes while it
+/// runs) or "label: finished" when the plan is over by then. On a steps axis every plan is at step N;
+/// on a time axis with several plans each line names the plan's own step running at the column's
+/// middle ("label: step 12, fwd conv3 · 1.21 GiB").
 [[nodiscard]] Scene timelineScene(const TimelineData& data, const FigureStyle& style,
                                   TimelineAxis axis = TimelineAxis::Steps);
 

@@ -4,6 +4,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 
@@ -17,11 +18,20 @@ namespace remat::vizqt {
 /// zooms about the cursor, dragging pans and a double click resets the view. Figures lay out for their
 /// canvas, so the owner may give a builder that draws the figure at the widget's size; it is called again
 /// whenever that size changes or the owner invalidates the figure.
+///
+/// The scene's hotspots answer the mouse: hovering one shows its tip as a tool tip and tells the hover
+/// handler; a click (a left press and release less than kClickSlop pixels apart, which does not pan)
+/// on one tells the click handler. Both find the hotspot within kHoverTolerance pixels of the cursor.
 class SceneView : public QWidget {
  public:
   /// Draws the figure for a canvas of `width` x `height` scene units. A scene without size means
   /// "nothing to show": the placeholder text is shown instead.
   using SceneBuilder = std::function<viz::Scene(double width, double height)>;
+  /// Called when the hotspot under the cursor changes, with nullptr when it leaves every hotspot (or the
+  /// scene it was in is replaced). The pointer is valid until the scene changes.
+  using HoverHandler = std::function<void(const viz::Hotspot*)>;
+  /// Called on a click on a hotspot; the reference is valid during the call.
+  using ClickHandler = std::function<void(const viz::Hotspot&)>;
 
   explicit SceneView(QWidget* parent = nullptr);
 
@@ -50,9 +60,20 @@ class SceneView : public QWidget {
   void resetView();
   /// Where a scene point lands in the widget at the current fit, zoom and pan.
   [[nodiscard]] QPointF mapFromScene(QPointF scenePoint) const;
+  /// The scene point shown at a widget point: the inverse of mapFromScene.
+  [[nodiscard]] QPointF mapToScene(QPointF widgetPoint) const;
+
+  void setHoverHandler(HoverHandler handler);
+  void setClickHandler(ClickHandler handler);
+  /// The hotspot under the cursor, nullptr when none.
+  [[nodiscard]] const viz::Hotspot* hoveredHotspot() const;
 
   static constexpr double kMinZoom = 0.1;
   static constexpr double kMaxZoom = 50.0;
+  /// How far from a hotspot the cursor may be and still hit it, in widget pixels.
+  static constexpr double kHoverTolerance = 4.0;
+  /// A press and release of the left button closer than this, in widget pixels, is a click, not a drag.
+  static constexpr double kClickSlop = 4.0;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -62,10 +83,17 @@ class SceneView : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void leaveEvent(QEvent* event) override;
 
  private:
   void rebuildIfNeeded();
   [[nodiscard]] double fitScale() const;
+  /// The hotspot of the current scene at a widget point, within kHoverTolerance pixels.
+  [[nodiscard]] const viz::Hotspot* hotspotUnder(QPointF widgetPoint);
+  /// Makes `hotspot` (of the current scene, or nullptr) the hovered one: tip and handler if it changed.
+  void setHovered(const viz::Hotspot* hotspot, QPointF widgetPoint);
+  /// The scene was replaced: the hovered hotspot is gone.
+  void dropHover();
 
   SceneBuilder m_builder;
   viz::Scene m_scene;
@@ -74,7 +102,12 @@ class SceneView : public QWidget {
   QString m_placeholder;
   double m_zoom = 1.0;
   QPointF m_pan;
-  std::optional<QPointF> m_dragFrom;
+  std::optional<QPointF> m_dragFrom;  ///< the last position of a left-button press, while it is held
+  QPointF m_pressAt;                  ///< where that press began
+  bool m_panning = false;             ///< it has moved kClickSlop or more: a drag, not a click
+  HoverHandler m_onHover;
+  ClickHandler m_onClick;
+  std::optional<std::size_t> m_hovered;  ///< index into m_scene.hotspots
   // While the user drags the window edge, the old figure is scaled and the rebuild waits for a pause.
   QTimer m_resizeSettle;
 };

@@ -1,0 +1,152 @@
+// SceneView and the mouse: hover and click on a scene's hotspots, offscreen.
+
+#include <catch2/catch.hpp>
+
+#include <QMouseEvent>
+#include <QToolTip>
+
+#include <cmath>
+#include <vector>
+
+#include "VizQtTestSupport.hpp"
+#include "remat/vizqt/SceneView.hpp"
+
+using remat::vizqt::SceneView;
+namespace viz = remat::viz;
+
+namespace {
+
+// A 200 x 100 canvas with two hotspots: A (index 1) and B (index 2).
+viz::Scene twoSpots() {
+  viz::Scene s;
+  s.width = 200;
+  s.height = 100;
+  s.add(viz::RectItem{0, 0, 200, 100, viz::Fill{{240, 240, 240}}, std::nullopt, 0});
+  s.hotspots.push_back({viz::Hotspot::Kind::Node, 20, 20, 40, 30, 1, 0, "A"});
+  s.hotspots.push_back({viz::Hotspot::Kind::Node, 120, 40, 50, 40, 2, 0, "B"});
+  return s;
+}
+
+bool near(QPointF a, QPointF b) { return std::abs(a.x() - b.x()) < 1e-9 && std::abs(a.y() - b.y()) < 1e-9; }
+
+void send(QWidget& w, QEvent::Type type, QPointF at, Qt::MouseButton button, Qt::MouseButtons held) {
+  QMouseEvent event(type, at, w.mapToGlobal(at), button, held, Qt::NoModifier);
+  QApplication::sendEvent(&w, &event);
+}
+void moveTo(QWidget& w, QPointF at) { send(w, QEvent::MouseMove, at, Qt::NoButton, Qt::NoButton); }
+
+int indexOf(const viz::Hotspot* h) { return h ? static_cast<int>(h->index) : -1; }
+
+}  // namespace
+
+TEST_CASE("SceneView: hovering a hotspot reports it and shows its tip, within a few pixels") {
+  remat::test::ensureTestApplication();
+  SceneView view;
+  view.resize(400, 400);  // scale 2: the canvas spans y 100..300
+  view.setScene(twoSpots());
+  view.show();
+  CHECK(view.hasMouseTracking());
+  std::vector<int> hovered;
+  view.setHoverHandler([&](const viz::Hotspot* h) { hovered.push_back(indexOf(h)); });
+
+  moveTo(view, view.mapFromScene({40, 35}));  // A's centre
+  CHECK(hovered == std::vector<int>{1});
+  CHECK(indexOf(view.hoveredHotspot()) == 1);
+  CHECK(QToolTip::text() == QStringLiteral("A"));
+  moveTo(view, view.mapFromScene({45, 30}));  // still A: no new report
+  CHECK(hovered == std::vector<int>{1});
+
+  moveTo(view, view.mapFromScene({100, 90}));  // nothing there
+  CHECK(hovered == std::vector<int>{1, -1});
+  CHECK(view.hoveredHotspot() == nullptr);
+
+  // 3 widget pixels right of A's right edge is within the tolerance; 6 is not.
+  const QPointF edge = view.mapFromScene({60, 35});
+  moveTo(view, edge + QPointF(3, 0));
+  CHECK(indexOf(view.hoveredHotspot()) == 1);
+  moveTo(view, edge + QPointF(6, 0));
+  CHECK(view.hoveredHotspot() == nullptr);
+
+  moveTo(view, view.mapFromScene({145, 60}));
+  CHECK(indexOf(view.hoveredHotspot()) == 2);
+  CHECK(hovered == std::vector<int>{1, -1, 1, -1, 2});
+  // A new scene drops the hovered hotspot of the old one.
+  view.setScene(twoSpots());
+  CHECK(view.hoveredHotspot() == nullptr);
+  CHECK(hovered.back() == -1);
+}
+
+TEST_CASE("SceneView: a click reports the hotspot under it; a drag pans and does not click") {
+  remat::test::ensureTestApplication();
+  SceneView view;
+  view.resize(400, 400);
+  view.setScene(twoSpots());
+  view.show();
+  std::vector<int> clicked;
+  view.setClickHandler([&](const viz::Hotspot& h) { clicked.push_back(static_cast<int>(h.index)); });
+
+  const QPointF b = view.mapFromScene({145, 60});
+  const QPointF origin = view.mapFromScene({0, 0});
+  send(view, QEvent::MouseButtonPress, b, Qt::LeftButton, Qt::LeftButton);
+  send(view, QEvent::MouseMove, b + QPointF(1, 1), Qt::NoButton, Qt::LeftButton);
+  send(view, QEvent::MouseButtonRelease, b + QPointF(2, 1), Qt::LeftButton, Qt::NoButton);
+  CHECK(clicked == std::vector<int>{2});
+  CHECK(near(view.mapFromScene({0, 0}), origin));  // a click does not move the view
+
+  // Press, move 20 px, release: a pan by 20 px, no click.
+  send(view, QEvent::MouseButtonPress, b, Qt::LeftButton, Qt::LeftButton);
+  send(view, QEvent::MouseMove, b + QPointF(10, 0), Qt::NoButton, Qt::LeftButton);
+  send(view, QEvent::MouseMove, b + QPointF(20, 0), Qt::NoButton, Qt::LeftButton);
+  send(view, QEvent::MouseButtonRelease, b + QPointF(20, 0), Qt::LeftButton, Qt::NoButton);
+  CHECK(clicked == std::vector<int>{2});
+  CHECK(near(view.mapFromScene({0, 0}), origin + QPointF(20, 0)));
+
+  // Moving away and back while pressed is a drag too, even released where it began.
+  const QPointF a = view.mapFromScene({40, 35});
+  send(view, QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton);
+  send(view, QEvent::MouseMove, a + QPointF(0, 10), Qt::NoButton, Qt::LeftButton);
+  send(view, QEvent::MouseMove, a, Qt::NoButton, Qt::LeftButton);
+  send(view, QEvent::MouseButtonRelease, a, Qt::LeftButton, Qt::NoButton);
+  CHECK(clicked == std::vector<int>{2});
+
+  // A click where no hotspot is reports nothing; one on A reports A.
+  const QPointF empty = view.mapFromScene({100, 90});
+  send(view, QEvent::MouseButtonPress, empty, Qt::LeftButton, Qt::LeftButton);
+  send(view, QEvent::MouseButtonRelease, empty, Qt::LeftButton, Qt::NoButton);
+  CHECK(clicked == std::vector<int>{2});
+  send(view, QEvent::MouseButtonPress, a, Qt::LeftButton, Qt::LeftButton);
+  send(view, QEvent::MouseButtonRelease, a, Qt::LeftButton, Qt::NoButton);
+  CHECK(clicked == std::vector<int>{2, 1});
+
+  // A double click still resets the view.
+  send(view, QEvent::MouseButtonDblClick, a, Qt::LeftButton, Qt::LeftButton);
+  CHECK(view.zoom() == 1.0);
+  CHECK(near(view.panOffset(), {0, 0}));
+}
+
+TEST_CASE("SceneView: mapToScene inverts mapFromScene at any zoom and pan") {
+  remat::test::ensureTestApplication();
+  SceneView view;
+  view.resize(300, 500);
+  view.setScene(twoSpots());
+  const std::vector<QPointF> points{{0, 0}, {200, 100}, {37.5, 81.25}, {-20, 140}};
+  const auto roundTrips = [&] {
+    for (const QPointF& p : points) {
+      INFO(p.x() << ", " << p.y());
+      const QPointF back = view.mapToScene(view.mapFromScene(p));
+      CHECK(std::abs(back.x() - p.x()) < 1e-9);
+      CHECK(std::abs(back.y() - p.y()) < 1e-9);
+    }
+  };
+  roundTrips();
+  CHECK(near(view.mapToScene({150, 250}), {100, 50}));  // the widget's centre shows the canvas's
+  view.zoomAt(1.7, {123, 77});
+  view.panBy({13, -9});
+  roundTrips();
+  view.zoomAt(0.3, {10, 400});
+  roundTrips();
+  // The hotspot under a widget point is found through the same mapping.
+  const QPointF b = view.mapFromScene({145, 60});
+  moveTo(view, b);
+  CHECK(indexOf(view.hoveredHotspot()) == 2);
+}
