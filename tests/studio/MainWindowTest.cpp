@@ -8,6 +8,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSlider>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTest>
 
@@ -121,6 +122,41 @@ TEST_CASE("Studio opens a dataset and runs two solvers side by side", "[studio][
     CHECK(scene.width == Approx(view->width()));
     CHECK(scene.height == Approx(view->height()));
     CHECK_FALSE(scene.items.empty());
+  }
+
+  // Hover on the timeline: the step under the mouse, its node and bytes, in the status bar.
+  {
+    vizqt::SceneView* timeline = w.view(viz::FigureKind::Timeline);
+    w.views()->setCurrentWidget(timeline);
+    const viz::Scene& scene = timeline->currentScene();
+    const auto step = std::find_if(scene.hotspots.begin(), scene.hotspots.end(),
+                                   [](const viz::Hotspot& h) { return h.kind == viz::Hotspot::Kind::Step; });
+    REQUIRE(step != scene.hotspots.end());
+    const QPoint at = timeline->mapFromScene(QPointF(step->x + step->w / 2, step->y + step->h / 2)).toPoint();
+    QTest::mouseMove(timeline, at);
+    REQUIRE(timeline->hoveredHotspot());
+    CHECK(w.statusBar()->currentMessage().startsWith(QStringLiteral("step ")));
+    CHECK(w.statusBar()->currentMessage().contains(QStringLiteral("approx-dp: ")));
+  }
+  // A click on a node of the checkpoint drawing: its details in every plan.
+  {
+    vizqt::SceneView* drawing = w.view(viz::FigureKind::Graph);
+    w.views()->setCurrentWidget(drawing);
+    const viz::Scene& scene = drawing->currentScene();
+    const auto node = std::find_if(scene.hotspots.begin(), scene.hotspots.end(), [&](const viz::Hotspot& h) {
+      return h.kind == viz::Hotspot::Kind::Node &&
+             w.graph()->node(graph::NodeId{static_cast<std::uint32_t>(h.index)}).kind == graph::NodeKind::Op;
+    });
+    REQUIRE(node != scene.hotspots.end());
+    const QPoint at = drawing->mapFromScene(QPointF(node->x + node->w / 2, node->y + node->h / 2)).toPoint();
+    QTest::mouseClick(drawing, Qt::LeftButton, {}, at);
+    const QString details = w.nodeDetailsText();
+    CHECK(details.startsWith(
+        QString::fromStdString(w.graph()->node(graph::NodeId{static_cast<std::uint32_t>(node->index)}).name)));
+    CHECK(details.contains(QStringLiteral("\nstore-all: ")));
+    CHECK(details.contains(QStringLiteral("\napprox-dp: ")));
+    CHECK(details.contains(QStringLiteral("\nchen-greedy: ")));
+    CHECK_FALSE(w.showNodeDetails(graph::NodeId{static_cast<std::uint32_t>(w.graph()->size())}));
   }
 
   // The layout holds at a small laptop's size and at 4K: the figures are drawn again at the new size.
@@ -356,6 +392,28 @@ TEST_CASE("Studio computes the Pareto fronts on a worker and draws them", "[stud
   CHECK(approx);
   CHECK(view->currentScene().width > 0);
   CHECK_FALSE(view->currentScene().items.empty());
+  // A click on a point loads that plan: the table's row for its solver, its simulated peak the point's.
+  {
+    const viz::Scene& scene = view->currentScene();
+    std::size_t approxSeries = 0;
+    while (w.pareto()->series[approxSeries].solver != "approx-dp") ++approxSeries;
+    const auto point = std::find_if(scene.hotspots.begin(), scene.hotspots.end(), [&](const viz::Hotspot& h) {
+      return h.kind == viz::Hotspot::Kind::PlanPoint && h.series == approxSeries && h.index == 1;
+    });
+    REQUIRE(point != scene.hotspots.end());
+    QTest::mouseClick(view, Qt::LeftButton, {},
+                      view->mapFromScene(QPointF(point->x + point->w / 2, point->y + point->h / 2)).toPoint());
+    const auto row = w.comparisonModel()->rowOf("approx-dp");
+    REQUIRE(row);
+    const auto& loaded = w.comparisonModel()->rows()[static_cast<std::size_t>(*row)].result;
+    REQUIRE(loaded);
+    REQUIRE(loaded->plan);
+    CHECK(loaded->message.rfind("picked on the Pareto front", 0) == 0);
+    CHECK(double(loaded->metrics.simulatedPeak.value) == w.pareto()->series[approxSeries].points[1].memory);
+    CHECK(double(loaded->metrics.overhead.value) == w.pareto()->series[approxSeries].points[1].overhead);
+    CHECK(w.focusedSolver() == "approx-dp");
+    CHECK_FALSE(w.loadParetoPlan(approxSeries, 100000));
+  }
   const fs::path pdf = scratch() / "pareto.pdf";
   REQUIRE(w.exportCurrentView(QString::fromStdString(pdf.string())));
   CHECK(fs::file_size(pdf) > 0);

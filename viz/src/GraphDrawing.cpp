@@ -463,4 +463,12 @@ GraphDrawing layoutGraph(const ComputeGraph& g, const NodeMarks& marks, const Gr
   return drawing;
 }
 
+std::string nodeRoleText(const ComputeGraph& g, const NodeMarks& marks, NodeId v) {
+  DrawnNode d;
+  d.members = {v};
+  d.role = v.value < marks.role.size() ? marks.role[v.value] : NodeRole::Other;
+  d.segment = v.value < marks.segment.size() ? marks.segment[v.value] : -1;
+  return planRole(g, marks, d);
+}
+
 }  // namespace remat::viz

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "remat/graph/ByteSize.hpp"
 #include "remat/sim/MemoryBounds.hpp"
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
@@ -143,6 +144,19 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
       if (least.bytes) data.leastBudget = double(least.bytes->value);
     }
   }
+  return out;
+}
+
+std::string nodeDetails(const graph::ComputeGraph& g, graph::NodeId v, const std::vector<LabeledPlan>& plans) {
+  if (v.value >= g.size()) throw std::out_of_range("nodeDetails: no node " + std::to_string(v.value));
+  const graph::Node& node = g.node(v);
+  std::string out = node.name + "\n" + (node.op.empty() ? std::string(graph::nodeKindName(node.kind)) : node.op) +
+                    ", output " + formatByteSize(node.bytes) + " (" + std::to_string(node.bytes.value) + " bytes)";
+  if (node.kind == graph::NodeKind::Op)
+    out += "\nforward " + std::to_string(node.fwdTime.value) + " " + g.timeUnit() + ", backward " +
+           std::to_string(node.bwdTime.value) + " " + g.timeUnit();
+  for (const LabeledPlan& p : plans)
+    out += "\n" + p.label + ": " + nodeRoleText(g, planMarks(g, p.plan.schedule, p.plan.lowerSets), v);
   return out;
 }
 

@@ -112,6 +112,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       return std::move(*figure.scene);
     });
     view->setToolTip(tr("Wheel: zoom; drag: pan; double click: fit"));
+    // What lies under the mouse: its tip shows as a tooltip, and in the status bar for the timeline;
+    // a click on a node shows its details, on a Pareto point loads that plan.
+    view->setHoverHandler([this, kind](const viz::Hotspot* spot) {
+      if (kind != viz::FigureKind::Timeline) return;
+      if (spot)
+        statusBar()->showMessage(QString::fromStdString(spot->tip).replace(QLatin1Char('\n'), QStringLiteral("  |  ")));
+      else
+        statusBar()->clearMessage();
+    });
+    view->setClickHandler([this](const viz::Hotspot& spot) {
+      if (spot.kind == viz::Hotspot::Kind::Node)
+        showNodeDetails(graph::NodeId{static_cast<std::uint32_t>(spot.index)});
+      else if (spot.kind == viz::Hotspot::Kind::PlanPoint && spot.series != viz::kVanillaSeries)
+        loadParetoPlan(spot.series, spot.index);
+    });
     m_views[kind] = view;
     m_tabs->addTab(view, viewTitle(kind));
   }
@@ -152,6 +167,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // Below the solver panel, so that the figures keep the window's full height.
   addDockWidget(Qt::LeftDockWidgetArea, logDock);
   resizeDocks({solverDock, logDock}, {3, 1}, Qt::Vertical);
+  m_nodeDetails = new QPlainTextEdit;
+  m_nodeDetails->setReadOnly(true);
+  m_nodeDetails->setPlaceholderText(
+      tr("Click a node in the Checkpoints view to see its bytes, times and part in each plan."));
+  m_nodeDock = new QDockWidget(tr("Node"), this);
+  m_nodeDock->setObjectName(QStringLiteral("node"));
+  m_nodeDock->setWidget(m_nodeDetails);
+  addDockWidget(Qt::LeftDockWidgetArea, m_nodeDock);
+  tabifyDockWidget(logDock, m_nodeDock);
+  logDock->raise();
 
   m_graphLabel = new QLabel(tr("no graph"));
   statusBar()->addPermanentWidget(m_graphLabel);
@@ -159,6 +184,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* viewMenu = menuBar()->addMenu(tr("&View"));
   viewMenu->addAction(solverDock->toggleViewAction());
   viewMenu->addAction(logDock->toggleViewAction());
+  viewMenu->addAction(m_nodeDock->toggleViewAction());
   updateActions();
 }
 
@@ -379,6 +405,8 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   m_scrubTimer->stop();
   stopPareto();
   m_pareto.reset();
+  m_paretoPlans.clear();
+  m_nodeDetails->clear();
   stopFronts();
   m_fronts.clear();
   m_rawGraph = std::move(raw);
@@ -851,6 +879,7 @@ void MainWindow::computePareto() {
               for (const auto& skipped : out->skipped)
                 logMessage(tr("no front from %1").arg(QString::fromStdString(skipped)));
               m_pareto = std::move(out->data);
+              m_paretoPlans = std::move(out->plans);
               statusBar()->showMessage(tr("Pareto front ready"), 5000);
               m_views[viz::FigureKind::Pareto]->invalidate();
             }
@@ -871,6 +900,60 @@ void MainWindow::stopPareto() {
     m_paretoThread.request_stop();
     m_paretoThread.join();
   }
+}
+
+bool MainWindow::showNodeDetails(graph::NodeId node) {
+  if (!m_graph || node.value >= m_graph->size()) return false;
+  std::vector<viz::LabeledPlan> plans;
+  if (m_vanilla && m_vanilla->plan) plans.push_back({kPlainRun, *m_vanilla->plan});
+  for (const auto& row : m_model->rows())
+    if (const auto it = m_results.find(row.solver); it != m_results.end() && row.solver != kPlainRun)
+      plans.push_back({row.solver, *it->second.plan});
+  m_nodeDetails->setPlainText(QString::fromStdString(viz::nodeDetails(*m_graph, node, plans)));
+  m_nodeDock->show();
+  m_nodeDock->raise();
+  return true;
+}
+
+QString MainWindow::nodeDetailsText() const { return m_nodeDetails->toPlainText(); }
+
+bool MainWindow::loadParetoPlan(std::size_t series, std::size_t index) {
+  if (!m_graph || !m_pareto || series >= m_paretoPlans.size() || index >= m_paretoPlans[series].size() ||
+      series >= m_pareto->series.size())
+    return false;
+  if (m_runner->running()) {
+    // Its results would replace the plan as they come in.
+    statusBar()->showMessage(tr("Solvers are running: wait for them or cancel (Esc), then pick the plan"), 5000);
+    return false;
+  }
+  const std::string& id = m_pareto->series[series].solver;
+  const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(id);
+  if (!solver) return false;
+  solvers::SolveResult result;
+  result.solver = id;
+  result.strategy = solvers::Strategy::Time;
+  result.plan = m_paretoPlans[series][index];
+  solvers::evaluatePlan(*m_graph, *result.plan, true, result.metrics, result.simulation);
+  if (!result.simulation.valid()) return false;  // the front's plans simulated when it was drawn
+  // A front's plan is the least overhead for the memory it needs: the DP's optimum at that budget.
+  const bool model = solver->info().budgetMeasure == solvers::BudgetMeasure::DpModel && result.metrics.modelPeak;
+  result.status = model ? solvers::SolveStatus::Optimal : solvers::SolveStatus::Feasible;
+  result.budget = model ? *result.metrics.modelPeak : result.metrics.simulatedPeak;
+  result.message = "picked on the Pareto front (point " + std::to_string(index + 1) + " of " +
+                   std::to_string(m_paretoPlans[series].size()) + ")";
+  m_scrubTimer->stop();
+  m_results[id] = result;
+  m_model->setResult(result);
+  if (const auto row = m_model->rowOf(id)) m_table->selectRow(*row);
+  logMessage(tr("%1: loaded the Pareto front's plan at %2 (overhead %3 %4)")
+                 .arg(QString::fromStdString(id), QString::fromStdString(formatByteSize(result.metrics.simulatedPeak)))
+                 .arg(result.metrics.overhead.value)
+                 .arg(QString::fromStdString(m_graph->timeUnit())));
+  statusBar()->showMessage(
+      tr("Loaded %1's plan from the Pareto front: see the other views").arg(QString::fromStdString(id)), 5000);
+  refreshViews();
+  updateActions();
+  return true;
 }
 
 void MainWindow::setLiveBudget(bool live) { m_liveBudget->setChecked(live); }

@@ -145,4 +145,8 @@ struct GraphSceneLayout {
 /// the box's first member (a collapsed chain's first node) and DrawnNode::tip as its tip.
 [[nodiscard]] Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style);
 
+/// A node's part in a plan, in the words of the drawing's tips ("checkpoint: kept until its backward",
+/// "recomputed 2 times · segment 3", ...), from the plan's marks (planMarks).
+[[nodiscard]] std::string nodeRoleText(const graph::ComputeGraph& g, const NodeMarks& marks, graph::NodeId v);
+
 }  // namespace remat::viz

@@ -68,4 +68,8 @@ struct ParetoInputs {
 [[nodiscard]] ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& solvers,
                                         std::size_t points, std::stop_token stop = {});
 
+/// A node's details, for a click on it in an interactive drawing: name, op, output bytes, forward and
+/// backward time, and its part in each plan (nodeRoleText), one line per plan as "label: role".
+[[nodiscard]] std::string nodeDetails(const graph::ComputeGraph& g, graph::NodeId v, const std::vector<LabeledPlan>& plans);
+
 }  // namespace remat::viz

@@ -19,6 +19,7 @@
 class QAction;
 class QCheckBox;
 class QComboBox;
+class QDockWidget;
 class QDoubleSpinBox;
 class QLabel;
 class QMenu;
@@ -124,6 +125,15 @@ class MainWindow : public QMainWindow {
   /// The whole front of a solver on the open graph, if computed.
   [[nodiscard]] std::shared_ptr<const solvers::Solver::TradeOff> front(const std::string& id) const;
 
+  /// Shows a node's details (viz::nodeDetails over every finished plan) in the Node dock; what a click
+  /// on a node of the checkpoint drawing does. False for a node the graph does not have.
+  bool showNodeDetails(graph::NodeId node);
+  [[nodiscard]] QString nodeDetailsText() const;
+  /// Makes a plan of the Pareto figure (a solver's series, a point's index in it) that solver's result:
+  /// simulated, in the table, selected, shown in every view; what a click on a Pareto point does.
+  /// False when there is no such point, or while solvers run (their results would replace it).
+  bool loadParetoPlan(std::size_t series, std::size_t index);
+
   /// The table copied to the clipboard as Markdown or CSV (Edit menu, and the table's context menu).
   void copyTableAsMarkdown();
   void copyTableAsCsv();
@@ -204,6 +214,7 @@ class MainWindow : public QMainWindow {
   std::map<std::string, solvers::SolveResult> m_results;
   std::optional<Bytes> m_runBudget;
   std::optional<viz::ParetoData> m_pareto;
+  std::vector<std::vector<solvers::Plan>> m_paretoPlans;  ///< parallel to m_pareto's points
   std::jthread m_paretoThread;
   std::uint64_t m_paretoRun = 0;
   bool m_paretoRunning = false;
@@ -235,6 +246,8 @@ class MainWindow : public QMainWindow {
   std::map<viz::FigureKind, vizqt::SceneView*> m_views;
   QTableView* m_table = nullptr;
   QPlainTextEdit* m_log = nullptr;
+  QPlainTextEdit* m_nodeDetails = nullptr;
+  QDockWidget* m_nodeDock = nullptr;
   QLabel* m_graphLabel = nullptr;
   QAction* m_exportAction = nullptr;
   QAction* m_savePlanAction = nullptr;
