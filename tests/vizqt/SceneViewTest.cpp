@@ -3,9 +3,16 @@
 #include <catch2/catch.hpp>
 
 #include <QMouseEvent>
+#include <QTest>
 #include <QToolTip>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "VizQtTestSupport.hpp"
@@ -149,4 +156,84 @@ TEST_CASE("SceneView: mapToScene inverts mapFromScene at any zoom and pan") {
   const QPointF b = view.mapFromScene({145, 60});
   moveTo(view, b);
   CHECK(indexOf(view.hoveredHotspot()) == 2);
+}
+
+TEST_CASE("SceneView builds figures on a worker thread and shows the latest", "[vizqt][sceneview]") {
+  remat::test::ensureTestApplication();
+  std::atomic<int> calls{0};
+  std::atomic<int> inputs{1};
+  std::mutex mutex;
+  std::vector<std::thread::id> threads;
+  std::atomic<bool> hold{true};  // the job waits while set: a build stays in flight as long as the test wants
+  auto view = std::make_unique<SceneView>();
+  view->setAsyncSceneBuilder([&](double w, double h) -> SceneView::SceneJob {
+    const int value = inputs.load();  // the GUI-thread half copies the inputs
+    if (value == 0) {
+      view->setPlaceholderText(QStringLiteral("nothing to draw"));
+      return {};
+    }
+    return [&, value, w, h] {
+      while (hold.load()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      {
+        const std::lock_guard lock(mutex);
+        threads.push_back(std::this_thread::get_id());
+      }
+      ++calls;
+      if (value < 0) throw std::runtime_error("no figure for negative inputs");
+      viz::Scene s;
+      s.width = w;
+      s.height = h;
+      s.add(viz::TextItem{{10, 10}, std::to_string(value)});
+      return s;
+    };
+  });
+  view->resize(300, 200);
+  view->show();
+  REQUIRE(QTest::qWaitForWindowExposed(view.get()));
+  view->repaint();  // the paint starts the build and returns at once, the job still held
+  CHECK(view->building());
+  // Meanwhile the inputs change: one more build must follow the one in flight.
+  inputs = 2;
+  view->invalidate();
+  QApplication::processEvents();
+  CHECK(calls == 0);
+  hold = false;
+  REQUIRE(QTest::qWaitFor([&] { return calls == 2 && !view->building(); }, 10000));
+  {
+    const std::lock_guard lock(mutex);
+    for (const auto id : threads) CHECK(id != std::this_thread::get_id());
+  }
+  // Up to date: currentScene gives the worker's figure of the latest inputs without building again.
+  const viz::Scene& shown = view->currentScene();
+  REQUIRE(shown.items.size() == 1);
+  CHECK(std::get<viz::TextItem>(shown.items[0]).text == "2");
+  CHECK(calls == 2);
+
+  // A job that throws: its message is the placeholder; an empty job: nothing to show.
+  inputs = -1;
+  view->invalidate();
+  view->repaint();
+  REQUIRE(QTest::qWaitFor([&] { return calls == 3 && !view->building(); }, 10000));
+  CHECK(view->currentScene().width == 0);
+  CHECK(view->placeholderText() == QStringLiteral("no figure for negative inputs"));
+  inputs = 0;
+  view->invalidate();
+  view->repaint();
+  CHECK_FALSE(view->building());
+  CHECK(view->placeholderText() == QStringLiteral("nothing to draw"));
+
+  // Closing the view while a build runs waits for it; its late result goes nowhere.
+  hold = true;
+  inputs = 3;
+  view->invalidate();
+  view->repaint();
+  CHECK(view->building());
+  std::thread release([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    hold = false;
+  });
+  view.reset();
+  release.join();
+  QApplication::processEvents();
+  CHECK(calls == 4);
 }

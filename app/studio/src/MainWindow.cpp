@@ -44,6 +44,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <stdexcept>
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
@@ -90,8 +91,8 @@ QString viewTitle(viz::FigureKind kind) {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("Remat Studio"));
   setAcceptDrops(true);
-  m_screenMetrics = std::make_unique<vizqt::QtTextMetrics>(viz::Theme::screen().fontFamily);
-  m_paperMetrics = std::make_unique<vizqt::QtTextMetrics>(viz::Theme::paper().fontFamily);
+  m_screenMetrics = std::make_shared<const vizqt::QtTextMetrics>(viz::Theme::screen().fontFamily);
+  m_paperMetrics = std::make_shared<const vizqt::QtTextMetrics>(viz::Theme::paper().fontFamily);
   m_runner = new SolveRunner(this);
   m_model = new ComparisonModel(this);
   connect(m_runner, &SolveRunner::progressed, this, &MainWindow::onProgress);
@@ -103,13 +104,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   for (viz::FigureKind kind : kViews) {
     auto* view = new vizqt::SceneView;
     view->setPlaceholderText(tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window."));
-    view->setSceneBuilder([this, kind, view](double w, double h) {
-      viz::FigureResult figure = buildView(kind, w, h, viz::Theme::screen());
-      if (!figure.scene) {
-        view->setPlaceholderText(QString::fromStdString(figure.error));
-        return viz::Scene{};
-      }
-      return std::move(*figure.scene);
+    // Figures are built on a worker thread: a Graphviz layout of a large graph must not stall the window.
+    view->setAsyncSceneBuilder([this, kind](double w, double h) -> vizqt::SceneView::SceneJob {
+      auto build = prepareView(kind, w, h, viz::Theme::screen());
+      return [build = std::move(build)] {
+        viz::FigureResult figure = build();
+        if (!figure.scene) throw std::runtime_error(figure.error);  // the view shows it as its placeholder
+        return std::move(*figure.scene);
+      };
     });
     view->setToolTip(tr("Wheel: zoom; drag: pan; double click: fit"));
     // What lies under the mouse: its tip shows as a tooltip, and in the status bar for the timeline;
@@ -192,6 +194,7 @@ MainWindow::~MainWindow() {
   // Stop and join the workers before the widgets they report to go away.
   stopPareto();
   stopFronts();
+  for (auto& [kind, view] : m_views) view->waitForBuild();
   delete m_runner;
 }
 
@@ -650,8 +653,16 @@ void MainWindow::onOpen() {
 
 viz::FigureResult MainWindow::buildView(viz::FigureKind kind, double width, double height,
                                         const viz::Theme& theme) const {
+  return prepareView(kind, width, height, theme)();
+}
+
+std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind, double width, double height,
+                                                           const viz::Theme& theme) const {
+  using Result = viz::FigureResult;
   if (!m_graph)
-    return {std::nullopt, tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window.").toStdString()};
+    return [message = tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window.").toStdString()] {
+      return Result{std::nullopt, message};
+    };
   try {
     viz::FigureRequest request;
     request.kind = kind;
@@ -665,9 +676,11 @@ viz::FigureResult MainWindow::buildView(viz::FigureKind kind, double width, doub
       request.budget = m_runBudget;
     } else if (kind == viz::FigureKind::Pareto) {
       if (!m_pareto)
-        return {std::nullopt, tr("No Pareto front yet: check the solvers and choose Solve > Compute Pareto front "
-                                 "(Ctrl+P).")
-                                  .toStdString()};
+        return [message = tr("No Pareto front yet: check the solvers and choose Solve > Compute Pareto front "
+                             "(Ctrl+P).")
+                              .toStdString()] {
+          return Result{std::nullopt, message};
+        };
       request.pareto = *m_pareto;
     } else if (auto plan = focusedPlan()) {
       request.plans.push_back(std::move(*plan));
@@ -676,10 +689,19 @@ viz::FigureResult MainWindow::buildView(viz::FigureKind kind, double width, doub
     style.width = width;
     style.height = height;
     style.theme = theme;
-    style.metrics = theme.kind == viz::ThemeKind::Paper ? m_paperMetrics.get() : m_screenMetrics.get();
-    return viz::buildFigure(request, style);
+    auto metrics = theme.kind == viz::ThemeKind::Paper ? m_paperMetrics : m_screenMetrics;
+    // The work owns its copies: the request's plans, the graph (kept alive by the shared pointer) and the
+    // metrics.
+    return [request = std::move(request), style, metrics = std::move(metrics), graph = m_graph]() mutable {
+      try {
+        style.metrics = metrics.get();
+        return viz::buildFigure(request, style);
+      } catch (const std::exception& e) {
+        return Result{std::nullopt, e.what()};
+      }
+    };
   } catch (const std::exception& e) {
-    return {std::nullopt, e.what()};
+    return [message = std::string(e.what())] { return Result{std::nullopt, message}; };
   }
 }
 

@@ -22,8 +22,10 @@ QString grabViews(MainWindow& window, const QString& dir) {
     vizqt::SceneView* view = window.view(kind);
     if (view == nullptr) continue;
     tabs->setCurrentWidget(view);
-    // Lay out and paint the view at its size before the grab.
+    // Lay out the view at its size, then build its figure here (views build on a worker otherwise, and
+    // the grab would catch "Drawing the figure...").
     QApplication::processEvents();
+    (void)view->currentScene();
     const QString path = QDir(dir).filePath(
         QString::fromUtf8(viz::figureName(kind).data(), static_cast<qsizetype>(viz::figureName(kind).size())) +
         QStringLiteral(".png"));

@@ -1,6 +1,7 @@
 #include "remat/vizqt/SceneView.hpp"
 
 #include <QLineF>
+#include <QMetaObject>
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <memory>
 
 #include "remat/vizqt/ScenePainter.hpp"
 
@@ -43,8 +45,16 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent) {
   connect(&m_resizeSettle, &QTimer::timeout, this, [this] { update(); });
 }
 
+SceneView::~SceneView() { waitForBuild(); }
+
+void SceneView::waitForBuild() {
+  if (m_worker.joinable()) m_worker.join();
+}
+
 void SceneView::setScene(viz::Scene scene) {
   m_builder = nullptr;
+  m_async = nullptr;
+  ++m_generation;
   dropHover();
   m_scene = std::move(scene);
   m_dirty = false;
@@ -53,6 +63,17 @@ void SceneView::setScene(viz::Scene scene) {
 
 void SceneView::setSceneBuilder(SceneBuilder builder) {
   m_builder = std::move(builder);
+  m_async = nullptr;
+  invalidate();
+}
+
+void SceneView::setAsyncSceneBuilder(AsyncSceneBuilder builder) {
+  m_async = std::move(builder);
+  // The same jobs, run on the calling thread, serve currentScene().
+  m_builder = [async = m_async](double w, double h) {
+    const SceneJob job = async(w, h);
+    return job ? job() : viz::Scene{};
+  };
   invalidate();
 }
 
@@ -71,8 +92,13 @@ const viz::Scene& SceneView::currentScene() {
   return m_scene;
 }
 
-void SceneView::rebuildIfNeeded() {
+void SceneView::rebuildIfNeeded(bool now) {
   if (!m_builder || (!m_dirty && m_builtFor == size())) return;
+  if (m_async && !now) {
+    if (!m_building) startBuild();  // else onBuilt looks again when the build in flight ends
+    return;
+  }
+  ++m_generation;  // a build in flight is overtaken
   m_dirty = false;
   m_builtFor = size();
   dropHover();
@@ -86,6 +112,54 @@ void SceneView::rebuildIfNeeded() {
     m_scene = {};
     m_placeholder = QStringLiteral("the figure could not be drawn");
   }
+}
+
+void SceneView::startBuild() {
+  m_dirty = false;
+  m_builtFor = size();
+  SceneJob job;
+  try {
+    job = m_async(std::max(1, width()), std::max(1, height()));
+  } catch (const std::exception& e) {
+    onBuilt(++m_generation, std::nullopt, QString::fromUtf8(e.what()));
+    return;
+  }
+  if (!job) {
+    onBuilt(++m_generation, viz::Scene{}, {});
+    return;
+  }
+  const std::uint64_t generation = ++m_generation;
+  m_building = true;
+  waitForBuild();  // the previous worker has ended: it delivered its result
+  m_worker = std::jthread([this, job = std::move(job), generation] {
+    auto scene = std::make_shared<std::optional<viz::Scene>>();
+    auto error = std::make_shared<QString>();
+    try {
+      *scene = job();
+    } catch (const std::exception& e) {
+      *error = QString::fromUtf8(e.what());
+    } catch (...) {
+      *error = QStringLiteral("the figure could not be drawn");
+    }
+    // Delivered on the GUI thread; dropped by Qt if this view is gone (its destructor joins us first).
+    QMetaObject::invokeMethod(
+        this, [this, generation, scene, error] { onBuilt(generation, std::move(*scene), *error); },
+        Qt::QueuedConnection);
+  });
+}
+
+void SceneView::onBuilt(std::uint64_t generation, std::optional<viz::Scene> scene, const QString& error) {
+  m_building = false;                // at most one worker is in flight, and this was its result
+  if (generation == m_generation) {  // not overtaken by a build on the GUI thread since
+    dropHover();
+    if (scene) {
+      m_scene = std::move(*scene);
+    } else {
+      m_scene = {};
+      m_placeholder = error;
+    }
+  }
+  update();  // paints the new figure, and starts the next build if the inputs changed meanwhile
 }
 
 double SceneView::fitScale() const {
@@ -167,14 +241,15 @@ void SceneView::resetView() {
 }
 
 void SceneView::paintEvent(QPaintEvent* /*event*/) {
-  if (!m_resizeSettle.isActive() || !hasSize(m_scene)) rebuildIfNeeded();
+  if (!m_resizeSettle.isActive() || !hasSize(m_scene)) rebuildIfNeeded(false);
   QPainter painter(this);
   painter.setRenderHint(QPainter::Antialiasing);
   painter.setRenderHint(QPainter::TextAntialiasing);
   if (!hasSize(m_scene)) {
     painter.fillRect(rect(), palette().window());
     painter.setPen(palette().color(QPalette::PlaceholderText));
-    painter.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap, m_placeholder);
+    painter.drawText(rect().adjusted(12, 12, -12, -12), Qt::AlignCenter | Qt::TextWordWrap,
+                     m_building ? tr("Drawing the figure\u2026") : m_placeholder);
     return;
   }
   const auto& bg = m_scene.background;

@@ -4,6 +4,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -165,6 +167,10 @@ class MainWindow : public QMainWindow {
   /// Builds a view's figure at a size with a theme, from the open graph and the finished plans.
   [[nodiscard]] viz::FigureResult buildView(viz::FigureKind kind, double width, double height,
                                             const viz::Theme& theme) const;
+  /// buildView in two halves: this part copies the figure's inputs (on the GUI thread); the returned
+  /// work builds the figure from those copies alone, so it may run on a worker thread.
+  [[nodiscard]] std::function<viz::FigureResult()> prepareView(viz::FigureKind kind, double width, double height,
+                                                               const viz::Theme& theme) const;
 
  signals:
   /// Every solver of a run has reported its result.
@@ -226,8 +232,9 @@ class MainWindow : public QMainWindow {
   bool m_interactive = true;
   QString m_lastError;
 
-  std::unique_ptr<vizqt::QtTextMetrics> m_screenMetrics;
-  std::unique_ptr<vizqt::QtTextMetrics> m_paperMetrics;
+  // Shared with the view builds on worker threads (QtTextMetrics keeps no state).
+  std::shared_ptr<const vizqt::QtTextMetrics> m_screenMetrics;
+  std::shared_ptr<const vizqt::QtTextMetrics> m_paperMetrics;
   SolveRunner* m_runner = nullptr;
   ComparisonModel* m_model = nullptr;
   BudgetEditor* m_budget = nullptr;

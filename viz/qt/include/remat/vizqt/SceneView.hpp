@@ -5,8 +5,10 @@
 #include <QWidget>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
+#include <thread>
 
 #include "remat/viz/Scene.hpp"
 
@@ -33,20 +35,41 @@ class SceneView : public QWidget {
   /// Called on a click on a hotspot; the reference is valid during the call.
   using ClickHandler = std::function<void(const viz::Hotspot&)>;
 
+  /// The work of an asynchronous build: runs on a worker thread, so it may only use what it owns
+  /// (copies of the figure's inputs). It may throw; the message is shown as the placeholder.
+  using SceneJob = std::function<viz::Scene()>;
+  /// Runs on the GUI thread and returns the build for a canvas of `width` x `height`; an empty job
+  /// means "nothing to show" (the owner sets the placeholder text).
+  using AsyncSceneBuilder = std::function<SceneJob(double width, double height)>;
+
   explicit SceneView(QWidget* parent = nullptr);
+  /// Waits for a build in flight (see waitForBuild).
+  ~SceneView() override;
+  SceneView(const SceneView&) = delete;
+  SceneView& operator=(const SceneView&) = delete;
 
   /// Shows a fixed scene (and drops any builder).
   void setScene(viz::Scene scene);
-  /// Draws through the builder at the widget's size, from the next paint on.
+  /// Draws through the builder at the widget's size, from the next paint on, on the GUI thread.
   void setSceneBuilder(SceneBuilder builder);
+  /// Draws through the builder's jobs on a worker thread, so that a slow figure (a Graphviz layout of a
+  /// large graph) never holds up the event loop: paints show the figure they have, scaled, until the
+  /// new one arrives (one build at a time; changes meanwhile start one more when it ends).
+  void setAsyncSceneBuilder(AsyncSceneBuilder builder);
+  /// Whether a build runs on the worker now.
+  [[nodiscard]] bool building() const { return m_building; }
+  /// Blocks until the build in flight, if any, has ended (its result is then delivered by the event
+  /// loop). An owner whose jobs use its own state calls it before that state goes away.
+  void waitForBuild();
   /// The figure's inputs changed: rebuild at the next paint.
   void invalidate();
   /// The text shown while there is no scene (for example why the figure cannot be drawn).
   void setPlaceholderText(const QString& text);
   [[nodiscard]] const QString& placeholderText() const { return m_placeholder; }
 
-  /// The scene as it is shown now, built first when a builder is set and the scene is out of date.
-  /// Empty (no size) when there is nothing to show.
+  /// The scene as it is shown now, built first when a builder is set and the scene is out of date (an
+  /// asynchronous builder's job then runs here, on the calling thread). Empty (no size) when there is
+  /// nothing to show.
   [[nodiscard]] const viz::Scene& currentScene();
 
   /// The view's zoom factor over "fit to the widget" (1 after a reset).
@@ -86,7 +109,11 @@ class SceneView : public QWidget {
   void leaveEvent(QEvent* event) override;
 
  private:
-  void rebuildIfNeeded();
+  /// Brings the scene up to date: at once, or for an asynchronous builder without `now`, by starting
+  /// a build on the worker.
+  void rebuildIfNeeded(bool now = true);
+  void startBuild();
+  void onBuilt(std::uint64_t generation, std::optional<viz::Scene> scene, const QString& error);
   [[nodiscard]] double fitScale() const;
   /// The hotspot of the current scene at a widget point, within kHoverTolerance pixels.
   [[nodiscard]] const viz::Hotspot* hotspotUnder(QPointF widgetPoint);
@@ -96,6 +123,10 @@ class SceneView : public QWidget {
   void dropHover();
 
   SceneBuilder m_builder;
+  AsyncSceneBuilder m_async;
+  std::jthread m_worker;
+  std::uint64_t m_generation = 0;  ///< of the latest build started; results of older ones are dropped
+  bool m_building = false;
   viz::Scene m_scene;
   bool m_dirty = false;
   QSize m_builtFor;
