@@ -1,0 +1,339 @@
+// remat-runner plays every solver's plan on the small graphs of datasets/small/ with real tensors; its
+// exact accounting of live storage must equal the simulator's timeline at every step, and the parameter
+// gradients must equal the plain framework run's. Bad input gets its documented exit code and leaves no
+// output file.
+
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "remat/io/GraphReader.hpp"
+#include "remat/sim/Simulator.hpp"
+#include "remat/solvers/PlanJson.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Run {
+  int code = -1;
+  std::string err;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+fs::path scratch() {
+  fs::path dir = fs::temp_directory_path() / ("remat-runtime-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+Run runner(const std::vector<std::string>& args) {
+  const fs::path errFile = scratch() / "stderr.txt";
+  std::string cmd = quote(REMAT_RUNNER);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " >/dev/null 2>" + quote(errFile.string()) + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = slurp(errFile);
+  return r;
+}
+
+std::string small(const std::string& name) {
+  return std::string(REMAT_SOURCE_DIR) + "/datasets/small/" + name + ".json";
+}
+
+remat::graph::ComputeGraph load(const std::string& path) {
+  auto r = remat::io::readGraphFile(path);
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+// Compares a measurement with the simulator's timeline of the same schedule, step by step and category by
+// category. Storage that only zero-byte views hold (the simulator counts views as 0 bytes) is reported
+// apart by the runner; it is subtracted here, and must be zero on graphs without views.
+void compareWithSimulator(const remat::graph::ComputeGraph& g, const remat::sim::Schedule& schedule, const json& m,
+                          bool graphHasViews, std::int64_t& aliasSeen) {
+  const auto sim = remat::sim::Simulator(g).run(schedule);
+  REQUIRE(sim.valid());
+  const auto& points = sim.timeline.points();
+  REQUIRE(m["steps"].size() == points.size());
+  for (std::size_t s = 0; s < points.size(); ++s) {
+    const json& step = m["steps"][s];
+    INFO("step " << s << ": " << step["kind"].get<std::string>() << " " << step["node"].get<std::string>());
+    CHECK(step["kind"] == std::string(remat::sim::stepKindName(schedule[s].kind)));
+    CHECK(step["node"] == g.node(schedule[s].node).name);
+    const json& d = step["during"];
+    const json& da = step["during_view_alias"];
+    const auto& p = points[s].during;
+    REQUIRE(p.workspace.value == 0);  // the small graphs declare no workspace; the runner counts none
+    CHECK(d["params"].get<std::int64_t>() == p.params.value);
+    CHECK(d["param_grads"].get<std::int64_t>() == p.paramGrads.value);
+    CHECK(d["inputs"].get<std::int64_t>() == p.inputs.value);
+    CHECK(d["values"].get<std::int64_t>() - da["values"].get<std::int64_t>() == p.values.value);
+    CHECK(d["recomputed"].get<std::int64_t>() - da["recomputed"].get<std::int64_t>() == p.recomputed.value);
+    CHECK(d["grads"].get<std::int64_t>() - da["grads"].get<std::int64_t>() == p.grads.value);
+    CHECK(d["total"].get<std::int64_t>() - da["total"].get<std::int64_t>() == p.total().value);
+    CHECK(step["after"]["total"].get<std::int64_t>() - step["after_view_alias"]["total"].get<std::int64_t>() ==
+          points[s].after.value);
+    if (!graphHasViews) {
+      CHECK(da["total"] == 0);
+      CHECK(step["after_view_alias"]["total"] == 0);
+    }
+    aliasSeen = std::max(aliasSeen, da["total"].get<std::int64_t>());
+  }
+}
+
+bool hasViews(const remat::graph::ComputeGraph& g) {
+  for (std::uint32_t v = g.firstOp(); v < g.size(); ++v)
+    if (g.node(remat::graph::NodeId{v}).bytes.value == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("every solver's plan on the small graphs: the runner's bytes equal the simulator's at every step") {
+  const std::string name = GENERATE(as<std::string>{}, "mlp", "cnn-skip", "transformer-block");
+  const auto g = load(small(name));
+  const bool views = hasViews(g);
+  CHECK(views == (name == "transformer-block"));
+  const auto& registry = remat::solvers::SolverRegistry::builtin();
+  std::set<std::vector<std::pair<int, std::uint32_t>>> played;
+  int plans = 0;
+  for (const std::string id : {"store-all", "chen-sqrtn", "chen-greedy", "exact-dp", "approx-dp"}) {
+    const remat::solvers::Solver* solver = registry.find(id);
+    REQUIRE(solver != nullptr);
+    remat::solvers::SolveRequest request;
+    request.graph = &g;
+    // The solver's least feasible budget (the most recomputation) and no budget (the least).
+    for (const bool least : {true, false}) {
+      const auto result = least ? remat::solvers::solveAtLeastBudget(*solver, request) : solver->solve(request);
+      if (!result.plan) continue;  // the solver gives no plan for this graph (chen-* without single-boundary cuts)
+      std::vector<std::pair<int, std::uint32_t>> key;
+      for (const auto& s : result.plan->schedule) key.emplace_back(static_cast<int>(s.kind), s.node.value);
+      if (!played.insert(key).second) continue;
+      ++plans;
+      const std::string stem = name + "-" + id + (least ? "-least" : "");
+      INFO(stem << " (" << result.plan->schedule.size() << " steps, " << result.metrics.recomputations
+                << " recomputations)");
+      const fs::path planFile = scratch() / (stem + ".plan.json");
+      const fs::path out = scratch() / (stem + ".measurement.json");
+      write(planFile, remat::solvers::writePlanJson(g, result));
+      const Run r = runner({small(name), "--plan", planFile.string(), "--check-grads", "--warmup", "0", "--iterations",
+                            "1", "--threads", "1", "-o", out.string()});
+      INFO(r.err);
+      REQUIRE(r.code == 0);
+      const json m = json::parse(slurp(out));
+      CHECK(m["format"] == "remat-measurement");
+      CHECK(m["graph"] == g.name());
+      CHECK(m["solver"] == id);
+      CHECK(m["gradient_check"]["passed"] == true);
+      CHECK(m["gradient_check"]["reference"] == "baseline");
+      std::int64_t alias = 0;
+      compareWithSimulator(g, result.plan->schedule, m, views, alias);
+      CHECK(m["peak_bytes"].get<std::int64_t>() >= result.metrics.simulatedPeak.value);
+      if (!views) CHECK(m["peak_bytes"].get<std::int64_t>() == result.metrics.simulatedPeak.value);
+      if (views)
+        WARN(stem << ": storage only zero-byte views hold, at most " << alias << " bytes (not in the simulator)");
+    }
+  }
+  CHECK(plans >= 3);
+}
+
+TEST_CASE("without liveness the runner frees only what the schedule states, as the simulator then does") {
+  const auto g = load(small("cnn-skip"));
+  remat::solvers::SolveRequest request;
+  request.graph = &g;
+  request.liveness = false;
+  const auto result =
+      remat::solvers::solveAtLeastBudget(*remat::solvers::SolverRegistry::builtin().find("exact-dp"), request);
+  REQUIRE(result.plan);
+  const fs::path planFile = scratch() / "cnn-no-liveness.plan.json";
+  const fs::path out = scratch() / "cnn-no-liveness.json";
+  write(planFile, remat::solvers::writePlanJson(g, result));
+  const Run r = runner({small("cnn-skip"), "--plan", planFile.string(), "--no-liveness", "--check-grads", "--warmup",
+                        "0", "--iterations", "1", "-o", out.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json m = json::parse(slurp(out));
+  CHECK(m["liveness"] == false);
+  CHECK(m["gradient_check"]["passed"] == true);
+  const auto sim = remat::sim::Simulator(g, remat::sim::SimulatorOptions{.liveness = false}).run(result.plan->schedule);
+  REQUIRE(sim.valid());
+  REQUIRE(m["steps"].size() == sim.timeline.size());
+  for (std::size_t s = 0; s < sim.timeline.size(); ++s) {
+    INFO("step " << s);
+    CHECK(m["steps"][s]["during"]["total"].get<std::int64_t>() == sim.timeline.points()[s].during.total().value);
+    CHECK(m["steps"][s]["after"]["total"].get<std::int64_t>() == sim.timeline.points()[s].after.value);
+  }
+}
+
+TEST_CASE("the runner's baseline and a saved-gradient comparison agree") {
+  const fs::path grads = scratch() / "baseline.grads";
+  const fs::path out = scratch() / "baseline.json";
+  Run r = runner({small("cnn-skip"), "--baseline", "--warmup", "0", "--iterations", "1", "--grads-out", grads.string(),
+                  "-o", out.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json m = json::parse(slurp(out));
+  CHECK(m["mode"] == "baseline");
+  CHECK(m["steps"].empty());
+  CHECK(m["iteration_seconds"].size() == 1);
+
+  const auto g = load(small("cnn-skip"));
+  remat::solvers::SolveRequest request;
+  request.graph = &g;
+  const auto result =
+      remat::solvers::solveAtLeastBudget(*remat::solvers::SolverRegistry::builtin().find("approx-dp"), request);
+  REQUIRE(result.plan);
+  const fs::path planFile = scratch() / "cnn-approx.plan.json";
+  write(planFile, remat::solvers::writePlanJson(g, result));
+  const fs::path out2 = scratch() / "cnn-approx.json";
+  r = runner({small("cnn-skip"), "--plan", planFile.string(), "--grads-ref", grads.string(), "--warmup", "0",
+              "--iterations", "1", "-o", out2.string()});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json m2 = json::parse(slurp(out2));
+  CHECK(m2["gradient_check"]["passed"] == true);
+  CHECK(m2["gradient_check"]["reference"] == grads.string());
+  // Batch norm's running statistics get a gradient buffer in the simulator's model and no contribution.
+  CHECK(m2["model_only_param_grads"].size() == 8);
+}
+
+TEST_CASE("bad input: documented exit codes, messages naming file, node and step, and no output file") {
+  const fs::path dir = scratch();
+  const fs::path out = dir / "never.json";
+  fs::remove(out);
+  const auto mlp = load(small("mlp"));
+  remat::solvers::SolveRequest request;
+  request.graph = &mlp;
+  const auto storeAll = remat::solvers::SolverRegistry::builtin().find("store-all")->solve(request);
+  REQUIRE(storeAll.plan);
+  const std::string planText = remat::solvers::writePlanJson(mlp, storeAll);
+  const fs::path mlpPlan = dir / "mlp.plan.json";
+  write(mlpPlan, planText);
+
+  SECTION("a plan for another graph: exit 5") {
+    const Run r = runner({small("cnn-skip"), "--plan", mlpPlan.string(), "-o", out.string()});
+    CHECK(r.code == 5);
+    CHECK_THAT(r.err, Catch::Contains("mlp.plan.json") && Catch::Contains("is for graph 'mlp', not for 'cnn-skip'"));
+  }
+  SECTION("a plan whose nodes are not in the graph: exit 5 with the step") {
+    json plan = json::parse(planText);
+    plan["graph"] = "cnn-skip";
+    write(dir / "renamed.plan.json", plan.dump());
+    const Run r = runner({small("cnn-skip"), "--plan", (dir / "renamed.plan.json").string(), "-o", out.string()});
+    CHECK(r.code == 5);
+    CHECK_THAT(r.err, Catch::Contains("step 0: node '") && Catch::Contains("is not in graph 'cnn-skip'"));
+  }
+  SECTION("a schedule the runner cannot play: exit 6 with the step") {
+    json plan = json::parse(planText);
+    std::swap(plan["schedule"][0], plan["schedule"][1]);  // the ReLU before the Gemm it reads
+    write(dir / "swapped.plan.json", plan.dump());
+    const Run r = runner({small("mlp"), "--plan", (dir / "swapped.plan.json").string(), "-o", out.string()});
+    CHECK(r.code == 6);
+    CHECK_THAT(r.err, Catch::Contains("swapped.plan.json: step 0 (fwd '/net/Relu_output_0')") &&
+                          Catch::Contains("is not in memory"));
+  }
+  SECTION("an incomplete schedule: exit 6") {
+    json plan = json::parse(planText);
+    plan["schedule"].erase(plan["schedule"].size() - 1);
+    write(dir / "short.plan.json", plan.dump());
+    const Run r = runner({small("mlp"), "--plan", (dir / "short.plan.json").string(), "-o", out.string()});
+    CHECK(r.code == 6);
+    CHECK_THAT(r.err, Catch::Contains("ends before the backward of"));
+  }
+  SECTION("an operation the runner cannot execute: exit 7 before anything runs") {
+    json graph = json::parse(slurp(small("mlp")));
+    for (auto& n : graph["nodes"])
+      if (n.value("op", "") == "Relu") n["op"] = "Frobnicate";
+    write(dir / "unknown-op.json", graph.dump());
+    const Run r = runner({(dir / "unknown-op.json").string(), "--baseline", "-o", out.string()});
+    CHECK(r.code == 7);
+    CHECK_THAT(r.err, Catch::Contains("node '/net/Relu_output_0': op Frobnicate is not supported by remat-runner"));
+  }
+  SECTION("a backward that needs a value the graph does not save: exit 7") {
+    json graph = json::parse(slurp(small("mlp")));
+    for (auto& n : graph["nodes"])
+      if (n.value("op", "") == "Relu") n["saves"] = {{"inputs", json::array()}, {"output", false}};
+    write(dir / "unsaved.json", graph.dump());
+    const Run r = runner({(dir / "unsaved.json").string(), "--baseline", "-o", out.string()});
+    CHECK(r.code == 7);
+    CHECK_THAT(r.err, Catch::Contains("its backward needs its output, which the graph does not save"));
+  }
+  SECTION("a graph whose size disagrees with its shape: exit 3 naming the node") {
+    json graph = json::parse(slurp(small("mlp")));
+    graph["nodes"][8]["bytes"] = 999;
+    write(dir / "size.json", graph.dump());
+    const Run r = runner({(dir / "size.json").string(), "--baseline", "-o", out.string()});
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("/nodes/8") && Catch::Contains("bytes 999 differ from shape x dtype"));
+  }
+  SECTION("malformed JSON: exit 3") {
+    write(dir / "broken.json", "{\"format\": \"remat-graph\", \"nodes\": [");
+    const Run r = runner({(dir / "broken.json").string(), "--baseline", "-o", out.string()});
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("broken.json: not valid JSON"));
+    write(dir / "broken.plan.json", "[1, 2");
+    const Run p = runner({small("mlp"), "--plan", (dir / "broken.plan.json").string(), "-o", out.string()});
+    CHECK(p.code == 3);
+    CHECK_THAT(p.err, Catch::Contains("broken.plan.json: not valid JSON"));
+  }
+  SECTION("a missing file: exit 3") {
+    const Run r = runner({(dir / "missing.json").string(), "--baseline", "-o", out.string()});
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("missing.json: cannot open the file"));
+  }
+  SECTION("usage errors: exit 2") {
+    CHECK(runner({small("mlp"), "-o", out.string()}).code == 2);  // neither --plan nor --baseline
+    CHECK(runner({small("mlp"), "--baseline", "--iterations", "0"}).code == 2);
+    CHECK(runner({small("mlp"), "--baseline", "--bogus"}).code == 2);
+  }
+  SECTION("cuda where the runner has none, or a device that does not exist: exit 9 or 2") {
+    const Run r = runner({small("mlp"), "--plan", mlpPlan.string(), "--device", "cuda", "-o", out.string()});
+    CHECK((r.code == 9 || r.code == 0));
+    if (r.code == 0) fs::remove(out);  // a machine with a GPU
+    CHECK(runner({small("mlp"), "--baseline", "--device", "tpu"}).code == 2);
+  }
+  SECTION("--help documents every exit code") {
+    const fs::path help = dir / "help.txt";
+    const int status = std::system((quote(REMAT_RUNNER) + " --help >" + quote(help.string())).c_str());
+    CHECK(WEXITSTATUS(status) == 0);
+    const std::string text = slurp(help);
+    for (const char* code : {"  0  ", "  1  ", "  2  ", "  3  ", "  4  ", "  5  ", "  6  ", "  7  ", "  8  ", "  9  "})
+      CHECK_THAT(text, Catch::Contains(code));
+  }
+  CHECK_FALSE(fs::exists(out));
+  // No temporary file is left next to the output either.
+  for (const auto& entry : fs::directory_iterator(dir))
+    CHECK(entry.path().filename().string().find("never.json") == std::string::npos);
+}
