@@ -88,6 +88,7 @@ void SceneView::setPlaceholderText(const QString& text) {
 }
 
 const viz::Scene& SceneView::currentScene() {
+  if (m_building) m_dirty = true;  // the figure of the build in flight is wanted now: build it here
   rebuildIfNeeded();
   return m_scene;
 }
