@@ -79,10 +79,11 @@ remat::graph::ComputeGraph load(const std::string& path) {
 }
 
 // Compares a measurement with the simulator's timeline of the same schedule, step by step and category by
-// category. Storage that only zero-byte views hold (the simulator counts views as 0 bytes) is reported
-// apart by the runner; it is subtracted here, and must be zero on graphs without views.
+// category, exactly: storage that only zero-byte views hold (a view keeps its base's storage alive) and
+// views' full-size gradients are in the simulator's accounting too. `aliasSeen` is the most the runner
+// saw only views hold, so the test knows the graph exercised that part of the model.
 void compareWithSimulator(const remat::graph::ComputeGraph& g, const remat::sim::Schedule& schedule, const json& m,
-                          bool graphHasViews, std::int64_t& aliasSeen) {
+                          std::int64_t& aliasSeen) {
   const auto sim = remat::sim::Simulator(g).run(schedule);
   REQUIRE(sim.valid());
   const auto& points = sim.timeline.points();
@@ -93,23 +94,17 @@ void compareWithSimulator(const remat::graph::ComputeGraph& g, const remat::sim:
     CHECK(step["kind"] == std::string(remat::sim::stepKindName(schedule[s].kind)));
     CHECK(step["node"] == g.node(schedule[s].node).name);
     const json& d = step["during"];
-    const json& da = step["during_view_alias"];
     const auto& p = points[s].during;
     REQUIRE(p.workspace.value == 0);  // the small graphs declare no workspace; the runner counts none
     CHECK(d["params"].get<std::int64_t>() == p.params.value);
     CHECK(d["param_grads"].get<std::int64_t>() == p.paramGrads.value);
     CHECK(d["inputs"].get<std::int64_t>() == p.inputs.value);
-    CHECK(d["values"].get<std::int64_t>() - da["values"].get<std::int64_t>() == p.values.value);
-    CHECK(d["recomputed"].get<std::int64_t>() - da["recomputed"].get<std::int64_t>() == p.recomputed.value);
-    CHECK(d["grads"].get<std::int64_t>() - da["grads"].get<std::int64_t>() == p.grads.value);
-    CHECK(d["total"].get<std::int64_t>() - da["total"].get<std::int64_t>() == p.total().value);
-    CHECK(step["after"]["total"].get<std::int64_t>() - step["after_view_alias"]["total"].get<std::int64_t>() ==
-          points[s].after.value);
-    if (!graphHasViews) {
-      CHECK(da["total"] == 0);
-      CHECK(step["after_view_alias"]["total"] == 0);
-    }
-    aliasSeen = std::max(aliasSeen, da["total"].get<std::int64_t>());
+    CHECK(d["values"].get<std::int64_t>() == p.values.value);
+    CHECK(d["recomputed"].get<std::int64_t>() == p.recomputed.value);
+    CHECK(d["grads"].get<std::int64_t>() == p.grads.value);
+    CHECK(d["total"].get<std::int64_t>() == p.total().value);
+    CHECK(step["after"]["total"].get<std::int64_t>() == points[s].after.value);
+    aliasSeen = std::max(aliasSeen, step["during_view_alias"]["total"].get<std::int64_t>());
   }
 }
 
@@ -129,6 +124,7 @@ TEST_CASE("every solver's plan on the small graphs: the runner's bytes equal the
   const auto& registry = remat::solvers::SolverRegistry::builtin();
   std::set<std::vector<std::pair<int, std::uint32_t>>> played;
   int plans = 0;
+  std::int64_t aliasHeld = 0;
   for (const std::string id : {"store-all", "chen-sqrtn", "chen-greedy", "exact-dp", "approx-dp"}) {
     const remat::solvers::Solver* solver = registry.find(id);
     REQUIRE(solver != nullptr);
@@ -159,14 +155,15 @@ TEST_CASE("every solver's plan on the small graphs: the runner's bytes equal the
       CHECK(m["gradient_check"]["passed"] == true);
       CHECK(m["gradient_check"]["reference"] == "baseline");
       std::int64_t alias = 0;
-      compareWithSimulator(g, result.plan->schedule, m, views, alias);
-      CHECK(m["peak_bytes"].get<std::int64_t>() >= result.metrics.simulatedPeak.value);
-      if (!views) CHECK(m["peak_bytes"].get<std::int64_t>() == result.metrics.simulatedPeak.value);
-      if (views)
-        WARN(stem << ": storage only zero-byte views hold, at most " << alias << " bytes (not in the simulator)");
+      compareWithSimulator(g, result.plan->schedule, m, alias);
+      CHECK(m["peak_bytes"].get<std::int64_t>() == result.metrics.simulatedPeak.value);
+      if (!views) CHECK(alias == 0);
+      aliasHeld = std::max(aliasHeld, alias);
     }
   }
   CHECK(plans >= 3);
+  // The transformer block's plans have views holding storage: the view part of the model is exercised.
+  if (views) CHECK(aliasHeld > 0);
 }
 
 TEST_CASE("without liveness the runner frees only what the schedule states, as the simulator then does") {

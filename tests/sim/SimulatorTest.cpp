@@ -13,10 +13,8 @@ namespace {
 //   x(5) -> a(10) -> b(20) -> c(30)
 //   a keeps its input x, b keeps its input a, c keeps its own output.
 ComputeGraph chain3() {
-  return test::makeGraph({{"a", {"x"}, 10, 1, {0}, false},
-                          {"b", {"a"}, 20, 2, {0}, false},
-                          {"c", {"b"}, 30, 3, {}, true}},
-                         5);
+  return test::makeGraph(
+      {{"a", {"x"}, 10, 1, {0}, false}, {"b", {"a"}, 20, 2, {0}, false}, {"c", {"b"}, 30, 3, {}, true}}, 5);
 }
 
 Schedule steps(const ComputeGraph& g, std::initializer_list<std::pair<StepKind, const char*>> list) {
@@ -65,8 +63,18 @@ TEST_CASE("without liveness nothing is freed unless the schedule says so") {
   CHECK(r.peak == Bytes{125});
   CHECK(r.timeline.points().back().after == Bytes{125});
 
-  auto explicitFrees = steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {Fr, "b"}, {B, "c"}, {Fr, "c"}, {FG, "c"},
-                                 {B, "b"}, {FG, "b"}, {Fr, "a"}, {B, "a"}, {FG, "a"}});
+  auto explicitFrees = steps(g, {{F, "a"},
+                                 {F, "b"},
+                                 {F, "c"},
+                                 {Fr, "b"},
+                                 {B, "c"},
+                                 {Fr, "c"},
+                                 {FG, "c"},
+                                 {B, "b"},
+                                 {FG, "b"},
+                                 {Fr, "a"},
+                                 {B, "a"},
+                                 {FG, "a"}});
   auto r2 = Simulator(g, {.liveness = false}).run(explicitFrees);
   REQUIRE(r2.valid());
   CHECK(r2.peak == Bytes{95});
@@ -186,4 +194,69 @@ TEST_CASE("recorded lifetimes add up to the timeline at every step") {
         }
       }
   }
+}
+
+namespace {
+
+// x -> a (100 bytes) -> v (a Reshape: 0 bytes, shares a's storage) -> b (10, keeps v) -> c (1)
+ComputeGraph viewGraph() {
+  return test::makeGraph({{.name = "a", .inputs = {"x"}, .bytes = 100, .savedInputs = {0}},
+                          {.name = "v", .inputs = {"a"}, .bytes = 0, .op = "Reshape"},
+                          {.name = "b", .inputs = {"v"}, .bytes = 10, .savedInputs = {0}},
+                          {.name = "c", .inputs = {"b"}, .bytes = 1}},
+                         4);
+}
+
+std::vector<std::int64_t> lifetimeTotals(const SimulationResult& r) {
+  std::vector<std::int64_t> total(r.timeline.points().size(), 0);
+  for (const TensorLifetime& t : r.lifetimes)
+    for (std::size_t s = t.first; s <= t.last; ++s) total[s] += t.bytes.value;
+  return total;
+}
+
+}  // namespace
+
+// As PyTorch keeps them: a view keeps its base's storage after the base is freed, and a view's gradient
+// is a full-size tensor. remat-runner measures exactly this (tests/runtime).
+TEST_CASE("a view keeps its base's storage alive, and its gradient has the full size") {
+  const ComputeGraph g = viewGraph();
+  const ViewInfo views = viewInfo(g);
+  const NodeId v = *g.find("v");
+  CHECK(views.isView[v.value]);
+  CHECK_FALSE(views.isView[g.find("a")->value]);
+  CHECK(views.gradBytes[v.value] == Bytes{100});
+  CHECK(views.gradBytes[g.find("b")->value] == Bytes{10});
+
+  const auto r = Simulator(g, {.liveness = true, .recordLifetimes = true}).run(storeAllSchedule(g));
+  REQUIRE(r.valid());
+  const auto& p = r.timeline.points();
+  REQUIRE(p.size() == 8);  // fwd a, v, b, c; bwd c, b, v, a
+  const std::int64_t resident = 4;
+  // After v's forward, a is dead (its last use) but v holds the 100 bytes.
+  CHECK(p[1].after.value == resident + 100);
+  CHECK(p[2].during.values.value == 110);
+  // b's backward keeps v and makes v's full-size gradient: 100 (v's storage) + 10 (grad b) + 100 (grad v).
+  CHECK(p[5].during.values.value == 100);
+  CHECK(p[5].during.grads.value == 110);
+  CHECK(r.peak.value == resident + 210);
+  CHECK(r.peakStep == 5);
+  CHECK(p[5].after.value == resident + 100);  // v freed: its storage goes; grad b freed
+  CHECK(p[6].during.grads.value == 200);      // grad v and grad a
+  const auto totals = lifetimeTotals(r);
+  for (std::size_t s = 0; s < p.size(); ++s) CHECK(totals[s] == p[s].during.total().value);
+}
+
+TEST_CASE("a recomputed base gets a new storage while a view holds the old one") {
+  const ComputeGraph g = viewGraph();
+  const NodeId a = *g.find("a");
+  const NodeId v = *g.find("v");
+  const Schedule schedule{{StepKind::Forward, a}, {StepKind::Forward, v}, {StepKind::Free, a}, {StepKind::Forward, a}};
+  const auto r = Simulator(g, {.liveness = false, .requireComplete = false, .recordLifetimes = true}).run(schedule);
+  REQUIRE(r.valid());
+  const auto& p = r.timeline.points();
+  CHECK(p[2].after.value == 4 + 100);          // freeing a keeps v's (shared) storage
+  CHECK(p[3].during.values.value == 100);      // the old storage, now v's
+  CHECK(p[3].during.recomputed.value == 100);  // and a new one for the recomputed a
+  const auto totals = lifetimeTotals(r);
+  for (std::size_t s = 0; s < p.size(); ++s) CHECK(totals[s] == p[s].during.total().value);
 }

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "remat/graph/OpTable.hpp"
+
 namespace remat::sim {
 namespace {
 
@@ -56,14 +58,36 @@ std::vector<std::vector<NodeId>> lastValueUses(const ComputeGraph& g, const Sche
       case StepKind::Backward:
         for (NodeId u : savedOpValues(g, step.node)) use(s, u);
         break;
-      case StepKind::Free: usedLater[step.node.value] = false; break;
-      case StepKind::FreeGrad: break;
+      case StepKind::Free:
+        usedLater[step.node.value] = false;
+        break;
+      case StepKind::FreeGrad:
+        break;
     }
   }
   return freeAfter;
 }
 
 }  // namespace
+
+ViewInfo viewInfo(const ComputeGraph& g) {
+  ViewInfo out;
+  const std::size_t n = g.size();
+  out.isView.assign(n, false);
+  out.gradBytes.resize(n);
+  for (std::uint32_t v = 0; v < n; ++v) {
+    const Node& node = g.node(NodeId{v});
+    out.gradBytes[v] = node.bytes;
+    if (node.kind != graph::NodeKind::Op || node.bytes.value != 0 || node.inputs.empty()) continue;
+    const graph::OpSpec* spec = graph::findOpSpec(node.op);
+    if (spec == nullptr || !spec->view) continue;
+    out.isView[v] = true;
+    // Inputs come before their consumers, so the first input's gradient size is already final: a view
+    // of a view has the size of the tensor at the bottom of the chain.
+    out.gradBytes[v] = out.gradBytes[node.inputs.front().value];
+  }
+  return out;
+}
 
 SimulationResult Simulator::run(const Schedule& schedule) const {
   const ComputeGraph& g = m_graph;
@@ -90,7 +114,6 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
 
   // Lifetimes, when asked: where each live value, gradient and parameter gradient began.
   const bool record = m_options.recordLifetimes;
-  std::vector<std::size_t> valueFirst(record ? n : 0);
   std::vector<std::size_t> gradFirst(record ? n : 0);
   std::vector<std::size_t> paramGradFirst(record ? n : 0);
   std::size_t at = 0;  // the step being simulated
@@ -104,15 +127,72 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
   mem.inputs = g.inputBytes();
   Ticks clock{0};
 
+  // Values live in storages. An operation's forward makes a new one; a view (ViewInfo) shares the
+  // storage of its first input, so a storage stays allocated while its maker or any view of it is in
+  // memory. As the runner counts real tensors, a storage is counted once, in the category of its maker
+  // while that is in memory, else of its lowest-numbered view in memory (recomputed or not).
+  const ViewInfo views = viewInfo(g);
+  struct Storage {
+    Bytes bytes{0};
+    std::optional<NodeId> maker;             ///< while in memory
+    std::vector<std::uint32_t> viewHolders;  ///< views in memory sharing it, ascending
+    Bytes* counted = nullptr;                ///< the category it is counted in now; null when released
+    NodeId countedAs;                        ///< the holder it is counted for (its lifetime's node)
+    std::size_t countedFrom = 0;
+  };
+  std::vector<Storage> storages;
+  std::vector<std::optional<std::size_t>> storageOf(
+      n);  ///< of each value in memory; none for views of resident tensors
+  auto holderCategory = [&](NodeId x) -> Bytes& { return aliveIsRecompute[x.value] ? mem.recomputed : mem.values; };
+  // Moves a storage's bytes to where its holders say, recording the lifetime that ends, if any.
+  auto attribute = [&](std::size_t id, std::size_t step) {
+    Storage& st = storages[id];
+    std::optional<NodeId> holder = st.maker;
+    if (!holder && !st.viewHolders.empty()) holder = NodeId{st.viewHolders.front()};
+    Bytes* category = holder ? &holderCategory(*holder) : nullptr;
+    if (category == st.counted && (!holder || *holder == st.countedAs)) return;
+    if (st.counted) {
+      *st.counted -= st.bytes;
+      if (record && step > st.countedFrom)
+        lifetime(st.counted == &mem.recomputed ? Kind::Recomputed : Kind::Value, st.countedAs, st.bytes, st.countedFrom,
+                 step - 1);
+    }
+    st.counted = category;
+    if (category) {
+      *category += st.bytes;
+      st.countedAs = *holder;
+      st.countedFrom = step;
+    }
+  };
+  // A value enters memory at step s (counted from s on).
+  auto makeValue = [&](NodeId v, std::size_t step) {
+    if (views.isView[v.value]) {
+      const NodeId base = g.node(v).inputs.front();
+      storageOf[v.value] = g.isOp(base) ? storageOf[base.value] : std::nullopt;
+      if (!storageOf[v.value]) return;  // a view of an input or a parameter: resident already
+      auto& holders = storages[*storageOf[v.value]].viewHolders;
+      holders.insert(std::lower_bound(holders.begin(), holders.end(), v.value), v.value);
+    } else {
+      storageOf[v.value] = storages.size();
+      storages.push_back(Storage{g.node(v).bytes, v, {}, nullptr, v, step});
+    }
+    attribute(*storageOf[v.value], step);
+  };
   auto freeValue = [&](NodeId v) {
     alive[v.value] = false;
-    (aliveIsRecompute[v.value] ? mem.recomputed : mem.values) -= g.node(v).bytes;
-    if (record) lifetime(aliveIsRecompute[v.value] ? Kind::Recomputed : Kind::Value, v, g.node(v).bytes, valueFirst[v.value], at);
+    if (!storageOf[v.value]) return;
+    Storage& st = storages[*storageOf[v.value]];
+    if (views.isView[v.value])
+      st.viewHolders.erase(std::find(st.viewHolders.begin(), st.viewHolders.end(), v.value));
+    else
+      st.maker.reset();
+    attribute(*storageOf[v.value], at + 1);  // counted during this step, no longer after it
+    storageOf[v.value].reset();
   };
   auto freeGrad = [&](NodeId v) {
     gradPresent[v.value] = false;
-    mem.grads -= g.node(v).bytes;
-    if (record) lifetime(Kind::Grad, v, g.node(v).bytes, gradFirst[v.value], at);
+    mem.grads -= views.gradBytes[v.value];
+    if (record) lifetime(Kind::Grad, v, views.gradBytes[v.value], gradFirst[v.value], at);
   };
 
   result.timeline = MemoryTimeline{};
@@ -135,8 +215,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         ++computed[v.value];
         alive[v.value] = true;
         aliveIsRecompute[v.value] = recompute;
-        if (record) valueFirst[v.value] = s;
-        (recompute ? mem.recomputed : mem.values) += node.bytes;
+        makeValue(v, s);
         during = mem;
         during.workspace = node.workspace;
         clock += node.fwdTime;
@@ -151,25 +230,26 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         if (pendingConsumers[v.value] > 0) {
           for (NodeId w : g.successors(v))
             if (!bwdDone[w.value])
-              return fail(s, "the gradient of " + name(v) + " is incomplete: the backward of its consumer " +
-                                 name(w) + " has not run");
+              return fail(s, "the gradient of " + name(v) + " is incomplete: the backward of its consumer " + name(w) +
+                                 " has not run");
         }
         if (g.successors(v).empty()) {
           if (computed[v.value] == 0) return fail(s, "output " + name(v) + " was never computed");
           gradPresent[v.value] = true;  // the seed gradient of an output
-          mem.grads += node.bytes;
+          mem.grads += views.gradBytes[v.value];
           if (record) gradFirst[v.value] = s;
         } else if (!gradPresent[v.value]) {
           return fail(s, "the gradient of " + name(v) + " is not in memory");
         }
         for (NodeId u : savedOpValues(g, v))
           if (!alive[u.value])
-            return fail(s, u == v ? "its own output, which its backward keeps, is not in memory"
-                                  : "the value of its input " + name(u) + ", which its backward keeps, is not in memory");
+            return fail(s, u == v
+                               ? "its own output, which its backward keeps, is not in memory"
+                               : "the value of its input " + name(u) + ", which its backward keeps, is not in memory");
         for (NodeId u : g.opPredecessors(v))
           if (!gradPresent[u.value]) {
             gradPresent[u.value] = true;
-            mem.grads += g.node(u).bytes;
+            mem.grads += views.gradBytes[u.value];
             if (record) gradFirst[u.value] = s;
           }
         for (NodeId p : distinctParamInputs(g, v))
@@ -222,11 +302,14 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         if (paramGrad[v]) lifetime(Kind::ParamGrad, id, node.bytes, paramGradFirst[v], last);
       } else if (node.kind == graph::NodeKind::Input) {
         lifetime(Kind::Input, id, node.bytes, 0, last);
-      } else {
-        if (alive[v]) lifetime(aliveIsRecompute[v] ? Kind::Recomputed : Kind::Value, id, node.bytes, valueFirst[v], last);
-        if (gradPresent[v]) lifetime(Kind::Grad, id, node.bytes, gradFirst[v], last);
+      } else if (gradPresent[v]) {
+        lifetime(Kind::Grad, id, views.gradBytes[v], gradFirst[v], last);
       }
     }
+    for (const Storage& st : storages)
+      if (st.counted)
+        lifetime(st.counted == &mem.recomputed ? Kind::Recomputed : Kind::Value, st.countedAs, st.bytes, st.countedFrom,
+                 last);
   }
 
   if (m_options.requireComplete) {

@@ -54,12 +54,25 @@ struct SimulationResult {
   [[nodiscard]] bool valid() const { return !error.has_value(); }
 };
 
+/// Views: operations the op table marks as views (Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
+/// Identity) whose output the graph counts as 0 bytes, because the framework's output shares its first
+/// input's storage. Their gradients are real tensors of the full size, the size of the tensor at the
+/// bottom of the chain of views (graph::Node::bytes says 0).
+struct ViewInfo {
+  std::vector<bool> isView;      ///< by node index
+  std::vector<Bytes> gradBytes;  ///< the size of each node's gradient: its bytes, or a view's full size
+};
+[[nodiscard]] ViewInfo viewInfo(const graph::ComputeGraph& g);
+
 /// The single authority on memory and time (ARCHITECTURE.md section 4). Checks that each step is legal:
 /// a forward needs its operation inputs in memory; a backward needs the gradient of its node complete
 /// (the backward of every consumer done; an output's gradient is seeded by its own backward), the values
 /// its `saves` lists, and runs once; frees need what they free. A backward produces gradients for each
 /// operation input (allocated by the first contribution, accumulated in place after) and for each
-/// parameter input (kept to the end of the step). Inputs and parameters are always resident.
+/// parameter input (kept to the end of the step). Inputs and parameters are always resident. A view's
+/// value shares its first input's storage, which stays allocated while any of its holders is in memory
+/// (after its maker is freed, counted for the lowest-numbered view holding it); a view's gradient has
+/// the full size (ViewInfo).
 class Simulator {
  public:
   explicit Simulator(const graph::ComputeGraph& g, SimulatorOptions options = {}) : m_graph(g), m_options(options) {}
