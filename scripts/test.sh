@@ -8,6 +8,11 @@ cd "$(dirname "$0")/.."
 jobs="$(nproc)"
 scripts/build.sh dev
 ctest --preset dev -j "$jobs"
+# Predicted against measured memory and time on this CPU, printed (tests/validation checks the same run).
+if [ -x build/bin/remat-runner ]; then
+  build/bin/remat validate datasets/small/resnet18-64px.json --solvers store-all,chen-sqrtn,approx-dp \
+    --budget least --device cpu --threads 1
+fi
 if [ "${1:-}" != "--quick" ]; then
   scripts/build.sh asan
   # The preset sets the sanitizer options and the leak suppressions of tests/lsan.supp.

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
-"""Writes the small graphs that remat-runner's tests execute: an MLP, a small CNN with a skip connection
-and a tiny transformer block, each wrapped with its training loss.
+"""Writes the small graphs that remat-runner's tests execute: an MLP, a small CNN with a skip connection,
+a tiny transformer block and torchvision's ResNet-18 at 64x64 (the network `remat validate` checks on
+the CPU in CI), each wrapped with its training loss.
 
     /usr/bin/python3 datasets/small/make_small.py [--remat build/bin/remat] [--out datasets/small]
-                                                  [--onnx-dir DIR]
+                                                  [--onnx-dir DIR] [--only NAME ...]
 
 Made the way datasets/generate.py makes the real networks (its OPSET, SEED and export settings are
 imported from it): each module is built after torch.manual_seed(SEED), exported with
@@ -26,6 +27,7 @@ from pathlib import Path
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+import torchvision
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -118,11 +120,18 @@ class TransformerBlock(nn.Module):
         return self.head(x.mean(dim=1))
 
 
+def resnet18():
+    """torchvision's ResNet-18 as datasets/generate.py builds resnet50 (weights=None, 1000 classes); at
+    64x64 its feature map before the average pool is 2x2. Its only view is the Flatten before the head."""
+    return torchvision.models.resnet18(weights=None)
+
+
 # name -> (builder, batch, inputs as (name, shape, dtype, high)); labels are int64 in [0, high).
 NETWORKS = {
     "mlp": (Mlp, 4, [("x", (4, 32), "float32", 0), ("labels", (4,), "int64", 10)]),
     "cnn-skip": (CnnSkip, 2, [("images", (2, 3, 16, 16), "float32", 0), ("labels", (2,), "int64", 10)]),
     "transformer-block": (TransformerBlock, 2, [("x", (2, 8, 16), "float32", 0), ("labels", (2,), "int64", 10)]),
+    "resnet18-64px": (resnet18, 2, [("images", (2, 3, 64, 64), "float32", 0), ("labels", (2,), "int64", 1000)]),
 }
 
 
@@ -144,6 +153,7 @@ def main() -> int:
     parser.add_argument("--remat", type=Path, default=REPO / "build" / "bin" / "remat", help="the remat binary")
     parser.add_argument("--out", type=Path, default=HERE, help="where the JSON files go")
     parser.add_argument("--onnx-dir", type=Path, help="keep the ONNX files here (default: a temporary folder)")
+    parser.add_argument("--only", nargs="+", choices=sorted(NETWORKS), help="write only these graphs")
     args = parser.parse_args()
     if not args.remat.exists():
         print(f"error: no remat binary at {args.remat} (build the target remat, or pass --remat)", file=sys.stderr)
@@ -151,7 +161,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         onnx_dir = args.onnx_dir or Path(tmp)
         onnx_dir.mkdir(parents=True, exist_ok=True)
-        for name in NETWORKS:
+        for name in args.only or NETWORKS:
             onnx_path = onnx_dir / f"{name}.onnx"
             batch = export(name, onnx_path)
             out = args.out / f"{name}.json"

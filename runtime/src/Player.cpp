@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <unordered_set>
 
 #include "Ops.hpp"
@@ -170,6 +171,23 @@ std::vector<at::Tensor> makeResident(const GraphSpec& g, std::uint64_t seed, con
   return out;
 }
 
+// CUDA's caching allocator throws c10::OutOfMemoryError; LibTorch's CPU allocator throws a plain c10::Error
+// ("DefaultCPUAllocator: can't allocate memory", "not enough memory" in other versions). Either is the
+// device's memory running out, not a failing operation.
+bool isOutOfMemory(const std::exception& e) {
+  if (dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr) return true;
+  const std::string_view what = e.what();
+  for (std::string_view needle : {"out of memory", "not enough memory", "can't allocate memory"})
+    if (what.find(needle) != std::string_view::npos) return true;
+  return false;
+}
+
+std::string firstLineOf(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+RunnerError outOfMemory(const std::string& where, const std::exception& e) {
+  return RunnerError(ExitCode::OutOfMemory, where + ": out of memory: " + firstLineOf(e.what()));
+}
+
 std::uint64_t nodeSeed(std::uint64_t seed, std::size_t v) { return seed * 1000003ULL + 7919ULL * (v + 1); }
 
 class Player {
@@ -207,6 +225,7 @@ class Player {
       } catch (const RunnerError&) {
         throw;
       } catch (const std::exception& e) {
+        if (isOutOfMemory(e)) throw outOfMemory(where(s), e);
         throw RunnerError(ExitCode::Execution, where(s) + ": " + firstLine(e.what()));
       }
       synchronize(m_dev);
@@ -397,6 +416,8 @@ std::vector<at::Tensor> baselineIteration(const GraphSpec& g, const std::vector<
       values[v] = detail::runForward(ForwardCall{g, v, inputs, nodeSeed(seed, v)});
     } catch (const std::exception& e) {
       const std::string what = e.what();
+      if (isOutOfMemory(e))
+        throw outOfMemory(g.file + ": baseline forward of node '" + g.node(v).id + "' (op " + g.node(v).op + ")", e);
       throw RunnerError(ExitCode::Execution, g.file + ": baseline forward of node '" + g.node(v).id + "' (op " +
                                                  g.node(v).op + "): " + what.substr(0, what.find('\n')));
     }
@@ -528,8 +549,29 @@ Loaded load(const RunOptions& o) {
 
 void checkOnly(const RunOptions& options) { (void)load(options); }
 
+namespace {
+
+Measurement runLoaded(const RunOptions& o, Loaded& l);
+
+}  // namespace
+
 Measurement run(const RunOptions& o) {
   Loaded l = load(o);
+  // Whatever allocates outside a step (parameters and inputs, the baseline's backward, the gradient
+  // check) may run out of memory too; that is its own outcome (exit code 10), not a bug.
+  try {
+    return runLoaded(o, l);
+  } catch (const RunnerError&) {
+    throw;
+  } catch (const std::exception& e) {
+    if (isOutOfMemory(e)) throw outOfMemory(l.graph.file + " on " + o.device, e);
+    throw;
+  }
+}
+
+namespace {
+
+Measurement runLoaded(const RunOptions& o, Loaded& l) {
   const GraphSpec& g = l.graph;
   const Device dev = openDevice(o.device);
   // Deterministic kernels where LibTorch has them. Some CUDA backward kernels have none (max-pool's,
@@ -605,5 +647,7 @@ Measurement run(const RunOptions& o) {
   if (o.gradsOut) saveGradients(*o.gradsOut, g, grads);
   return m;
 }
+
+}  // namespace
 
 }  // namespace remat::runtime

@@ -67,6 +67,8 @@ Exit codes:
   7  an operation the runner cannot execute ("node X: op Y is not supported by remat-runner")
   8  execution error: an operation failed, or its output differs from the graph's shape and size
   9  the device is not available
+  10 the device ran out of memory (CUDA's c10::OutOfMemoryError, or a failed CPU allocation); the message
+     names the step or the phase (parameters and inputs, baseline, gradient check) where it happened
 )";
 
 struct Cli {

@@ -350,6 +350,24 @@ TEST_CASE("compare --figures writes all five figures of the comparison") {
   fs::remove_all(dir);
 }
 
+TEST_CASE("profile and validate without a runner: a clear message, exit code 3, no file") {
+  // Runs whether or not LibTorch was found: --runner naming a missing program is an input error; the
+  // runner itself is exercised in tests/validation (registered only where it is built).
+  const fs::path missing = scratch() / "no-remat-runner";
+  const fs::path out = scratch() / "never-profiled.json";
+  fs::remove(out);
+  Run p = remat({"profile", fixture("cli/chain3.json"), "--runner", missing.string(), "-o", out.string()});
+  CHECK(p.code == 3);
+  CHECK_THAT(p.err, Catch::Contains("--runner " + missing.string() + ": no such file"));
+  CHECK_FALSE(fs::exists(out));
+  Run v = remat({"validate", fixture("cli/chain3.json"), "--solvers", "store-all", "--runner", missing.string()});
+  CHECK(v.code == 3);
+  CHECK_THAT(v.err, Catch::Contains("no such file"));
+  Run both = remat({"validate", fixture("cli/chain3.json"), "--runner", missing.string()});
+  CHECK(both.code == 2);  // neither --plan nor --solvers
+  CHECK_THAT(both.err, Catch::Contains("--plan FILE"));
+}
+
 #ifdef REMAT_CORPUS_DIR
 TEST_CASE("info prints the published lower-set counts of the paper's seven graphs") {
   // Counts from the corpus README (Kusumoto et al. 2019); vanilla peaks are Remat's simulator figures

@@ -321,12 +321,26 @@ TEST_CASE("bad input: documented exit codes, messages naming file, node and step
     if (r.code == 0) fs::remove(out);  // a machine with a GPU
     CHECK(runner({small("mlp"), "--baseline", "--device", "tpu"}).code == 2);
   }
+  SECTION("a device that runs out of memory: exit 10, named as such") {
+    // A 1 TiB input: the CPU allocator refuses it (more than this machine's memory) before any step runs.
+    json graph = json::parse(slurp(small("mlp")));
+    for (auto& n : graph["nodes"])
+      if (n["id"] == "x") {
+        n["shape"] = {4, std::int64_t{1} << 36};
+        n["bytes"] = std::int64_t{1} << 40;
+      }
+    write(dir / "huge.json", graph.dump());
+    const Run r = runner({(dir / "huge.json").string(), "--baseline", "-o", out.string()});
+    CHECK(r.code == 10);
+    CHECK_THAT(r.err, Catch::Contains("out of memory"));
+  }
   SECTION("--help documents every exit code") {
     const fs::path help = dir / "help.txt";
     const int status = std::system((quote(REMAT_RUNNER) + " --help >" + quote(help.string())).c_str());
     CHECK(WEXITSTATUS(status) == 0);
     const std::string text = slurp(help);
-    for (const char* code : {"  0  ", "  1  ", "  2  ", "  3  ", "  4  ", "  5  ", "  6  ", "  7  ", "  8  ", "  9  "})
+    for (const char* code :
+         {"  0  ", "  1  ", "  2  ", "  3  ", "  4  ", "  5  ", "  6  ", "  7  ", "  8  ", "  9  ", "  10 "})
       CHECK_THAT(text, Catch::Contains(code));
   }
   CHECK_FALSE(fs::exists(out));

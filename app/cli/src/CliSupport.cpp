@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
@@ -103,6 +104,54 @@ solvers::ProgressSink progressBar(const std::string& label) {
     if (fraction >= 1.0) std::fprintf(stderr, "\r\033[K");
     std::fflush(stderr);
   };
+}
+
+void printTable(const std::vector<std::vector<std::string>>& rows, const std::string& style,
+                std::size_t firstNumberColumn) {
+  if (style == "csv") {
+    for (const auto& row : rows) {
+      for (std::size_t c = 0; c < row.size(); ++c) {
+        std::string cell = row[c];
+        if (cell.find_first_of(",\"\n") != std::string::npos) {
+          std::string quoted = "\"";
+          for (char ch : cell) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+          cell = quoted + "\"";
+        }
+        std::cout << (c ? "," : "") << cell;
+      }
+      std::cout << '\n';
+    }
+    return;
+  }
+  std::vector<std::size_t> width(rows.front().size(), 0);
+  for (const auto& row : rows)
+    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  auto line = [&](const std::vector<std::string>& row) {
+    std::ostringstream out;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const bool number = c >= firstNumberColumn;
+      const std::string pad(width[c] - row[c].size(), ' ');
+      if (style == "markdown")
+        out << (c ? " | " : "| ");
+      else if (c)
+        out << "  ";
+      out << (number ? pad + row[c] : row[c] + pad);
+    }
+    if (style == "markdown") out << " |";
+    return out.str();
+  };
+  std::cout << line(rows.front()) << '\n';
+  if (style == "markdown") {
+    std::string sep = "|";
+    for (std::size_t c = 0; c < width.size(); ++c)
+      sep += std::string(width[c] + 1, '-') + (c >= firstNumberColumn ? ":|" : "-|");
+    std::cout << sep << '\n';
+  } else {
+    std::size_t total = 0;
+    for (auto w : width) total += w + 2;
+    std::cout << std::string(total - 2, '-') << '\n';
+  }
+  for (std::size_t r = 1; r < rows.size(); ++r) std::cout << line(rows[r]) << '\n';
 }
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << '\n'; }

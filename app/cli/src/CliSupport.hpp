@@ -13,8 +13,10 @@
 
 namespace remat::cli {
 
-/// Exit codes (ARCHITECTURE.md section 7).
-enum ExitCode : int { kOk = 0, kInfeasible = 1, kUsage = 2, kInput = 3, kInternal = 4 };
+/// Exit codes (ARCHITECTURE.md section 7). kMeasurement: `profile` and `validate` could not measure, or
+/// measured something wrong (no remat-runner, the device unavailable or out of memory, an operation
+/// failed on it, gradients that differ from the plain run's).
+enum ExitCode : int { kOk = 0, kInfeasible = 1, kUsage = 2, kInput = 3, kInternal = 4, kMeasurement = 5 };
 
 /// A failure that ends the command with a message on stderr and the given exit code.
 class CliError : public std::runtime_error {
@@ -67,6 +69,11 @@ void writeFileAtomically(const std::string& path, const std::string& text);
 
 /// Prints JSON to stdout, indented.
 void printJson(const nlohmann::json& j);
+
+/// Prints rows (the first is the header) as an aligned text table, a Markdown table or CSV; columns from
+/// `firstNumberColumn` on are right-aligned.
+void printTable(const std::vector<std::vector<std::string>>& rows, const std::string& style,
+                std::size_t firstNumberColumn = 2);
 
 /// "12.3 MiB (12897484 bytes)" or "-" when absent.
 [[nodiscard]] std::string bytesText(std::optional<Bytes> b);

@@ -17,5 +17,7 @@ void addMinBudgetCommand(CLI::App& app, Runner& run);
 void addSweepCommand(CLI::App& app, Runner& run);
 void addMaxBatchCommand(CLI::App& app, Runner& run);
 void addRenderCommand(CLI::App& app, Runner& run);
+void addProfileCommand(CLI::App& app, Runner& run);
+void addValidateCommand(CLI::App& app, Runner& run);
 
 }  // namespace remat::cli

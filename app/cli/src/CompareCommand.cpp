@@ -39,51 +39,6 @@ std::string seconds(double v) {
   return buf;
 }
 
-// Prints rows as an aligned text table, a Markdown table or CSV.
-void printTable(const std::vector<std::vector<std::string>>& rows, const std::string& style) {
-  if (style == "csv") {
-    for (const auto& row : rows) {
-      for (std::size_t c = 0; c < row.size(); ++c) {
-        std::string cell = row[c];
-        if (cell.find_first_of(",\"\n") != std::string::npos) {
-          std::string quoted = "\"";
-          for (char ch : cell) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-          cell = quoted + "\"";
-        }
-        std::cout << (c ? "," : "") << cell;
-      }
-      std::cout << '\n';
-    }
-    return;
-  }
-  std::vector<std::size_t> width(rows.front().size(), 0);
-  for (const auto& row : rows)
-    for (std::size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
-  auto line = [&](const std::vector<std::string>& row) {
-    std::ostringstream out;
-    for (std::size_t c = 0; c < row.size(); ++c) {
-      const bool number = c >= 2;
-      const std::string pad(width[c] - row[c].size(), ' ');
-      if (style == "markdown") out << (c ? " | " : "| ");
-      else if (c) out << "  ";
-      out << (number ? pad + row[c] : row[c] + pad);
-    }
-    if (style == "markdown") out << " |";
-    return out.str();
-  };
-  std::cout << line(rows.front()) << '\n';
-  if (style == "markdown") {
-    std::string sep = "|";
-    for (std::size_t c = 0; c < width.size(); ++c) sep += std::string(width[c] + 1, '-') + (c >= 2 ? ":|" : "-|");
-    std::cout << sep << '\n';
-  } else {
-    std::size_t total = 0;
-    for (auto w : width) total += w + 2;
-    std::cout << std::string(total - 2, '-') << '\n';
-  }
-  for (std::size_t r = 1; r < rows.size(); ++r) std::cout << line(rows[r]) << '\n';
-}
-
 // Every figure of the comparison into o.figuresDir: the timeline of all plans (the plain run first),
 // the Pareto fronts of the solvers, and the graph drawing, schedule matrix and memory layout of the
 // best plan (exact-dp's, else approx-dp's, else the first one).

@@ -3,7 +3,10 @@
 #include <QFont>
 #include <QFontInfo>
 
+#include <unistd.h>
+
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
 #include "CliSupport.hpp"
@@ -51,6 +54,23 @@ void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, 
   if (!figure.scene) throw CliError(kInput, figure.error);
   if (auto error = vizqt::exportScene(*figure.scene, path, *format, vizqt::ExportOptions{dpi}))
     throw CliError(kInput, *error);
+}
+
+void writeSceneAtomically(const viz::Scene& scene, const std::string& path, double dpi) {
+  const auto format = vizqt::formatFromPath(path);
+  if (!format) throw CliError(kUsage, "cannot tell the figure format of '" + path + "': use .svg, .pdf or .png");
+  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+  std::error_code ec;
+  if (auto error = vizqt::exportScene(scene, tmp, *format, vizqt::ExportOptions{dpi})) {
+    std::filesystem::remove(tmp, ec);
+    throw CliError(kInput, *error);
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw CliError(kInput, "cannot write '" + path + "': " + ec.message());
+  }
 }
 
 std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g, const std::vector<std::string>& ids,

@@ -38,6 +38,10 @@ struct PreparedStyle {
 /// reason (usage: bad extension; input: a plan that does not simulate; internal: the export failed).
 void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, const std::string& path, double dpi);
 
+/// Writes a scene built elsewhere (validate's timeline) in the format of the path's extension, through a
+/// temporary file beside it and a rename, so that a failure leaves no file; throws CliError as writeFigure.
+void writeSceneAtomically(const viz::Scene& scene, const std::string& path, double dpi);
+
 /// Each solver's plan at the budget ("least": each its own least feasible one; empty: none), labelled
 /// by solver id; solvers without a plan are left out with a warning on stderr.
 [[nodiscard]] std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g,

@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   addSweepCommand(app, run);
   addMaxBatchCommand(app, run);
   addRenderCommand(app, run);
+  addProfileCommand(app, run);
+  addValidateCommand(app, run);
   addConvertCommand(app, run);
   addSolversCommand(app, run);
   try {

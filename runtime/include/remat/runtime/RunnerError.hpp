@@ -18,6 +18,7 @@ enum class ExitCode : int {
   UnsupportedOp = 7,     ///< an operation the runner cannot execute (type, attributes, what it saves)
   Execution = 8,         ///< an operation failed or produced another size than the graph states
   Device = 9,            ///< the device is not available (cuda without a CUDA LibTorch or GPU)
+  OutOfMemory = 10,      ///< the device ran out of memory (c10::OutOfMemoryError on CUDA, a failed CPU allocation)
 };
 
 /// A failure with the exit code it maps to; the message names the file, node and step where known.

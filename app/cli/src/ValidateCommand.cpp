@@ -1,0 +1,166 @@
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "CliSupport.hpp"
+#include "Commands.hpp"
+#include "FigureSupport.hpp"
+#include "MeasureSupport.hpp"
+#include "remat/graph/ByteSize.hpp"
+#include "remat/runtime/Validation.hpp"
+#include "remat/viz/Timeline.hpp"
+
+namespace remat::cli {
+
+namespace {
+
+struct ValidateOptions {
+  GraphOptions graph;
+  MeasureCliOptions measure;
+  std::vector<std::string> planFiles;
+  std::vector<std::string> solvers;
+  std::string budget;
+  std::string strategy = "time";
+  bool noCheckGrads = false;
+  std::string figure;
+  std::string outDir;
+  std::string table = "text";
+  bool json = false;
+  FigureStyleOptions style;
+};
+
+std::string percentText(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%%", v);
+  return buf;
+}
+
+int runValidate(const ValidateOptions& o) {
+  if (o.planFiles.empty() == o.solvers.empty())
+    throw CliError(kUsage, "give the plans to validate: --plan FILE (repeatable) or --solvers a,b,c, not both");
+  if (o.table != "text" && o.table != "markdown" && o.table != "csv" && o.table != "json")
+    throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");
+  const bool json = o.json || o.table == "json";
+  runtime::MeasureOptions measure = measureOptions(o.measure);
+  measure.checkGradients = !o.noCheckGrads;
+  LoadedGraph loaded = loadGraph(o.graph);
+  const graph::ComputeGraph& g = loaded.graph;
+  if (!json)
+    for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
+
+  std::vector<runtime::PlanToValidate> plans;
+  try {
+    for (const auto& file : o.planFiles) plans.push_back(runtime::readPlanForValidation(file, g));
+  } catch (const runtime::ValidationError& e) {
+    throw cliError(e);
+  }
+  if (!o.solvers.empty()) {
+    // Solved here as `remat compare` solves; a solver without a plan at this budget is left out.
+    const auto strategy = solvers::strategyFromName(o.strategy);
+    if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
+    const bool least = o.budget == "least";
+    const auto budget = least ? std::nullopt : parseBudget(o.budget);
+    for (const auto& id : o.solvers) {
+      const solvers::Solver& s = findSolver(id);
+      solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
+      request.progress = json ? solvers::ProgressSink{} : progressBar(id);
+      solvers::SolveResult r = least ? solvers::solveAtLeastBudget(s, request) : s.solve(request);
+      if (!r.plan || r.status == solvers::SolveStatus::Infeasible) {
+        std::cerr << "remat: warning: " << id << ": " << solvers::statusName(r.status) << ": " << r.message
+                  << "; not validated\n";
+        continue;
+      }
+      plans.push_back({id, id, r.budget, std::move(*r.plan), {}});
+    }
+    if (plans.empty()) throw CliError(kInfeasible, "no solver gave a plan to validate");
+  }
+
+  runtime::ValidationRun validation(g, std::move(plans), measure, o.graph.path);
+  if (!json && ::isatty(STDERR_FILENO))
+    validation.setProgress([](std::string_view line) { std::cerr << "remat: " << line << '\n'; });
+  std::vector<std::string> kept;
+  try {
+    validation.run();
+  } catch (const runtime::ValidationError& e) {
+    throw cliError(e);
+  }
+  const runtime::ValidationReport& report = validation.report();
+  if (!o.figure.empty()) {
+    const PreparedStyle style = prepareStyle(o.style);
+    for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
+    viz::FigureStyle figureStyle = style.style;
+    if (figureStyle.title.empty())
+      figureStyle.title = report.graph + " on " + report.device + ": predicted and measured memory";
+    writeSceneAtomically(viz::timelineScene(runtime::validationTimeline(report), figureStyle), o.figure, o.style.dpi);
+  }
+  try {
+    if (!o.outDir.empty()) kept = validation.keep(o.outDir);
+  } catch (const runtime::ValidationError& e) {
+    throw cliError(e);
+  }
+  bool gradientsDiffer = false;
+  for (const auto& r : report.rows) gradientsDiffer |= r.gradientsMatch == false;
+
+  if (json) {
+    nlohmann::json j = runtime::validationJson(report);
+    j["figure"] = o.figure.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.figure);
+    j["files"] = kept;
+    j["warnings"] = loaded.warnings;
+    printJson(j);
+  } else {
+    std::cout << "Graph " << report.graph << " on " << report.device << ": " << report.operations << " operations, "
+              << report.rows.size() << " plans, median of " << report.iterations << " iterations after "
+              << report.warmup << " warm-up; predicted by the simulator with the '" << report.costModel
+              << "' cost model (time unit " << report.timeUnit << ")\n\n";
+    printTable(runtime::validationTable(report), o.table, 1);
+    const auto timeError = report.maxAbsTimeErrorPercent();
+    double worstPeakPercent = 0;
+    for (const auto& r : report.rows) worstPeakPercent = std::max(worstPeakPercent, std::abs(r.peakErrorPercent()));
+    std::cout << "\nPeak error: at most " << formatByteSize(Bytes{report.maxAbsPeakErrorBytes()}) << " ("
+              << report.maxAbsPeakErrorBytes() << " bytes, " << percentText(worstPeakPercent)
+              << ") between the measured live tensor storage and the simulator.\n"
+              << "Time error: "
+              << (timeError
+                      ? "at most " + percentText(*timeError) + " between the measured median and the predicted time."
+                      : std::string("not predicted in seconds (time unit ") + report.timeUnit + ").")
+              << '\n';
+    for (const auto& n : report.notes) std::cout << "Note: " << n << '\n';
+    if (!o.figure.empty()) std::cout << "wrote " << o.figure << '\n';
+    for (const auto& f : kept) std::cout << "wrote " << f << '\n';
+  }
+  if (gradientsDiffer) {
+    std::cerr << "remat: error: the parameter gradients of some plans differ from the plain run's (see the grads "
+                 "column)\n";
+    return kMeasurement;
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void addValidateCommand(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "validate", "Play plans with real tensors (remat-runner) and compare measured with predicted memory and time");
+  cmd->add_option("graph", o->graph.path, "Graph file (with the shapes and attributes of an ONNX import)")->required();
+  cmd->add_option("--plan", o->planFiles, "A plan file from `remat solve -o` (repeatable)");
+  cmd->add_option("--solvers", o->solvers, "Or: solve with these solvers here (comma-separated ids)")->delimiter(',');
+  cmd->add_option("--budget,-b", o->budget, "Budget for --solvers: bytes, a size such as 2GiB, or 'least'");
+  cmd->add_option("--strategy", o->strategy, "DP strategy for --solvers: time, memory or auto")->capture_default_str();
+  addMeasureOptions(cmd, o->measure);
+  cmd->add_flag("--no-check-grads", o->noCheckGrads,
+                "Skip the comparison of every plan's gradients with the plain run");
+  addGraphOptions(cmd, o->graph);
+  cmd->add_option("--figure", o->figure, "Write the predicted and measured timelines overlaid (.svg, .pdf, .png)");
+  cmd->add_option("--out-dir", o->outDir, "Keep the plans, measurements and runner logs in this folder");
+  cmd->add_option("--table", o->table, "Table style: text, markdown, csv or json")->capture_default_str();
+  cmd->add_flag("--json", o->json, "Machine-readable output (same as --table json)");
+  addFigureStyleOptions(cmd, o->style);
+  cmd->callback([o, &run] { run = [o] { return runValidate(*o); }; });
+}
+
+}  // namespace remat::cli

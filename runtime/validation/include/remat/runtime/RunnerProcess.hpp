@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace remat::runtime {
+
+/// How remat-runner is to measure: which program, on which device, how many iterations.
+struct MeasureOptions {
+  std::string runner;  ///< the remat-runner program (findRunner)
+  std::string device = "cpu";
+  int warmup = 1;
+  int iterations = 3;
+  std::uint64_t seed = 0;
+  int threads = 0;             ///< intra-op CPU threads; 0 keeps LibTorch's default
+  bool checkGradients = true;  ///< compare every plan's parameter gradients with the plain run's
+};
+
+/// Throws ValidationError(Usage) on option values the runner would refuse (iterations < 1, warmup < 0,
+/// threads < 0, a device other than cpu, cuda, cuda:N).
+void checkMeasureOptions(const MeasureOptions& options);
+
+/// Where remat-runner is. With `explicitPath` (`--runner`), that file, which must exist and be executable
+/// (ValidationError(Input) otherwise). Without it, `remat-runner` in the folder of the running program
+/// (/proc/self/exe), as the build puts both into bin/; when it is not there, ValidationError(Measurement)
+/// saying that the runner was not built because LibTorch was not found, and how to get it.
+[[nodiscard]] std::string findRunner(const std::string& explicitPath);
+
+/// What a finished runner process left: its exit status (or the signal that ended it) and its stderr.
+struct RunnerResult {
+  int exitCode = -1;  ///< -1 when a signal ended it
+  int signal = 0;
+  std::string stderrText;
+};
+
+/// Runs `runner` with `args` as a child process (posix_spawn, no shell): stdin and stdout on /dev/null,
+/// stderr into `stderrFile`, which is read back. Throws ValidationError(Measurement) when it cannot start.
+[[nodiscard]] RunnerResult runRunner(const std::string& runner, const std::vector<std::string>& args,
+                                     const std::string& stderrFile);
+
+/// The runner's own error line(s) from its stderr ("remat-runner: error: ..."), with the temporary paths
+/// in `renames` replaced by what the user knows them as; the last lines of stderr when it has none.
+[[nodiscard]] std::string runnerMessage(const std::string& stderrText,
+                                        const std::vector<std::pair<std::string, std::string>>& renames);
+
+/// Throws the ValidationError a failed run maps to (runtime/README.md: 1 gradients differ, 3 input, 5 plan
+/// for another graph, 6 schedule cannot be played, 7 unsupported operation, 8 execution error, 9 device not
+/// available, 10 out of memory; a signal, e.g. the kernel's out-of-memory killer). `what` names the run
+/// ("the approx-dp plan"). Does nothing when the run succeeded.
+void throwIfFailed(const RunnerResult& result, const std::string& what, const std::string& device,
+                   const std::vector<std::pair<std::string, std::string>>& renames);
+
+}  // namespace remat::runtime

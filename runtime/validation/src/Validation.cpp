@@ -1,0 +1,367 @@
+#include "remat/runtime/Validation.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "WorkDir.hpp"
+#include "remat/io/NativeJson.hpp"
+#include "remat/runtime/MeasuredRun.hpp"
+#include "remat/runtime/Profiler.hpp"
+#include "remat/runtime/ValidationError.hpp"
+#include "remat/solvers/PlanJson.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::runtime {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ValidationError(ValidationFailure::Input, path + ": cannot open the plan file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A label that is also a file name: letters, digits, '.', '_', '-'; anything else becomes '_'.
+std::string fileSafe(const std::string& label) {
+  std::string out;
+  for (char c : label)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') ? c : '_';
+  return out.empty() ? std::string("plan") : out;
+}
+
+// What the runner's messages call the files of the temporary folder, in the user's words.
+struct Names {
+  std::vector<std::pair<std::string, std::string>> renames;
+};
+
+// The arguments every measurement shares.
+std::vector<std::string> measureArgs(const MeasureOptions& o) {
+  std::vector<std::string> args{"--device",     o.device,
+                                "--seed",       std::to_string(o.seed),
+                                "--warmup",     std::to_string(o.warmup),
+                                "--iterations", std::to_string(o.iterations)};
+  if (o.threads > 0) {
+    args.emplace_back("--threads");
+    args.push_back(std::to_string(o.threads));
+  }
+  return args;
+}
+
+// The measurement must follow the plan step by step, or the two programs disagree about the schedule.
+void checkFollowsPlan(const graph::ComputeGraph& g, const sim::Schedule& schedule, const MeasuredRun& m,
+                      const std::string& what) {
+  if (m.steps.size() != schedule.size())
+    throw ValidationError(ValidationFailure::Internal, "the measurement of " + what + " has " +
+                                                           std::to_string(m.steps.size()) + " steps, the plan " +
+                                                           std::to_string(schedule.size()));
+  for (std::size_t s = 0; s < schedule.size(); ++s) {
+    if (m.steps[s].kind != sim::stepKindName(schedule[s].kind) || m.steps[s].node != g.node(schedule[s].node).name)
+      throw ValidationError(ValidationFailure::Internal, "the measurement of " + what +
+                                                             " differs from the plan at step " + std::to_string(s) +
+                                                             ": " + m.steps[s].kind + " " + m.steps[s].node +
+                                                             " against " + sim::describeStep(g, schedule[s]));
+  }
+}
+
+viz::TimelineSeries measuredSeries(const viz::TimelineSeries& predicted, const MeasuredRun& m,
+                                   const std::string& label) {
+  viz::TimelineSeries out;
+  out.label = label;
+  for (const MeasuredStep& s : m.steps) {
+    std::array<std::int64_t, viz::kMemoryCategories> bytes{};
+    for (std::size_t c = 0; c < s.during.size(); ++c) bytes[c] = s.during[c];  // the runner counts no workspace
+    out.bytes.push_back(bytes);
+  }
+  out.endTime = predicted.endTime;
+  out.phase = predicted.phase;
+  out.what = predicted.what;
+  out.peak = m.peak();
+  out.peakStep = m.peakStep();
+  if (out.peakStep < out.what.size()) out.peakWhat = out.what[out.peakStep];
+  return out;
+}
+
+}  // namespace
+
+PlanToValidate readPlanForValidation(const std::string& path, const graph::ComputeGraph& g) {
+  const std::string text = slurp(path);
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ValidationError(ValidationFailure::Input, path + ": not valid JSON: " + e.what());
+  }
+  // The graph's name first: a plan for another graph would otherwise fail on its first unknown node.
+  if (doc.is_object() && doc.contains("graph") && doc["graph"].is_string() &&
+      doc["graph"].get<std::string>() != g.name())
+    throw ValidationError(
+        ValidationFailure::Input,
+        path + ": the plan is for graph '" + doc["graph"].get<std::string>() + "', not for '" + g.name() + "'");
+  auto read = solvers::readPlanJson(text, path, g);
+  if (!read.ok())
+    throw ValidationError(ValidationFailure::Input, read.errorText() + " (is the plan for graph '" + g.name() + "'?)");
+  solvers::LoadedPlan loaded = std::move(read).value();
+  PlanToValidate out;
+  std::string stem = fs::path(path).filename().string();
+  for (const char* suffix : {".json", ".plan"})
+    if (stem.size() > std::strlen(suffix) && stem.ends_with(suffix)) stem.resize(stem.size() - std::strlen(suffix));
+  out.label = stem;
+  out.solver = loaded.solver.empty() ? std::string("unknown") : loaded.solver;
+  if (doc.contains("budget_bytes") && doc["budget_bytes"].is_number_integer())
+    out.budget = Bytes{doc["budget_bytes"].get<std::int64_t>()};
+  out.plan = std::move(loaded.plan);
+  out.source = path;
+  return out;
+}
+
+ValidationRun::ValidationRun(const graph::ComputeGraph& g, std::vector<PlanToValidate> plans, MeasureOptions options,
+                             std::string graphLabel)
+    : m_graph(g), m_plans(std::move(plans)), m_options(std::move(options)), m_graphLabel(std::move(graphLabel)) {}
+
+ValidationRun::~ValidationRun() = default;
+
+void ValidationRun::run() {
+  checkMeasureOptions(m_options);
+  if (m_plans.empty()) throw ValidationError(ValidationFailure::Usage, "no plan to validate");
+  if (m_options.runner.empty()) m_options.runner = findRunner("");
+  const graph::ComputeGraph& g = m_graph;
+
+  // Unique, file-safe labels.
+  std::set<std::string> used;
+  for (PlanToValidate& p : m_plans) {
+    std::string label = fileSafe(p.label);
+    for (int k = 2; used.count(label); ++k) label = fileSafe(p.label) + "-" + std::to_string(k);
+    used.insert(label);
+    p.label = label;
+  }
+
+  // Every plan through the simulator first: a schedule it rejects is never measured.
+  struct Predicted {
+    solvers::PlanMetrics metrics;
+    sim::SimulationResult simulation;
+  };
+  std::vector<Predicted> predicted(m_plans.size());
+  for (std::size_t k = 0; k < m_plans.size(); ++k) {
+    const PlanToValidate& p = m_plans[k];
+    solvers::evaluatePlan(g, p.plan, true, predicted[k].metrics, predicted[k].simulation);
+    if (const auto& error = predicted[k].simulation.error) {
+      const std::string step = error->step < p.plan.schedule.size()
+                                   ? " (" + sim::describeStep(g, p.plan.schedule[error->step]) + ")"
+                                   : std::string();
+      throw ValidationError(ValidationFailure::Input, (p.source.empty() ? "the " + p.label + " plan" : p.source) +
+                                                          ": the simulator rejects the schedule at step " +
+                                                          std::to_string(error->step) + step + ": " + error->message);
+    }
+  }
+
+  // The store-all plan is the baseline of the overhead ratios; it is measured even when not asked for.
+  std::optional<std::size_t> storeAll;
+  for (std::size_t k = 0; k < m_plans.size(); ++k)
+    if (m_plans[k].solver == "store-all" && predicted[k].metrics.recomputations == 0) {
+      storeAll = k;
+      break;
+    }
+  std::optional<solvers::SolveResult> extraBaseline;
+  if (!storeAll) {
+    const solvers::Solver* s = solvers::SolverRegistry::builtin().find("store-all");
+    solvers::SolveRequest request;
+    request.graph = &g;
+    extraBaseline = s->solve(request);
+    if (!extraBaseline->plan)
+      throw ValidationError(ValidationFailure::Internal, "store-all gave no plan: " + extraBaseline->message);
+  }
+
+  m_work = std::make_unique<detail::WorkDir>("remat-validate");
+  m_files.clear();
+  const std::string graphFile = m_work->file("graph.json");
+  writeTextAtomically(graphFile, io::writeNativeJson(g));
+  std::vector<std::pair<std::string, std::string>> renames{{graphFile, m_graphLabel}};
+  for (const PlanToValidate& p : m_plans)
+    renames.emplace_back(m_work->file(p.label + ".plan.json"),
+                         p.source.empty() ? "the " + p.label + " plan" : p.source);
+  renames.emplace_back(m_work->path() + "/", "");
+
+  // Can the runner execute every operation? Checked once, before anything runs.
+  {
+    const RunnerResult r =
+        runRunner(m_options.runner, {graphFile, "--baseline", "--dry-run"}, m_work->file("dry-run.log"));
+    throwIfFailed(r, "graph " + m_graphLabel, m_options.device, renames);
+  }
+
+  auto measure = [&](const std::string& label, const solvers::SolveResult& result, bool checkGrads,
+                     const std::string& what) {
+    const std::string planFile = m_work->file(label + ".plan.json");
+    const std::string out = m_work->file(label + ".measurement.json");
+    const std::string log = m_work->file(label + ".runner.log");
+    writeTextAtomically(planFile, solvers::writePlanJson(g, result));
+    std::vector<std::string> args{graphFile, "--plan", planFile};
+    for (auto& a : measureArgs(m_options)) args.push_back(std::move(a));
+    if (checkGrads) args.emplace_back("--check-grads");
+    args.emplace_back("-o");
+    args.push_back(out);
+    const RunnerResult r = runRunner(m_options.runner, args, log);
+    // Exit code 1 (gradients differ) still wrote the measurement: the row says so, the caller decides.
+    if (r.exitCode != 1) throwIfFailed(r, what, m_options.device, renames);
+    MeasuredRun m = readMeasuredRun(out);
+    checkFollowsPlan(g, result.plan->schedule, m, what);
+    m_files.insert(m_files.end(), {planFile, out, log});
+    return m;
+  };
+
+  const std::size_t total = m_plans.size() + (extraBaseline ? 1 : 0);
+  std::size_t done = 0;
+  auto progress = [&](const std::string& label) {
+    if (m_progress)
+      m_progress("measuring " + label + " on " + m_options.device + " (" + std::to_string(++done) + " of " +
+                 std::to_string(total) + ")");
+  };
+
+  std::optional<MeasuredRun> baselineRun;
+  Ticks baselineTime{0};
+  if (extraBaseline) {
+    progress("store-all (the baseline)");
+    std::string label = "store-all";
+    for (int k = 2; used.count(label); ++k) label = "store-all-" + std::to_string(k);
+    baselineRun = measure(label, *extraBaseline, false, "the store-all plan (the baseline)");
+    baselineTime = extraBaseline->metrics.totalTime;
+  }
+
+  ValidationReport report;
+  report.graph = g.name();
+  report.costModel = g.costModel();
+  report.timeUnit = g.timeUnit();
+  const std::optional<double> unitSeconds = secondsPerUnit(g.timeUnit());
+  report.timeInSeconds = unitSeconds.has_value();
+  report.device = m_options.device;
+  report.warmup = m_options.warmup;
+  report.iterations = m_options.iterations;
+  report.operations = g.opCount();
+
+  std::vector<MeasuredRun> runs;
+  for (std::size_t k = 0; k < m_plans.size(); ++k) {
+    const PlanToValidate& p = m_plans[k];
+    progress(p.label);
+    solvers::SolveResult result;
+    result.solver = p.solver;
+    result.status = solvers::SolveStatus::Feasible;
+    result.budget = p.budget;
+    result.plan = p.plan;
+    result.metrics = predicted[k].metrics;
+    result.message = "validated by remat validate";
+    runs.push_back(measure(p.label, result, m_options.checkGradients, "the " + p.label + " plan"));
+  }
+  if (storeAll) {
+    baselineRun = runs[*storeAll];
+    baselineTime = predicted[*storeAll].metrics.totalTime;
+  }
+  report.storeAllPredictedTime = baselineTime;
+  report.storeAllMeasuredSeconds = baselineRun->medianIterationSeconds;
+
+  bool anyGradientsDiffer = false;
+  std::int64_t aliasMax = 0;
+  for (std::size_t k = 0; k < m_plans.size(); ++k) {
+    const PlanToValidate& p = m_plans[k];
+    const MeasuredRun& m = runs[k];
+    const solvers::PlanMetrics& pm = predicted[k].metrics;
+    ValidationRow row;
+    row.label = p.label;
+    row.solver = p.solver;
+    row.budget = p.budget;
+    row.modelPeak = pm.modelPeak;
+    row.simulatedPeak = pm.simulatedPeak;
+    row.simulatedPeakStep = pm.peakStep;
+    row.predictedTime = pm.totalTime;
+    row.predictedOverhead = pm.overhead;
+    if (unitSeconds) row.predictedSeconds = double(pm.totalTime.value) * *unitSeconds;
+    row.predictedOverheadRatio =
+        baselineTime.value > 0 ? double(pm.totalTime.value) / double(baselineTime.value) - 1.0 : 0.0;
+    row.measuredPeak = m.peak();
+    row.measuredPeakStep = m.peakStep();
+    row.viewAliasAtPeak = m.steps.empty() ? 0 : m.steps[row.measuredPeakStep].duringViewAlias;
+    row.measuredPeakWithoutViews = m.peakWithoutViews();
+    if (m.cuda) {
+      row.allocatorPeak = m.cuda->allocatedPeak;
+      row.reservedPeak = m.cuda->reservedPeak;
+    }
+    row.measuredSeconds = m.medianIterationSeconds;
+    if (report.storeAllMeasuredSeconds > 0)
+      row.measuredOverheadRatio = m.medianIterationSeconds / report.storeAllMeasuredSeconds - 1.0;
+    row.gradientsMatch = m.gradientsMatch;
+    row.gradientMaxRelDiff = m.gradientMaxRelDiff;
+    row.predictedSeries = viz::timelineSeries(g, p.plan.schedule, predicted[k].simulation, p.label + " predicted");
+    row.measuredSeries = measuredSeries(row.predictedSeries, m, p.label + " measured");
+    anyGradientsDiffer |= m.gradientsMatch == false;
+    for (const MeasuredStep& s : m.steps) aliasMax = std::max(aliasMax, s.duringViewAlias);
+    report.rows.push_back(std::move(row));
+  }
+
+  // What the figures do not say by themselves.
+  if (g.costModel() != "profiled")
+    report.notes.push_back("predicted times come from the graph's '" + g.costModel() +
+                           "' cost model, not from this device: `remat profile` writes the graph with times "
+                           "measured on it");
+  if (!unitSeconds)
+    report.notes.push_back("the time unit '" + g.timeUnit() +
+                           "' is not a time: no prediction in seconds (the overhead ratios still compare)");
+  std::int64_t workspace = 0;
+  std::size_t views = 0;
+  for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
+    workspace = std::max(workspace, g.node(graph::NodeId{v}).workspace.value);
+    views += g.node(graph::NodeId{v}).bytes.value == 0 ? 1 : 0;
+  }
+  if (workspace > 0)
+    report.notes.push_back("the simulator counts workspace (up to " + std::to_string(workspace) +
+                           " bytes per step); the runner's accounting of live tensors has none, the CUDA allocator "
+                           "peak includes it");
+  if (views > 0)
+    report.notes.push_back(std::to_string(views) + (views == 1 ? " zero-byte view node" : " zero-byte view nodes") +
+                           " (Reshape, Flatten, Transpose, ...): storage that only views keep alive is in the "
+                           "measured figures, at most " +
+                           std::to_string(aliasMax) +
+                           " bytes at a step (view-held at the peak; the JSON's measured_peak_without_views_bytes "
+                           "leaves it out)");
+  if (extraBaseline)
+    report.notes.push_back("the store-all plan was measured too, as the baseline of the overhead ratios (" +
+                           std::to_string(report.storeAllMeasuredSeconds) + " s per iteration)");
+  if (!m_options.checkGradients) report.notes.push_back("gradients were not checked (--no-check-grads)");
+  if (anyGradientsDiffer)
+    report.notes.push_back(
+        "the parameter gradients of some plans differ from the plain run's: those plans do not "
+        "compute the same training step");
+  m_report = std::move(report);
+}
+
+std::vector<std::string> ValidationRun::keep(const std::string& dir) {
+  if (!m_work) throw ValidationError(ValidationFailure::Internal, "keep() before run()");
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw ValidationError(ValidationFailure::Input, "cannot create " + dir + ": " + ec.message());
+  std::vector<std::string> written;
+  for (const std::string& file : m_files) {
+    const std::string target = (fs::path(dir) / fs::path(file).filename()).string();
+    detail::copyAtomically(file, target);
+    written.push_back(target);
+  }
+  for (ValidationRow& row : m_report.rows) {
+    row.planFile = (fs::path(dir) / (row.label + ".plan.json")).string();
+    row.measurementFile = (fs::path(dir) / (row.label + ".measurement.json")).string();
+  }
+  const std::string report = (fs::path(dir) / "validation.json").string();
+  writeTextAtomically(report, validationJson(m_report).dump(2) + "\n");
+  written.push_back(report);
+  return written;
+}
+
+}  // namespace remat::runtime

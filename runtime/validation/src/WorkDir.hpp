@@ -1,0 +1,27 @@
+#pragma once
+
+#include <string>
+
+namespace remat::runtime::detail {
+
+/// A private temporary folder (mkdtemp under the system's temporary directory), removed with its
+/// contents when the object goes.
+class WorkDir {
+ public:
+  explicit WorkDir(const std::string& prefix);
+  ~WorkDir();
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+
+  [[nodiscard]] const std::string& path() const { return m_path; }
+  /// path() + "/" + name
+  [[nodiscard]] std::string file(const std::string& name) const { return m_path + "/" + name; }
+
+ private:
+  std::string m_path;
+};
+
+/// Copies `from` to `to` through a temporary name beside `to` and a rename. Throws ValidationError(Input).
+void copyAtomically(const std::string& from, const std::string& to);
+
+}  // namespace remat::runtime::detail

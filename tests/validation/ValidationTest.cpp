@@ -1,0 +1,356 @@
+// remat profile and remat validate against remat-runner on the CPU: the profiled graph keeps every size
+// and gets positive measured times; every plan's measured peak equals the simulator's (exactly, less the
+// storage only views hold); bad input gets a clear message and its exit code, and leaves no file behind.
+
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "remat/io/GraphReader.hpp"
+#include "remat/runtime/Profiler.hpp"
+#include "remat/runtime/Validation.hpp"
+#include "remat/runtime/ValidationError.hpp"
+#include "remat/solvers/PlanJson.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Run {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+fs::path scratch() {
+  fs::path dir = fs::temp_directory_path() / ("remat-validation-test-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+// The real `remat` binary, stdout and stderr apart.
+Run cli(const std::vector<std::string>& args) {
+  const fs::path errFile = scratch() / "stderr.txt";
+  std::string cmd = quote(REMAT_BINARY);
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " 2>" + quote(errFile.string()) + " </dev/null";
+  Run r;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::array<char, 4096> buf{};
+  std::size_t n = 0;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
+  const int status = ::pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = slurp(errFile);
+  return r;
+}
+
+std::string dataset(const std::string& name) { return std::string(REMAT_SOURCE_DIR) + "/datasets/" + name; }
+std::string small(const std::string& name) { return dataset("small/" + name + ".json"); }
+
+remat::graph::ComputeGraph load(const std::string& path) {
+  auto r = remat::io::readGraphFile(path);
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+remat::runtime::MeasureOptions cpuOptions() {
+  remat::runtime::MeasureOptions o;
+  o.runner = REMAT_RUNNER;
+  o.warmup = 0;
+  o.iterations = 1;
+  o.threads = 1;
+  return o;
+}
+
+// Nothing with this name, and no temporary file derived from it, in its folder.
+void checkNothingLeft(const fs::path& file) {
+  CHECK_FALSE(fs::exists(file));
+  for (const auto& entry : fs::directory_iterator(file.parent_path()))
+    CHECK(entry.path().filename().string().find(file.filename().string()) == std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("profile cnn-skip on the CPU: measured times, the same bytes, a graph the solvers take") {
+  const auto g = load(small("cnn-skip"));
+  remat::runtime::Profiler profiler(g, cpuOptions(), "cnn-skip.json");
+  profiler.run();
+  const auto& p = profiler.profiled();
+  CHECK(p.costModel() == "profiled");
+  CHECK(p.timeUnit() == "ns");
+  CHECK(profiler.bytesChecked() == g.opCount());
+  REQUIRE(p.size() == g.size());
+  for (std::uint32_t v = 0; v < g.size(); ++v) {
+    const auto& a = g.node(remat::graph::NodeId{v});
+    const auto& b = p.node(remat::graph::NodeId{v});
+    INFO(a.name);
+    CHECK(a.name == b.name);
+    CHECK(a.bytes == b.bytes);
+    CHECK(a.shape == b.shape);
+    if (g.isOp(remat::graph::NodeId{v})) {
+      CHECK(b.fwdTime.value > 0);
+      CHECK(b.bwdTime.value > 0);
+    }
+  }
+  CHECK(profiler.forwardNanoseconds() > 0);
+
+  // Through the command line: the file is written, reads back as profiled, and solves with its times.
+  const fs::path out = scratch() / "cnn-skip.profiled.json";
+  fs::remove(out);
+  Run r = cli({"profile", small("cnn-skip"), "--device", "cpu", "--iterations", "1", "--warmup", "0", "--threads", "1",
+               "--runner", REMAT_RUNNER, "-o", out.string(), "--json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  const json summary = json::parse(r.out);
+  CHECK(summary["cost_model"] == "profiled");
+  CHECK(summary["bytes_checked"] == g.opCount());
+  const auto back = load(out.string());
+  CHECK(back.costModel() == "profiled");
+  CHECK(back.timeUnit() == "ns");
+  Run info = cli({"info", out.string(), "--json"});
+  REQUIRE(info.code == 0);
+  CHECK(json::parse(info.out)["cost_model"] == "profiled");
+  Run solve = cli({"solve", out.string(), "--solver", "approx-dp", "--json"});
+  INFO(solve.err);
+  REQUIRE(solve.code == 0);
+  CHECK(json::parse(solve.out)["metrics"]["total_time"].get<std::int64_t>() > 0);
+}
+
+TEST_CASE("validate on cnn-skip (no views): every plan's measured peak equals the simulated peak") {
+  const auto g = load(small("cnn-skip"));
+  const auto& registry = remat::solvers::SolverRegistry::builtin();
+  std::vector<remat::runtime::PlanToValidate> plans;
+  for (const char* id : {"store-all", "chen-sqrtn", "exact-dp"}) {
+    remat::solvers::SolveRequest request;
+    request.graph = &g;
+    auto r = remat::solvers::solveAtLeastBudget(*registry.find(id), request);
+    REQUIRE(r.plan);
+    plans.push_back({id, id, r.budget, std::move(*r.plan), {}});
+  }
+  remat::runtime::ValidationRun run(g, plans, cpuOptions(), "cnn-skip.json");
+  run.run();
+  const auto& report = run.report();
+  REQUIRE(report.rows.size() == 3);
+  for (const auto& row : report.rows) {
+    INFO(row.label);
+    CHECK(row.measuredPeak == row.simulatedPeak.value);
+    CHECK(row.peakErrorBytes() == 0);
+    CHECK(row.viewAliasAtPeak == 0);
+    CHECK(row.gradientsMatch == true);
+    CHECK(row.measuredSeconds > 0);
+    REQUIRE(row.measuredSeries.bytes.size() == row.predictedSeries.bytes.size());
+    for (std::size_t s = 0; s < row.predictedSeries.bytes.size(); ++s)
+      CHECK(row.measuredSeries.total(s) == row.predictedSeries.total(s));
+  }
+  CHECK(report.rows[0].predictedOverheadRatio == 0.0);  // store-all is its own baseline
+  CHECK(report.rows[2].predictedOverheadRatio > 0.0);   // exact-dp at its least budget recomputes
+  const auto timeline = remat::runtime::validationTimeline(report);
+  REQUIRE(timeline.series.size() == 6);
+  CHECK(timeline.series[4].label == "exact-dp predicted");
+  CHECK(timeline.series[5].label == "exact-dp measured");
+
+  // keep() puts each plan and measurement into a folder.
+  const fs::path kept = scratch() / "kept";
+  fs::remove_all(kept);
+  const auto files = run.keep(kept.string());
+  CHECK(files.size() == 10);
+  CHECK(json::parse(slurp(kept / "validation.json"))["rows"].size() == 3);
+  CHECK(fs::exists(kept / "exact-dp.plan.json"));
+  CHECK(json::parse(slurp(kept / "exact-dp.measurement.json"))["format"] == "remat-measurement");
+}
+
+TEST_CASE("validate on the reduced ResNet-18: the table, the figure and exact peaks through the command line") {
+  const std::string graph = small("resnet18-64px");
+  const fs::path dir = scratch();
+  const fs::path figure = dir / "resnet.svg";
+  const fs::path outDir = dir / "resnet-run";
+  fs::remove(figure);
+  fs::remove_all(outDir);
+  const std::vector<std::string> common{"validate",     graph,   "--solvers", "store-all,chen-sqrtn,approx-dp",
+                                        "--budget",     "least", "--device",  "cpu",
+                                        "--iterations", "1",     "--warmup",  "0",
+                                        "--threads",    "1",     "--runner",  REMAT_RUNNER};
+  std::vector<std::string> textArgs = common;
+  textArgs.insert(textArgs.end(), {"--figure", figure.string(), "--out-dir", outDir.string()});
+  Run text = cli(textArgs);
+  INFO(text.err);
+  REQUIRE(text.code == 0);
+  for (const char* column :
+       {"plan", "budget", "model peak", "simulated peak", "measured peak", "peak error", "predicted time",
+        "measured time", "time error", "pred. overhead", "meas. overhead", "grads"})
+    CHECK_THAT(text.out, Catch::Contains(column));
+  CHECK_THAT(text.out, Catch::Contains("Peak error: at most") && Catch::Contains("Time error: at most"));
+  CHECK_THAT(text.out, Catch::Contains("chen-sqrtn") && Catch::Contains("approx-dp") && Catch::Contains("equal"));
+  WARN(text.out);
+
+  // The figure: well-formed SVG with a predicted and a measured series per plan.
+  REQUIRE(fs::exists(figure));
+  boost::property_tree::ptree svg;
+  std::ifstream svgIn(figure);
+  CHECK_NOTHROW(boost::property_tree::read_xml(svgIn, svg));
+  CHECK(svg.count("svg") == 1);
+  const std::string svgText = slurp(figure);
+  CHECK_THAT(svgText, Catch::Contains("approx-dp predicted") && Catch::Contains("approx-dp measured"));
+  CHECK(fs::exists(outDir / "approx-dp.plan.json"));
+  CHECK(fs::exists(outDir / "approx-dp.measurement.json"));
+
+  std::vector<std::string> jsonArgs = common;
+  jsonArgs.emplace_back("--json");
+  Run machine = cli(jsonArgs);
+  INFO(machine.err);
+  REQUIRE(machine.code == 0);
+  const json j = json::parse(machine.out);
+  CHECK(j["device"] == "cpu");
+  REQUIRE(j["rows"].size() == 3);
+  for (const json& row : j["rows"]) {
+    INFO(row.dump());
+    // The graph has one view (the Flatten before the head), which the graph counts as 0 bytes. The
+    // measured peak is the simulated one exactly, either with the storage only that view holds (a
+    // simulator that accounts views' storage) or without it (one that counts views as 0 bytes).
+    const auto predictedPeak = row["predicted_peak_bytes"].get<std::int64_t>();
+    const auto measuredPeak = row["measured_peak_bytes"].get<std::int64_t>();
+    CHECK((measuredPeak == predictedPeak || row["measured_peak_without_views_bytes"] == predictedPeak));
+    CHECK(row["peak_error_bytes"] == measuredPeak - predictedPeak);
+    CHECK(std::abs(row["peak_error_bytes"].get<std::int64_t>()) <=
+          8192);  // the view's value and gradient, 2 x 512 floats each
+    CHECK(row["gradients_match"] == true);
+    CHECK(row["measured_seconds"].get<double>() > 0);
+    CHECK(row["predicted_seconds"].get<double>() > 0);  // the flops:a100 model, in ns
+    CHECK(row["time_error_percent"].is_number());
+    CHECK(row["allocator_peak_bytes"].is_null());
+  }
+  CHECK(j["rows"][0]["solver"] == "store-all");
+  CHECK(j["rows"][0]["measured_overhead_ratio"] == 0.0);
+  CHECK(j["rows"][2]["model_peak_bytes"].is_number());  // approx-dp's plan is canonical
+}
+
+TEST_CASE("validate and profile: bad input gets a clear message, its exit code, and no file") {
+  const fs::path dir = scratch();
+  const fs::path figure = dir / "never.svg";
+  const fs::path outDir = dir / "never-dir";
+  const fs::path profiled = dir / "never.json";
+  fs::remove(figure);
+  fs::remove_all(outDir);
+  fs::remove(profiled);
+  const auto mlp = load(small("mlp"));
+  remat::solvers::SolveRequest request;
+  request.graph = &mlp;
+  const auto storeAll = remat::solvers::SolverRegistry::builtin().find("store-all")->solve(request);
+  REQUIRE(storeAll.plan);
+  const std::string planText = remat::solvers::writePlanJson(mlp, storeAll);
+  const fs::path mlpPlan = dir / "mlp.plan.json";
+  write(mlpPlan, planText);
+  auto validate = [&](const std::string& graph, const std::vector<std::string>& more) {
+    std::vector<std::string> args{"validate", graph,      "--iterations",  "1",         "--warmup",
+                                  "0",        "--figure", figure.string(), "--out-dir", outDir.string()};
+    args.insert(args.end(), more.begin(), more.end());
+    return cli(args);
+  };
+
+  SECTION("a plan for another graph: exit 3") {
+    const Run r = validate(small("cnn-skip"), {"--plan", mlpPlan.string(), "--runner", REMAT_RUNNER});
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("mlp.plan.json: the plan is for graph 'mlp', not for 'cnn-skip'"));
+  }
+  SECTION("a schedule the simulator rejects: exit 3 with the step") {
+    json plan = json::parse(planText);
+    std::swap(plan["schedule"][0], plan["schedule"][1]);
+    write(dir / "swapped.plan.json", plan.dump());
+    const Run r = validate(small("mlp"), {"--plan", (dir / "swapped.plan.json").string(), "--runner", REMAT_RUNNER});
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("swapped.plan.json: the simulator rejects the schedule at step 0"));
+  }
+  SECTION("no runner where --runner points: exit 3") {
+    const Run r = validate(small("mlp"), {"--plan", mlpPlan.string(), "--runner", (dir / "no-runner").string()});
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("--runner") && Catch::Contains("no-runner: no such file"));
+    const Run p = cli({"profile", small("mlp"), "--runner", (dir / "no-runner").string(), "-o", profiled.string()});
+    CHECK(p.code == 3);
+  }
+  SECTION("an operation the runner cannot execute (unet-small's ConvTranspose): exit 3, nothing measured") {
+    const Run r = validate(dataset("unet-small.json"), {"--solvers", "store-all", "--runner", REMAT_RUNNER});
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("unet-small.json") && Catch::Contains("op ConvTranspose is not supported"));
+    const Run p = cli({"profile", dataset("unet-small.json"), "--runner", REMAT_RUNNER, "-o", profiled.string()});
+    CHECK(p.code == 3);
+    CHECK_THAT(p.err, Catch::Contains("op ConvTranspose is not supported"));
+  }
+  SECTION("out of memory on the device: exit 5, named as such") {
+    // A 1 TiB input, which the CPU allocator refuses.
+    json graph = json::parse(slurp(small("mlp")));
+    for (auto& n : graph["nodes"])
+      if (n["id"] == "x") {
+        n["shape"] = {4, std::int64_t{1} << 36};
+        n["bytes"] = std::int64_t{1} << 40;
+      }
+    write(dir / "huge.json", graph.dump());
+    const Run r = validate((dir / "huge.json").string(), {"--solvers", "store-all", "--runner", REMAT_RUNNER});
+    CHECK(r.code == 5);
+    CHECK_THAT(r.err, Catch::Contains("out of memory on cpu"));
+  }
+  SECTION("usage errors: exit 2") {
+    CHECK(validate(small("mlp"), {"--runner", REMAT_RUNNER}).code == 2);  // no plans
+    CHECK(validate(small("mlp"), {"--solvers", "store-all", "--device", "tpu", "--runner", REMAT_RUNNER}).code == 2);
+    CHECK(validate(small("mlp"), {"--solvers", "store-all", "--iterations", "0", "--runner", REMAT_RUNNER}).code == 2);
+  }
+  checkNothingLeft(figure);
+  checkNothingLeft(profiled);
+  CHECK_FALSE(fs::exists(outDir));
+}
+
+TEST_CASE("the library's errors carry their kind") {
+  const auto cnn = load(small("cnn-skip"));
+  const fs::path plan = scratch() / "mlp-for-kind.plan.json";
+  const auto mlp = load(small("mlp"));
+  remat::solvers::SolveRequest request;
+  request.graph = &mlp;
+  write(plan, remat::solvers::writePlanJson(
+                  mlp, remat::solvers::SolverRegistry::builtin().find("store-all")->solve(request)));
+  try {
+    (void)remat::runtime::readPlanForValidation(plan.string(), cnn);
+    FAIL("a plan for another graph was accepted");
+  } catch (const remat::runtime::ValidationError& e) {
+    CHECK(e.kind() == remat::runtime::ValidationFailure::Input);
+  }
+  try {
+    (void)remat::runtime::findRunner((scratch() / "nothing-here").string());
+    FAIL("a missing runner was accepted");
+  } catch (const remat::runtime::ValidationError& e) {
+    CHECK(e.kind() == remat::runtime::ValidationFailure::Input);
+  }
+}
