@@ -126,12 +126,19 @@ def resnet18():
     return torchvision.models.resnet18(weights=None)
 
 
+def resnet50():
+    """datasets/resnet50.json's network (torchvision's ResNet-50, weights=None) at a reduced resolution:
+    batch 2 at 64x64 instead of 32 at 224x224, so that CI validates it on a CPU in seconds."""
+    return torchvision.models.resnet50(weights=None)
+
+
 # name -> (builder, batch, inputs as (name, shape, dtype, high)); labels are int64 in [0, high).
 NETWORKS = {
     "mlp": (Mlp, 4, [("x", (4, 32), "float32", 0), ("labels", (4,), "int64", 10)]),
     "cnn-skip": (CnnSkip, 2, [("images", (2, 3, 16, 16), "float32", 0), ("labels", (2,), "int64", 10)]),
     "transformer-block": (TransformerBlock, 2, [("x", (2, 8, 16), "float32", 0), ("labels", (2,), "int64", 10)]),
     "resnet18-64px": (resnet18, 2, [("images", (2, 3, 64, 64), "float32", 0), ("labels", (2,), "int64", 1000)]),
+    "resnet50-64px": (resnet50, 2, [("images", (2, 3, 64, 64), "float32", 0), ("labels", (2,), "int64", 1000)]),
 }
 
 
