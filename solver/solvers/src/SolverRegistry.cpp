@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "remat/solvers/ChainDp.hpp"
 #include "remat/solvers/ChenGreedy.hpp"
 #include "remat/solvers/ChenSqrtN.hpp"
 #include "remat/solvers/DpSolvers.hpp"
@@ -34,6 +35,7 @@ const SolverRegistry& SolverRegistry::builtin() {
     r.add(std::make_unique<ChenGreedy>());
     r.add(std::make_unique<ApproxDp>());
     r.add(std::make_unique<ExactDp>());
+    r.add(std::make_unique<ChainDp>());
     return r;
   }();
   return registry;
