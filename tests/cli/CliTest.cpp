@@ -128,7 +128,7 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
   REQUIRE(r.code == 0);
   auto j = r.json();
   CHECK(j["vanilla_peak_bytes"] == 95);
-  REQUIRE(j["rows"].size() == 6);  // store-all, chen-sqrtn, chen-greedy, approx-dp, exact-dp, chain-dp
+  REQUIRE(j["rows"].size() == 7);  // store-all, chen-sqrtn, chen-greedy, approx-dp, exact-dp, chain-dp, dtr
   for (const auto& row : j["rows"]) {
     CHECK(row.contains("solver"));
     CHECK(row.contains("status"));
@@ -148,7 +148,7 @@ TEST_CASE("compare --budget least runs each solver at its own least feasible bud
   Run r = remat({"compare", graph, "--budget", "least", "--strategy", "memory", "--json"});
   REQUIRE(r.code == 0);
   const auto j = r.json();
-  REQUIRE(j["rows"].size() == 6);
+  REQUIRE(j["rows"].size() == 7);
   for (const auto& row : j["rows"]) {
     INFO(row["solver"]);
     const std::string solver = row["solver"];
@@ -264,7 +264,7 @@ TEST_CASE("compare runs on every committed dataset") {
     Run r = remat({"compare", entry.path().string(), "--json"});
     REQUIRE(r.code == 0);
     const auto j = r.json();
-    REQUIRE(j["rows"].size() == 6);
+    REQUIRE(j["rows"].size() == 7);
     for (const auto& row : j["rows"]) {
       INFO(row["solver"]);
       CHECK(row["status"] != "error");

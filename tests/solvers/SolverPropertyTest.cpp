@@ -189,7 +189,7 @@ TEST_CASE("a cancelled request stops") {
 
 TEST_CASE("the registry knows every solver by a stable id, with its citation") {
   const auto ids = SolverRegistry::builtin().ids();
-  CHECK(ids == std::vector<std::string>{"store-all", "chen-sqrtn", "chen-greedy", "approx-dp", "exact-dp", "chain-dp"});
+  CHECK(ids == std::vector<std::string>{"store-all", "chen-sqrtn", "chen-greedy", "approx-dp", "exact-dp", "chain-dp", "dtr"});
   for (const auto& s : SolverRegistry::builtin().solvers()) CHECK_FALSE(s->info().citation.empty());
   CHECK(SolverRegistry::builtin().find("nope") == nullptr);
 }

@@ -6,6 +6,7 @@
 #include "remat/solvers/ChenGreedy.hpp"
 #include "remat/solvers/ChenSqrtN.hpp"
 #include "remat/solvers/DpSolvers.hpp"
+#include "remat/solvers/Dtr.hpp"
 #include "remat/solvers/StoreAll.hpp"
 
 namespace remat::solvers {
@@ -36,6 +37,7 @@ const SolverRegistry& SolverRegistry::builtin() {
     r.add(std::make_unique<ApproxDp>());
     r.add(std::make_unique<ExactDp>());
     r.add(std::make_unique<ChainDp>());
+    r.add(std::make_unique<Dtr>());
     return r;
   }();
   return registry;

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+#include "remat/solvers/Solver.hpp"
+
+namespace remat::solvers {
+
+/// What one run of the DTR executor produced (exposed for tests and docs/dtr.md).
+struct DtrRun {
+  sim::Schedule schedule;              ///< complete: fwd/bwd/free/free-grad steps
+  Bytes bookedPeak{0};                 ///< the executor's own peak; the simulator's is never higher
+  std::vector<graph::NodeId> evicted;  ///< values evicted by the heuristic, in order (not liveness frees)
+  std::optional<std::string> stuck;    ///< the first step at which nothing evictable was left to fit the budget
+  bool stopped = false;                ///< the stop token or the deadline fired; the schedule is incomplete
+};
+
+/// Runs the program order of a plain training step (every forward in topological order, then every
+/// backward in reverse) through DTR's online executor under `budget` (none: no eviction), with the
+/// simulator's accounting (values by storage as views share them, gradients, parameter gradients,
+/// resident inputs and parameters, workspace). O(S·R·d) for S executed steps, R resident values, degree d.
+[[nodiscard]] DtrRun runDtr(const graph::ComputeGraph& g, std::optional<Bytes> budget, std::stop_token stop = {},
+                            std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
+
+/// The largest memory a single step of the plain program order needs when everything evictable is
+/// evicted: inputs, parameters, the gradients and parameter gradients that exist at that step (never
+/// evicted), the step's own operands and outputs, and its workspace. No budget below it can be met.
+[[nodiscard]] Bytes dtrSingleOpMinimum(const graph::ComputeGraph& g);
+
+/// DTR's eviction score h_DTR = c / (m · s): cost c (for h_DTR-eq, of the tensor and its evicted
+/// neighborhood), size m in bytes, staleness s in steps since the last access (at least 1).
+[[nodiscard]] double dtrScore(double cost, double bytes, double staleness);
+
+/// `dtr`: Dynamic Tensor Rematerialization, simulated. An online greedy heuristic: before each step,
+/// while its allocations would exceed the budget, evict the resident value (a storage with all its
+/// view holders) that is not needed by the pending step and has the least h_DTR-eq; rematerialize an
+/// evicted value, recursively, when a step needs it. The equivalence-class variant keeps evicted
+/// values in union-find components whose summed forward time is the neighborhood cost.
+/// Problem class: any DAG (online heuristic). Heuristic (not exact). Complexity: one run is
+/// O(S·R·d) (S executed steps, R resident values, d the degree); minBudget binary-searches over
+/// budgets, O(log(peak)) runs, each simulated.
+/// Citation: Kirisame, Lyubomirsky, Haan, Brennan, He, Roesch, Chen, Tatlock, Dynamic Tensor
+/// Rematerialization, ICLR 2021.
+class Dtr final : public Solver {
+ public:
+  [[nodiscard]] const SolverInfo& info() const override;
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+};
+
+}  // namespace remat::solvers

@@ -1,0 +1,509 @@
+#include "remat/solvers/Dtr.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <stdexcept>
+
+#include "remat/graph/ByteSize.hpp"
+
+namespace remat::solvers {
+namespace {
+
+using graph::ComputeGraph;
+using graph::Node;
+using graph::NodeId;
+using sim::StepKind;
+
+std::string bytesText(Bytes b) { return formatByteSize(b) + " (" + std::to_string(b.value) + " bytes)"; }
+
+// The operation inputs whose values a node's backward keeps (as the simulator reads `saves`), distinct.
+std::vector<NodeId> savedOpValues(const ComputeGraph& g, NodeId v) {
+  const Node& n = g.node(v);
+  std::vector<NodeId> out;
+  for (std::uint32_t k : n.saves.inputs)
+    if (g.isOp(n.inputs[k])) out.push_back(n.inputs[k]);
+  if (n.saves.output) out.push_back(v);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<NodeId> paramInputs(const ComputeGraph& g, NodeId v) {
+  std::vector<NodeId> out;
+  for (NodeId u : g.node(v).inputs)
+    if (g.node(u).kind == graph::NodeKind::Param) out.push_back(u);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The storage a value lives in, as the simulator counts it: an operation makes its own; a view shares
+// its first input's (none when that is an input or a parameter, which are resident anyway).
+struct StorageModel {
+  std::vector<bool> isView;
+  std::vector<Bytes> gradBytes;
+  std::vector<std::optional<std::uint32_t>> root;  // the op whose forward makes the storage
+
+  explicit StorageModel(const ComputeGraph& g) {
+    sim::ViewInfo vi = sim::viewInfo(g);
+    isView = std::move(vi.isView);
+    gradBytes = std::move(vi.gradBytes);
+    root.assign(g.size(), std::nullopt);
+    for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
+      if (!isView[v]) {
+        root[v] = v;
+        continue;
+      }
+      const NodeId base = g.node(NodeId{v}).inputs.front();
+      if (g.isOp(base)) root[v] = root[base.value];
+    }
+  }
+};
+
+// DTR's online executor over the plain program order.
+class Executor {
+ public:
+  Executor(const ComputeGraph& g, std::optional<Bytes> budget, std::stop_token stop,
+           std::optional<std::chrono::steady_clock::time_point> deadline)
+      : m_g(g), m_storage(g), m_stop(std::move(stop)), m_deadline(deadline) {
+    m_budget = budget ? budget->value : std::numeric_limits<std::int64_t>::max();
+    const std::size_t n = g.size();
+    m_constant = g.paramBytes().value + g.inputBytes().value;
+    m_resident.assign(n, false);
+    m_computed.assign(n, false);
+    m_locks.assign(n, 0);
+    m_usesLeft.assign(n, 0);
+    m_lastAccess.assign(n, 0);
+    m_storageOf.assign(n, -1);
+    m_uf.assign(n, -1);
+    m_gradPresent.assign(n, false);
+    m_paramGrad.assign(n, false);
+    for (std::uint32_t v = g.firstOp(); v < n; ++v) {
+      const NodeId id{v};
+      for (NodeId u : g.opPredecessors(id)) ++m_usesLeft[u.value];
+      for (NodeId u : savedOpValues(g, id)) ++m_usesLeft[u.value];
+    }
+  }
+
+  DtrRun run() {
+    const ComputeGraph& g = m_g;
+    for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
+      if (stopped()) return finish(true);
+      compute(NodeId{v}, true);
+    }
+    for (auto v = static_cast<std::uint32_t>(g.size()); v-- > g.firstOp();) {
+      if (stopped()) return finish(true);
+      backward(NodeId{v});
+    }
+    return finish(false);
+  }
+
+ private:
+  struct Storage {
+    std::int64_t bytes = 0;
+    std::vector<std::uint32_t> holders;
+    std::size_t livePos = 0;
+  };
+
+  bool stopped() {
+    if (m_stop.stop_requested()) return true;
+    return m_deadline && std::chrono::steady_clock::now() > *m_deadline;
+  }
+
+  DtrRun finish(bool stopped) {
+    m_out.stopped = stopped;
+    m_out.bookedPeak = Bytes{m_peak};
+    return std::move(m_out);
+  }
+
+  std::int64_t total() const { return m_constant + m_values + m_grads + m_paramGrads; }
+
+  void emit(StepKind kind, NodeId v) { m_out.schedule.push_back({kind, v}); }
+
+  // Union-find over evicted values (the equivalence classes of h_DTR-eq); a class's cost is the summed
+  // forward time of its members still evicted.
+  std::int32_t find(std::int32_t x) {
+    while (m_parent[x] != x) {
+      m_parent[x] = m_parent[m_parent[x]];
+      x = m_parent[x];
+    }
+    return x;
+  }
+  void unite(std::int32_t a, std::int32_t b) {
+    a = find(a);
+    b = find(b);
+    if (a == b) return;
+    m_parent[b] = a;
+    m_classCost[a] += m_classCost[b];
+  }
+  // The classes of the evicted neighbours (operation inputs and consumers) of v.
+  void evictedNeighbourClasses(NodeId v, std::vector<std::int32_t>& out) {
+    auto add = [&](NodeId u) {
+      if (m_g.isOp(u) && !m_resident[u.value] && m_uf[u.value] >= 0) out.push_back(find(m_uf[u.value]));
+    };
+    for (NodeId u : m_g.opPredecessors(v)) add(u);
+    for (NodeId w : m_g.successors(v)) add(w);
+  }
+
+  // Drops v's value (evicted by the heuristic or freed after its last use); it can be recomputed later.
+  void release(NodeId v) {
+    emit(StepKind::Free, v);
+    m_resident[v.value] = false;
+    std::vector<std::int32_t> classes;
+    evictedNeighbourClasses(v, classes);
+    const auto self = static_cast<std::int32_t>(m_parent.size());
+    m_parent.push_back(self);
+    m_classCost.push_back(m_g.node(v).fwdTime.value);
+    m_uf[v.value] = self;
+    for (std::int32_t c : classes) unite(self, c);
+    const std::int32_t s = m_storageOf[v.value];
+    m_storageOf[v.value] = -1;
+    if (s < 0) return;
+    Storage& st = m_storages[s];
+    st.holders.erase(std::find(st.holders.begin(), st.holders.end(), v.value));
+    if (st.holders.empty()) {
+      m_values -= st.bytes;
+      const std::size_t pos = st.livePos;
+      m_live[pos] = m_live.back();
+      m_storages[m_live[pos]].livePos = pos;
+      m_live.pop_back();
+    }
+  }
+
+  void freeIfDead(NodeId v) {
+    if (m_resident[v.value] && m_locks[v.value] == 0 && m_usesLeft[v.value] == 0) release(v);
+  }
+
+  // Evicts the storage with the least h_DTR-eq whose holders the pending steps do not need. False when
+  // there is none.
+  bool evictOne() {
+    double best = std::numeric_limits<double>::infinity();
+    std::int32_t bestStorage = -1;
+    std::vector<std::int32_t> classes;
+    for (std::int32_t s : m_live) {
+      const Storage& st = m_storages[s];
+      if (st.bytes <= 0) continue;  // evicting it frees nothing
+      bool locked = false;
+      std::int64_t cost = 0;
+      std::size_t last = 0;
+      classes.clear();
+      for (std::uint32_t h : st.holders) {
+        if (m_locks[h] > 0) locked = true;
+        cost += m_g.node(NodeId{h}).fwdTime.value;
+        last = std::max(last, m_lastAccess[h]);
+        evictedNeighbourClasses(NodeId{h}, classes);
+      }
+      if (locked) continue;
+      std::sort(classes.begin(), classes.end());
+      classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
+      for (std::int32_t c : classes) cost += m_classCost[c];
+      const double h = dtrScore(double(cost), double(st.bytes), double(m_clock - last));
+      if (h < best || (h == best && s < bestStorage)) {
+        best = h;
+        bestStorage = s;
+      }
+    }
+    if (bestStorage < 0) return false;
+    const std::vector<std::uint32_t> holders = m_storages[bestStorage].holders;
+    for (std::uint32_t h : holders) {
+      m_out.evicted.push_back(NodeId{h});
+      release(NodeId{h});
+    }
+    return true;
+  }
+
+  // Evicts until `extra` more bytes fit in the budget; records where it cannot.
+  void makeRoom(std::int64_t extra, NodeId v, StepKind kind) {
+    while (total() + extra > m_budget)
+      if (!evictOne()) {
+        if (!m_out.stuck)
+          m_out.stuck = "at step " + std::to_string(m_out.schedule.size()) + " (" +
+                        std::string(sim::stepKindName(kind)) + " " + m_g.node(v).name +
+                        ") nothing evictable was left: it needs " + bytesText(Bytes{total() + extra}) +
+                        " with only the values it and its pending callers use";
+        return;
+      }
+  }
+
+  void access(NodeId v) { m_lastAccess[v.value] = m_clock; }
+
+  // Makes the values `need` resident, locked, rematerializing evicted ones (recursively).
+  void acquire(const std::vector<NodeId>& need) {
+    for (NodeId u : need)
+      if (m_resident[u.value]) ++m_locks[u.value];
+    for (NodeId u : need)
+      if (!m_resident[u.value]) {
+        compute(u, false);
+        ++m_locks[u.value];
+      }
+  }
+  void releaseLocks(const std::vector<NodeId>& need) {
+    for (NodeId u : need) --m_locks[u.value];
+  }
+
+  // `fwd v`: the program's first computation (program = true) or a rematerialization.
+  void compute(NodeId v, bool program) {
+    const std::vector<NodeId> inputs(m_g.opPredecessors(v).begin(), m_g.opPredecessors(v).end());
+    acquire(inputs);
+    const auto& root = m_storage.root[v.value];
+    const bool newStorage = root && *root == v.value;
+    const std::int64_t bytes = newStorage ? m_g.node(v).bytes.value : 0;
+    makeRoom(bytes + m_g.node(v).workspace.value, v, StepKind::Forward);
+    emit(StepKind::Forward, v);
+    m_resident[v.value] = true;
+    m_computed[v.value] = true;
+    if (m_uf[v.value] >= 0) {
+      m_classCost[find(m_uf[v.value])] -= m_g.node(v).fwdTime.value;
+      m_uf[v.value] = -1;
+    }
+    if (newStorage) {
+      m_storageOf[v.value] = static_cast<std::int32_t>(m_storages.size());
+      m_storages.push_back(Storage{bytes, {v.value}, m_live.size()});
+      m_live.push_back(m_storageOf[v.value]);
+      m_values += bytes;
+    } else if (root) {
+      // A view of a resident (locked) base shares the base's storage.
+      const std::int32_t s = m_storageOf[m_g.node(v).inputs.front().value];
+      m_storageOf[v.value] = s;
+      if (s >= 0) m_storages[s].holders.push_back(v.value);
+    }
+    m_peak = std::max(m_peak, total() + m_g.node(v).workspace.value);
+    for (NodeId u : inputs) access(u);
+    access(v);
+    ++m_clock;
+    releaseLocks(inputs);
+    if (program)
+      for (NodeId u : inputs) --m_usesLeft[u.value];
+    for (NodeId u : inputs) freeIfDead(u);
+    if (program) freeIfDead(v);
+  }
+
+  // `bwd v` of the program, then `free-grad v`.
+  void backward(NodeId v) {
+    const ComputeGraph& g = m_g;
+    const std::vector<NodeId> saved = savedOpValues(g, v);
+    acquire(saved);
+    std::int64_t alloc = 0;
+    const bool seed = g.successors(v).empty();
+    if (seed) alloc += m_storage.gradBytes[v.value].value;
+    for (NodeId u : g.opPredecessors(v))
+      if (!m_gradPresent[u.value]) alloc += m_storage.gradBytes[u.value].value;
+    const std::vector<NodeId> params = paramInputs(g, v);
+    for (NodeId p : params)
+      if (!m_paramGrad[p.value]) alloc += g.node(p).bytes.value;
+    makeRoom(alloc + g.node(v).workspace.value, v, StepKind::Backward);
+    emit(StepKind::Backward, v);
+    if (seed) {
+      m_gradPresent[v.value] = true;
+      m_grads += m_storage.gradBytes[v.value].value;
+    }
+    for (NodeId u : g.opPredecessors(v))
+      if (!m_gradPresent[u.value]) {
+        m_gradPresent[u.value] = true;
+        m_grads += m_storage.gradBytes[u.value].value;
+      }
+    for (NodeId p : params)
+      if (!m_paramGrad[p.value]) {
+        m_paramGrad[p.value] = true;
+        m_paramGrads += g.node(p).bytes.value;
+      }
+    m_peak = std::max(m_peak, total() + g.node(v).workspace.value);
+    for (NodeId u : saved) access(u);
+    ++m_clock;
+    emit(StepKind::FreeGrad, v);
+    if (m_gradPresent[v.value]) {
+      m_gradPresent[v.value] = false;
+      m_grads -= m_storage.gradBytes[v.value].value;
+    }
+    releaseLocks(saved);
+    for (NodeId u : saved) --m_usesLeft[u.value];
+    for (NodeId u : saved) freeIfDead(u);
+  }
+
+  const ComputeGraph& m_g;
+  StorageModel m_storage;
+  std::stop_token m_stop;
+  std::optional<std::chrono::steady_clock::time_point> m_deadline;
+  std::int64_t m_budget = 0;
+  std::int64_t m_constant = 0;
+  std::int64_t m_values = 0;
+  std::int64_t m_grads = 0;
+  std::int64_t m_paramGrads = 0;
+  std::int64_t m_peak = 0;
+  std::size_t m_clock = 1;
+  std::vector<bool> m_resident, m_computed, m_gradPresent, m_paramGrad;
+  std::vector<std::uint32_t> m_locks, m_usesLeft;
+  std::vector<std::size_t> m_lastAccess;
+  std::vector<std::int32_t> m_storageOf, m_uf;
+  std::vector<Storage> m_storages;
+  std::vector<std::int32_t> m_live;  // storages in memory
+  std::vector<std::int32_t> m_parent;
+  std::vector<std::int64_t> m_classCost;
+  DtrRun m_out;
+};
+
+}  // namespace
+
+double dtrScore(double cost, double bytes, double staleness) {
+  return cost / (std::max(bytes, 1.0) * std::max(staleness, 1.0));
+}
+
+DtrRun runDtr(const ComputeGraph& g, std::optional<Bytes> budget, std::stop_token stop,
+              std::optional<std::chrono::steady_clock::time_point> deadline) {
+  return Executor(g, budget, std::move(stop), deadline).run();
+}
+
+Bytes dtrSingleOpMinimum(const ComputeGraph& g) {
+  const StorageModel model(g);
+  // The distinct storages of a set of values, in bytes.
+  auto storageBytes = [&](const std::vector<NodeId>& values) {
+    std::vector<std::uint32_t> roots;
+    for (NodeId u : values)
+      if (model.root[u.value]) roots.push_back(*model.root[u.value]);
+    std::sort(roots.begin(), roots.end());
+    roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+    std::int64_t sum = 0;
+    for (std::uint32_t r : roots) sum += g.node(NodeId{r}).bytes.value;
+    return sum;
+  };
+  const std::int64_t constant = g.paramBytes().value + g.inputBytes().value;
+  std::int64_t worst = constant;
+  for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
+    const NodeId id{v};
+    std::vector<NodeId> values(g.opPredecessors(id).begin(), g.opPredecessors(id).end());
+    values.push_back(id);
+    worst = std::max(worst, constant + storageBytes(values) + g.node(id).workspace.value);
+  }
+  // The backward pass, replaying the gradients and parameter gradients that exist at each step.
+  std::vector<bool> grad(g.size(), false), paramGrad(g.size(), false);
+  std::int64_t grads = 0;
+  std::int64_t paramGrads = 0;
+  for (auto v = static_cast<std::uint32_t>(g.size()); v-- > g.firstOp();) {
+    const NodeId id{v};
+    if (g.successors(id).empty()) {
+      grad[v] = true;
+      grads += model.gradBytes[v].value;
+    }
+    for (NodeId u : g.opPredecessors(id))
+      if (!grad[u.value]) {
+        grad[u.value] = true;
+        grads += model.gradBytes[u.value].value;
+      }
+    for (NodeId p : paramInputs(g, id))
+      if (!paramGrad[p.value]) {
+        paramGrad[p.value] = true;
+        paramGrads += g.node(p).bytes.value;
+      }
+    worst = std::max(worst,
+                     constant + grads + paramGrads + storageBytes(savedOpValues(g, id)) + g.node(id).workspace.value);
+    if (grad[v]) {
+      grad[v] = false;
+      grads -= model.gradBytes[v].value;
+    }
+  }
+  // Rematerializing a value during the backward pass holds the operands of the pending steps as well:
+  // DTR's run with everything evictable evicted before every allocation measures that.
+  worst = std::max(worst, runDtr(g, Bytes{0}).bookedPeak.value);
+  return Bytes{worst};
+}
+
+const SolverInfo& Dtr::info() const {
+  static const SolverInfo kInfo{
+      .id = "dtr",
+      .name = "Dynamic Tensor Rematerialization (h_DTR-eq)",
+      .citation =
+          "Kirisame, Lyubomirsky, Haan, Brennan, He, Roesch, Chen, Tatlock, Dynamic Tensor "
+          "Rematerialization, ICLR 2021",
+      .problemClass = "any DAG (online heuristic)",
+      .exact = false,
+      .budgetMeasure = BudgetMeasure::Simulated,
+  };
+  return kInfo;
+}
+
+namespace {
+
+std::optional<std::chrono::steady_clock::time_point> deadlineOf(const SolveRequest& request) {
+  if (!request.timeLimit) return std::nullopt;
+  return std::chrono::steady_clock::now() + *request.timeLimit;
+}
+
+SolverOutput stoppedOutput(const SolveRequest& request) {
+  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  return {SolveStatus::TimeLimit, std::nullopt, "the time limit ran out before DTR's run finished"};
+}
+
+}  // namespace
+
+SolverOutput Dtr::plan(const SolveRequest& request) const {
+  const ComputeGraph& g = *request.graph;
+  if (request.budget) {
+    const Bytes least = dtrSingleOpMinimum(g);
+    if (*request.budget < least)
+      return {SolveStatus::Infeasible, std::nullopt,
+              "the budget of " + bytesText(*request.budget) + " is below the single-op minimum of " + bytesText(least) +
+                  ": some step needs that much with everything evictable evicted"};
+  }
+  DtrRun run = runDtr(g, request.budget, request.stop, deadlineOf(request));
+  if (run.stopped) return stoppedOutput(request);
+  SolverOutput out{SolveStatus::Feasible, Plan{std::move(run.schedule), std::nullopt}, {}};
+  if (run.stuck)
+    out.message = "DTR's own count went over the budget (the simulator's liveness may still fit it): " + *run.stuck +
+                  "; `remat min-budget --solver dtr` finds the least budget DTR meets";
+  return out;
+}
+
+Solver::MinBudget Dtr::minBudget(const SolveRequest& request) const {
+  const auto start = std::chrono::steady_clock::now();
+  const ComputeGraph& g = *request.graph;
+  const auto deadline = deadlineOf(request);
+  MinBudget out;
+  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  // The simulated peak of DTR's schedule at a budget (nullopt when stopped).
+  auto peakAt = [&](std::optional<Bytes> budget) -> std::optional<Bytes> {
+    DtrRun run = runDtr(g, budget, request.stop, deadline);
+    if (run.stopped) return std::nullopt;
+    const sim::SimulationResult r =
+        sim::Simulator(g, {.liveness = request.liveness, .requireComplete = true}).run(run.schedule);
+    if (!r.valid()) throw std::logic_error("dtr produced a schedule the simulator rejects: " + r.error->message);
+    return r.peak;
+  };
+  auto stoppedAnswer = [&] {
+    const SolverOutput s = stoppedOutput(request);
+    out.status = s.status;
+    out.message = s.message;
+    out.seconds = seconds();
+    return out;
+  };
+  const Bytes least = dtrSingleOpMinimum(g);
+  const auto atLeast = peakAt(least);
+  if (!atLeast) return stoppedAnswer();
+  if (*atLeast <= least) {
+    out.status = SolveStatus::Optimal;
+    out.bytes = least;
+    out.seconds = seconds();
+    return out;
+  }
+  const auto plain = peakAt(std::nullopt);
+  if (!plain) return stoppedAnswer();
+  // The least fitting budget in (least, plain]: DTR at the plain run's peak never evicts, so it fits.
+  std::int64_t lo = least.value;  // does not fit
+  std::int64_t hi = std::max(plain->value, least.value + 1);
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    const auto peak = peakAt(Bytes{mid});
+    if (!peak) return stoppedAnswer();
+    if (peak->value <= mid)
+      hi = mid;
+    else
+      lo = mid;
+    if (request.progress) request.progress(0.5, "binary search over budgets");
+  }
+  out.status = SolveStatus::Optimal;
+  out.bytes = Bytes{hi};
+  out.seconds = seconds();
+  return out;
+}
+
+}  // namespace remat::solvers

@@ -1,0 +1,161 @@
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "TestGraphs.hpp"
+#include "remat/io/GraphReader.hpp"
+#include "remat/sim/MemoryBounds.hpp"
+#include "remat/solvers/Dtr.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+using namespace remat;
+using namespace remat::graph;
+using namespace remat::solvers;
+
+namespace {
+
+const Solver& dtr() { return *SolverRegistry::builtin().find("dtr"); }
+
+// At budgets from the single-op minimum up to the plain run's peak, DTR's schedule is legal and its
+// simulated peak stays within the budget; below the minimum it refuses and says why.
+void checkAcrossBudgets(const ComputeGraph& g, int points) {
+  const SolveResult plain = dtr().solve({.graph = &g});
+  REQUIRE(plain.status == SolveStatus::Feasible);
+  REQUIRE(plain.simulation.valid());
+  CHECK(plain.metrics.overhead == Ticks{0});
+  const Bytes least = dtrSingleOpMinimum(g);
+  CHECK(least >= sim::memoryLowerBound(g));
+  const Bytes peak = plain.metrics.simulatedPeak;
+  REQUIRE(least <= peak);
+  for (int k = 0; k <= points; ++k) {
+    const Bytes budget{least.value + (peak.value - least.value) * k / points};
+    const SolveResult r = dtr().solve({.graph = &g, .budget = budget});
+    INFO("budget " << budget.value << " (least " << least.value << ", plain " << peak.value << "): " << r.message);
+    REQUIRE(r.plan);
+    CHECK(r.simulation.valid());
+    CHECK(r.status == SolveStatus::Feasible);
+    CHECK(r.metrics.simulatedPeak <= budget);
+    CHECK(r.metrics.overhead >= Ticks{0});
+    if (k == points) CHECK(r.metrics.overhead == Ticks{0});
+  }
+  const SolveResult below = dtr().solve({.graph = &g, .budget = Bytes{least.value - 1}});
+  CHECK(below.status == SolveStatus::Infeasible);
+  CHECK_FALSE(below.plan);
+  CHECK_THAT(below.message, Catch::Contains("below the single-op minimum of") &&
+                                Catch::Contains(std::to_string(least.value) + " bytes"));
+}
+
+}  // namespace
+
+TEST_CASE("dtr is registered with its citation and measures the simulated peak") {
+  const SolverInfo& info = dtr().info();
+  CHECK(info.name == "Dynamic Tensor Rematerialization (h_DTR-eq)");
+  CHECK_THAT(info.citation, Catch::Contains("Kirisame") && Catch::Contains("ICLR 2021"));
+  CHECK_FALSE(info.exact);
+  CHECK(info.budgetMeasure == BudgetMeasure::Simulated);
+}
+
+TEST_CASE("dtr without a budget is the plain run") {
+  const ComputeGraph g = test::makeRandomDag(25, 3);
+  const SolveResult r = dtr().solve({.graph = &g});
+  const SolveResult plain = SolverRegistry::builtin().find("store-all")->solve({.graph = &g});
+  REQUIRE(r.status == SolveStatus::Feasible);
+  CHECK(r.metrics.simulatedPeak == plain.metrics.simulatedPeak);
+  CHECK(r.metrics.totalTime == plain.metrics.totalTime);
+  CHECK(r.metrics.recomputations == 0);
+}
+
+TEST_CASE("dtr stays within every budget from the single-op minimum on chains") {
+  for (int n : {1, 2, 5, 12, 40}) {
+    INFO("chain of " << n);
+    checkAcrossBudgets(test::makeChain(n), 12);
+  }
+}
+
+TEST_CASE("dtr stays within every budget from the single-op minimum on random DAGs, seeds 1 to 40") {
+  for (std::uint32_t seed = 1; seed <= 40; ++seed) {
+    INFO("seed " << seed);
+    checkAcrossBudgets(test::makeRandomDag(30, seed), 10);
+  }
+}
+
+TEST_CASE("dtr stays within every budget from the single-op minimum on U-Nets and unet-small") {
+  checkAcrossBudgets(test::makeUNet(4), 12);
+  auto read = io::readGraphFile(std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json");
+  REQUIRE(read);
+  checkAcrossBudgets(read.value(), 12);
+}
+
+TEST_CASE("dtr's least budget is met by its plan") {
+  for (std::uint32_t seed = 1; seed <= 10; ++seed) {
+    INFO("seed " << seed);
+    const ComputeGraph g = test::makeRandomDag(30, seed);
+    const auto least = dtr().minBudget({.graph = &g});
+    REQUIRE(least.bytes);
+    CHECK(*least.bytes >= dtrSingleOpMinimum(g));
+    const SolveResult r = solveAtLeastBudget(dtr(), {.graph = &g});
+    CHECK(r.status == SolveStatus::Feasible);
+    CHECK(r.metrics.simulatedPeak <= *least.bytes);
+  }
+}
+
+TEST_CASE("h_DTR prefers evicting cheap, large, stale tensors") {
+  CHECK(dtrScore(1, 100, 3) < dtrScore(10, 100, 3));  // cheaper
+  CHECK(dtrScore(1, 100, 3) < dtrScore(1, 50, 3));    // larger
+  CHECK(dtrScore(1, 100, 3) < dtrScore(1, 100, 1));   // staler
+
+  // a, b, c read only the (0-byte) input and keep their own outputs for their backwards, so all three
+  // stay resident until the backward pass; d is then computed and needs 100 more bytes.
+  //   a: 100 bytes, time 1, computed at clock 1   b: 100 bytes, time 10, clock 2   c: 50 bytes, time 1, clock 3
+  // At d (clock 4) the staleness is a 3, b 2, c 1 and no neighbour is evicted, so
+  //   h(a) = 1 / (100 * 3) = 0.0033,  h(b) = 10 / (100 * 2) = 0.05,  h(c) = 1 / (50 * 1) = 0.02.
+  // With a budget of 260, 250 + 100 exceeds it by 90: one eviction, of a (cheap, large and stale), fits.
+  const ComputeGraph g = test::makeGraph({
+      {"a", {"x"}, 100, 1, {}, true},
+      {"b", {"x"}, 100, 10, {}, true},
+      {"c", {"x"}, 50, 1, {}, true},
+      {"d", {"x"}, 100, 1, {}, false},
+  });
+  const DtrRun run = runDtr(g, Bytes{260});
+  REQUIRE_FALSE(run.stuck);
+  REQUIRE_FALSE(run.evicted.empty());
+  CHECK(g.node(run.evicted.front()).name == "a");
+  const SolveResult r = dtr().solve({.graph = &g, .budget = Bytes{260}});
+  CHECK(r.status == SolveStatus::Feasible);
+  CHECK(r.metrics.simulatedPeak <= Bytes{260});
+  CHECK(r.metrics.overhead == Ticks{1});  // a is recomputed once, for its backward
+}
+
+TEST_CASE("h_DTR-eq charges the evicted neighbourhood") {
+  // x -> p -> q, and r, s reading x only; p, q and r keep their outputs for their backwards (q also
+  // keeps p), so they stay resident through the forward pass. Every value is 10 bytes; the budget is 20.
+  //   p: time 3, clock 1, last read by q at clock 2    q: time 2, clock 2    r: time 2, clock 3
+  // At r (clock 3), p and q hold 20 and r needs 10 more: h(p) = 3/(10*1) = 0.3, h(q) = 2/(10*1) = 0.2,
+  // so q is evicted and forms its own class, of cost 2.
+  // At s (clock 4), p and r hold 20 and s needs 10 more. q is an evicted neighbour of p, so h_DTR-eq
+  // charges p its own 3 plus q's class 2: h(p) = 5/(10*2) = 0.25, while h(r) = 2/(10*1) = 0.2: r goes.
+  // (Plain h_DTR would charge p only 3, h(p) = 0.15, and evict p instead.)
+  const ComputeGraph g = test::makeGraph({
+      {"p", {"x"}, 10, 3, {}, true},
+      {"q", {"p"}, 10, 2, {0}, true},
+      {"r", {"x"}, 10, 2, {}, true},
+      {"s", {"x"}, 10, 1, {}, false},
+  });
+  const DtrRun run = runDtr(g, Bytes{20});
+  REQUIRE(run.evicted.size() >= 2);
+  CHECK(g.node(run.evicted[0]).name == "q");
+  CHECK(g.node(run.evicted[1]).name == "r");
+  // The backward of q needs 40 bytes (its seed gradient, p's gradient, p and q), so 20 is below the
+  // single-op minimum as a whole plan.
+  CHECK(dtrSingleOpMinimum(g) == Bytes{40});
+  CHECK(dtr().solve({.graph = &g, .budget = Bytes{20}}).status == SolveStatus::Infeasible);
+}
+
+TEST_CASE("dtr stops when cancelled") {
+  const ComputeGraph g = test::makeRandomDag(30, 1);
+  std::stop_source stop;
+  stop.request_stop();
+  const SolveResult r = dtr().solve({.graph = &g, .budget = dtrSingleOpMinimum(g), .stop = stop.get_token()});
+  CHECK(r.status == SolveStatus::Cancelled);
+}
