@@ -1,10 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -12,56 +7,27 @@
 #include <sstream>
 #include <string>
 
+#include "ProgramRun.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-  int code = -1;
-  std::string out;
-  std::string err;
-  nlohmann::json json() const { return nlohmann::json::parse(out); }
-};
+using Run = remat::test::ProgramRun;
+using remat::test::shellQuote;
+using remat::test::slurp;
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / ("remat-cli-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch() { return remat::test::scratchDir("remat-cli-test"); }
 
 // Runs the real binary with the given arguments; stdout and stderr captured apart.
-Run remat(const std::vector<std::string>& args) {
-  const fs::path errFile = scratch() / "stderr.txt";
-  std::string cmd = quote(REMAT_BINARY);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " 2>" + quote(errFile.string()) + " </dev/null";
-  Run r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream err(errFile);
-  std::stringstream ss;
-  ss << err.rdbuf();
-  r.err = ss.str();
-  return r;
-}
+Run runRemat(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_BINARY, args, scratch()); }
 
 std::string fixture(const std::string& name) { return std::string(REMAT_FIXTURES_DIR) + "/" + name; }
 
 }  // namespace
 
 TEST_CASE("info on a hand-drawn chain gives the exact figures") {
-  Run r = remat({"info", fixture("cli/chain3.json"), "--json"});
+  Run r = runRemat({"info", fixture("cli/chain3.json"), "--json"});
   REQUIRE(r.code == 0);
   auto j = r.json();
   CHECK(j["nodes"] == 4);
@@ -70,14 +36,14 @@ TEST_CASE("info on a hand-drawn chain gives the exact figures") {
   CHECK(j["lower_sets"] == 4);
   CHECK(j["vanilla_peak_bytes"] == 95);  // worked out step by step in tests/sim/SimulatorTest.cpp
   CHECK(j["memory_lower_bound_bytes"] == 5 + 30 + 30 + 20);
-  Run text = remat({"info", fixture("cli/chain3.json")});
+  Run text = runRemat({"info", fixture("cli/chain3.json")});
   CHECK(text.code == 0);
   CHECK_THAT(text.out, Catch::Contains("Lower sets         4"));
 }
 
 TEST_CASE("solve prints the plan and writes it atomically") {
   const fs::path plan = scratch() / "plan.json";
-  Run r = remat({"solve", fixture("cli/chain3.json"), "--solver", "store-all", "--json", "-o", plan.string()});
+  Run r = runRemat({"solve", fixture("cli/chain3.json"), "--solver", "store-all", "--json", "-o", plan.string()});
   REQUIRE(r.code == 0);
   auto j = r.json();
   CHECK(j["solver"] == "store-all");
@@ -93,14 +59,14 @@ TEST_CASE("solve prints the plan and writes it atomically") {
 }
 
 TEST_CASE("budgets: human units, infeasible exit code 1, bad values exit code 2") {
-  Run ok = remat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "--budget", "1KiB", "--json"});
+  Run ok = runRemat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "--budget", "1KiB", "--json"});
   CHECK(ok.code == 0);
   CHECK(ok.json()["budget_bytes"] == 1024);
-  Run tight = remat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "--budget", "94", "--json"});
+  Run tight = runRemat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "--budget", "94", "--json"});
   CHECK(tight.code == 1);
   CHECK(tight.json()["status"] == "infeasible");
   for (const char* bad : {"-5", "0", "2XB", "lots"}) {
-    Run r = remat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "--budget", bad});
+    Run r = runRemat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "--budget", bad});
     INFO(bad);
     CHECK(r.code == 2);
     CHECK_THAT(r.err, Catch::Contains("budget"));
@@ -108,23 +74,23 @@ TEST_CASE("budgets: human units, infeasible exit code 1, bad values exit code 2"
 }
 
 TEST_CASE("usage errors exit with 2, input errors with 3, both with a message") {
-  Run unknownSolver = remat({"solve", fixture("cli/chain3.json"), "-s", "nope"});
+  Run unknownSolver = runRemat({"solve", fixture("cli/chain3.json"), "-s", "nope"});
   CHECK(unknownSolver.code == 2);
   CHECK_THAT(unknownSolver.err, Catch::Contains("unknown solver 'nope' (known: store-all"));
-  Run noCommand = remat({});
+  Run noCommand = runRemat({});
   CHECK(noCommand.code == 2);
-  Run badOption = remat({"info", fixture("cli/chain3.json"), "--frobnicate"});
+  Run badOption = runRemat({"info", fixture("cli/chain3.json"), "--frobnicate"});
   CHECK(badOption.code == 2);
-  Run missing = remat({"info", "/nonexistent/graph.json"});
+  Run missing = runRemat({"info", "/nonexistent/graph.json"});
   CHECK(missing.code == 3);
   CHECK_THAT(missing.err, Catch::Contains("/nonexistent/graph.json"));
-  Run broken = remat({"info", fixture("cli/broken.json")});
+  Run broken = runRemat({"info", fixture("cli/broken.json")});
   CHECK(broken.code == 3);
   CHECK_THAT(broken.err, Catch::Contains("broken.json:6:"));
 }
 
 TEST_CASE("compare lists every solver with the same metrics keys") {
-  Run r = remat({"compare", fixture("cli/chain3.json"), "--json"});
+  Run r = runRemat({"compare", fixture("cli/chain3.json"), "--json"});
   REQUIRE(r.code == 0);
   auto j = r.json();
   CHECK(j["vanilla_peak_bytes"] == 95);
@@ -136,68 +102,69 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
                             "recomputed_nodes", "solve_seconds"})
       CHECK(row["metrics"].contains(key));
   }
-  Run md = remat({"compare", fixture("cli/chain3.json"), "--solvers", "store-all,chen-sqrtn", "--table", "markdown"});
+  Run md =
+      runRemat({"compare", fixture("cli/chain3.json"), "--solvers", "store-all,chen-sqrtn", "--table", "markdown"});
   CHECK(md.code == 0);
   CHECK_THAT(md.out, Catch::Contains("| store-all "));
-  Run csv = remat({"compare", fixture("cli/chain3.json"), "--table", "csv"});
+  Run csv = runRemat({"compare", fixture("cli/chain3.json"), "--table", "csv"});
   CHECK_THAT(csv.out, Catch::Contains("solver,status,model peak"));
 }
 
 TEST_CASE("compare --budget least runs each solver at its own least feasible budget") {
   const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json";
-  Run r = remat({"compare", graph, "--budget", "least", "--strategy", "memory", "--json"});
+  Run r = runRemat({"compare", graph, "--budget", "least", "--strategy", "memory", "--json"});
   REQUIRE(r.code == 0);
   const auto j = r.json();
   REQUIRE(j["rows"].size() == 7);
   for (const auto& row : j["rows"]) {
     INFO(row["solver"]);
     const std::string solver = row["solver"];
-    Run least = remat({"min-budget", graph, "--solver", solver, "--json"});
+    Run least = runRemat({"min-budget", graph, "--solver", solver, "--json"});
     REQUIRE(least.code == 0);
     CHECK(row["budget_bytes"] == least.json()["min_budget_bytes"]);
     CHECK((row["status"] == "optimal" || row["status"] == "feasible"));
     if (solver == "exact-dp" || solver == "approx-dp")  // the DP plans sit exactly at their least budget
       CHECK(row["metrics"]["model_peak_bytes"] == row["budget_bytes"]);
   }
-  Run text = remat({"compare", graph, "--budget", "least"});
+  Run text = runRemat({"compare", graph, "--budget", "least"});
   CHECK(text.code == 0);
   CHECK_THAT(text.out, Catch::Contains("least budget") && Catch::Contains("each solver's least"));
-  CHECK(remat({"compare", graph, "--budget", "lest"}).code == 2);
+  CHECK(runRemat({"compare", graph, "--budget", "lest"}).code == 2);
 }
 
 TEST_CASE("convert writes native JSON that reads back the same, and DOT") {
   const fs::path out = scratch() / "chain3-copy.json";
-  Run r = remat({"convert", fixture("cli/chain3.json"), out.string()});
+  Run r = runRemat({"convert", fixture("cli/chain3.json"), out.string()});
   REQUIRE(r.code == 0);
-  Run again = remat({"info", out.string(), "--json"});
+  Run again = runRemat({"info", out.string(), "--json"});
   REQUIRE(again.code == 0);
   CHECK(again.json()["vanilla_peak_bytes"] == 95);
   const fs::path dot = scratch() / "chain3.dot";
-  REQUIRE(remat({"convert", fixture("cli/chain3.json"), dot.string()}).code == 0);
+  REQUIRE(runRemat({"convert", fixture("cli/chain3.json"), dot.string()}).code == 0);
   std::ifstream in(dot);
   std::stringstream ss;
   ss << in.rdbuf();
   CHECK_THAT(ss.str(), Catch::Contains("digraph"));
-  Run bad = remat({"convert", fixture("cli/chain3.json"), (scratch() / "x.txt").string()});
+  Run bad = runRemat({"convert", fixture("cli/chain3.json"), (scratch() / "x.txt").string()});
   CHECK(bad.code == 2);
   CHECK_FALSE(fs::exists(scratch() / "x.txt"));
 }
 
 TEST_CASE("ONNX: convert with --batch, info with the import's warnings, the flops cost model per device") {
   const std::string dynamic = fixture("onnx/valid/split_dynamic_batch.onnx");
-  Run missing = remat({"info", dynamic});
+  Run missing = runRemat({"info", dynamic});
   CHECK(missing.code == 3);
   CHECK_THAT(missing.err, Catch::Contains("give the batch size with --batch N"));
   const fs::path out = scratch() / "split.json";
-  Run r = remat({"convert", dynamic, out.string(), "--batch", "16", "--json"});
+  Run r = runRemat({"convert", dynamic, out.string(), "--batch", "16", "--json"});
   REQUIRE(r.code == 0);
   CHECK(r.json()["nodes"] == 9);
-  Run info = remat({"info", out.string(), "--json"});  // the native copy needs no batch
+  Run info = runRemat({"info", out.string(), "--json"});  // the native copy needs no batch
   REQUIRE(info.code == 0);
   CHECK(info.json()["nodes"] == 9);
-  CHECK(remat({"info", out.string(), "--batch", "4"}).code == 3);  // a batch for a native graph
+  CHECK(runRemat({"info", out.string(), "--batch", "4"}).code == 3);  // a batch for a native graph
 
-  Run unknown = remat({"info", fixture("onnx/valid/unknown_op.onnx"), "--json"});
+  Run unknown = runRemat({"info", fixture("onnx/valid/unknown_op.onnx"), "--json"});
   REQUIRE(unknown.code == 0);
   REQUIRE(unknown.json()["warnings"].size() == 2);
   CHECK_THAT(unknown.json()["warnings"][1].get<std::string>(), Catch::Contains("unknown operation 'Fancy'"));
@@ -205,15 +172,16 @@ TEST_CASE("ONNX: convert with --batch, info with the import's warnings, the flop
   // Each device profile gives its own times (this small block is launch-bound: the V100's launch
   // cost is the larger); an unknown device is a usage error that lists the known ones.
   const std::string mlp = fixture("onnx/valid/conv_block.onnx");
-  Run v100 = remat({"solve", mlp, "-s", "store-all", "--cost-model", "flops:v100", "--json"});
-  Run h100 = remat({"solve", mlp, "-s", "store-all", "--cost-model", "flops:h100", "--json"});
+  Run v100 = runRemat({"solve", mlp, "-s", "store-all", "--cost-model", "flops:v100", "--json"});
+  Run h100 = runRemat({"solve", mlp, "-s", "store-all", "--cost-model", "flops:h100", "--json"});
   REQUIRE(v100.code == 0);
   REQUIRE(h100.code == 0);
-  CHECK(v100.json()["metrics"]["total_time"].get<std::int64_t>() > h100.json()["metrics"]["total_time"].get<std::int64_t>());
-  Run badDevice = remat({"info", mlp, "--cost-model", "flops:tpu"});
+  CHECK(v100.json()["metrics"]["total_time"].get<std::int64_t>() >
+        h100.json()["metrics"]["total_time"].get<std::int64_t>());
+  Run badDevice = runRemat({"info", mlp, "--cost-model", "flops:tpu"});
   CHECK(badDevice.code == 2);
   CHECK_THAT(badDevice.err, Catch::Contains("flops:h100"));
-  Run corrupt = remat({"info", fixture("onnx/invalid/truncated.onnx")});
+  Run corrupt = runRemat({"info", fixture("onnx/invalid/truncated.onnx")});
   CHECK(corrupt.code == 3);
   CHECK_THAT(corrupt.err, Catch::Contains("does not parse"));
 }
@@ -222,7 +190,7 @@ TEST_CASE("sweep prints a monotone budget/overhead front whose plans the simulat
   const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json";
   for (const char* solver : {"exact-dp", "approx-dp", "chen-greedy"}) {
     INFO(solver);
-    Run r = remat({"sweep", graph, "--solver", solver, "--points", "50", "--json"});
+    Run r = runRemat({"sweep", graph, "--solver", solver, "--points", "50", "--json"});
     REQUIRE(r.code == 0);
     const auto points = r.json()["points"];
     REQUIRE(points.size() >= (std::string(solver) == "chen-greedy" ? 1u : 2u));  // Chen has few cuts here
@@ -231,26 +199,26 @@ TEST_CASE("sweep prints a monotone budget/overhead front whose plans the simulat
       CHECK(points[k]["overhead"] < points[k - 1]["overhead"]);
     }
   }
-  Run least = remat({"min-budget", graph, "--json"});
-  Run front = remat({"sweep", graph, "--json"});
+  Run least = runRemat({"min-budget", graph, "--json"});
+  Run front = runRemat({"sweep", graph, "--json"});
   // The front starts at the least feasible budget.
   CHECK(front.json()["points"][0]["budget_bytes"] == least.json()["min_budget_bytes"]);
-  Run bad = remat({"sweep", graph, "--points", "1"});
+  Run bad = runRemat({"sweep", graph, "--points", "1"});
   CHECK(bad.code == 2);
 }
 
 TEST_CASE("max-batch reads the batch from the graph's shapes, or asks for it") {
   const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json";
-  Run r = remat({"max-batch", graph, "--solver", "store-all", "--memory", "1GiB", "--json"});
+  Run r = runRemat({"max-batch", graph, "--solver", "store-all", "--memory", "1GiB", "--json"});
   REQUIRE(r.code == 0);
   auto j = r.json();
   CHECK(j["base_batch"] == 4);
   CHECK(j["max_batch"].get<std::int64_t>() > 4);
   CHECK(j["metrics"]["simulated_peak_bytes"].get<std::int64_t>() <= 1024LL * 1024 * 1024);
-  Run tiny = remat({"max-batch", graph, "--solver", "store-all", "--memory", "1KiB", "--json"});
+  Run tiny = runRemat({"max-batch", graph, "--solver", "store-all", "--memory", "1KiB", "--json"});
   CHECK(tiny.code == 1);
   CHECK_THAT(tiny.json()["message"].get<std::string>(), Catch::Contains("not even batch 1"));
-  Run noShapes = remat({"max-batch", fixture("cli/chain3.json"), "--memory", "1GiB"});
+  Run noShapes = runRemat({"max-batch", fixture("cli/chain3.json"), "--memory", "1GiB"});
   CHECK(noShapes.code == 2);
   CHECK_THAT(noShapes.err, Catch::Contains("--batch"));
 }
@@ -261,7 +229,7 @@ TEST_CASE("compare runs on every committed dataset") {
   for (const auto& entry : fs::directory_iterator(folder)) {
     if (entry.path().extension() != ".json" || entry.path().filename() == "manifest.json") continue;
     INFO(entry.path().string());
-    Run r = remat({"compare", entry.path().string(), "--json"});
+    Run r = runRemat({"compare", entry.path().string(), "--json"});
     REQUIRE(r.code == 0);
     const auto j = r.json();
     REQUIRE(j["rows"].size() == 7);
@@ -277,7 +245,7 @@ TEST_CASE("compare runs on every committed dataset") {
 }
 
 TEST_CASE("the default graph of scripts/run.sh compares") {
-  Run r = remat({"compare", std::string(REMAT_SOURCE_DIR) + "/datasets/resnet50.json", "--json"});
+  Run r = runRemat({"compare", std::string(REMAT_SOURCE_DIR) + "/datasets/resnet50.json", "--json"});
   REQUIRE(r.code == 0);
   auto j = r.json();
   CHECK(j["graph"] == "resnet50");
@@ -290,8 +258,8 @@ TEST_CASE("render writes every figure in every format, from solvers and from pla
   const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet.json";
   for (const std::string figure : {"timeline", "graph", "pareto", "schedule", "layout"}) {
     const fs::path out = dir / (figure + ".svg");
-    Run r = remat({"render", graph, "--figure", figure, "--solvers", "approx-dp", "--budget", "least", "-o",
-                   out.string(), "--json"});
+    Run r = runRemat({"render", graph, "--figure", figure, "--solvers", "approx-dp", "--budget", "least", "-o",
+                      out.string(), "--json"});
     INFO(figure << ": " << r.err);
     REQUIRE(r.code == 0);
     CHECK(r.json()["figure"] == figure);
@@ -302,13 +270,13 @@ TEST_CASE("render writes every figure in every format, from solvers and from pla
   }
   // A plan written by solve, drawn as PDF and PNG at a resolution.
   const fs::path plan = dir / "plan.json";
-  REQUIRE(remat({"solve", graph, "-s", "exact-dp", "--budget", "5GiB", "-o", plan.string()}).code == 0);
-  Run pdf = remat({"render", graph, "--plan", plan.string(), "--figure", "timeline", "-o", (dir / "t.pdf").string(),
-                   "--theme", "paper", "--title", "U-Net"});
+  REQUIRE(runRemat({"solve", graph, "-s", "exact-dp", "--budget", "5GiB", "-o", plan.string()}).code == 0);
+  Run pdf = runRemat({"render", graph, "--plan", plan.string(), "--figure", "timeline", "-o", (dir / "t.pdf").string(),
+                      "--theme", "paper", "--title", "U-Net"});
   CHECK(pdf.code == 0);
   CHECK(fs::file_size(dir / "t.pdf") > 1000);
-  Run png = remat({"render", graph, "--plan", plan.string(), "--figure", "layout", "-o", (dir / "l.png").string(),
-                   "--width", "400", "--height", "300", "--dpi", "192"});
+  Run png = runRemat({"render", graph, "--plan", plan.string(), "--figure", "layout", "-o", (dir / "l.png").string(),
+                      "--width", "400", "--height", "300", "--dpi", "192"});
   CHECK(png.code == 0);
   std::ifstream in(dir / "l.png", std::ios::binary);
   std::array<unsigned char, 24> header{};
@@ -322,26 +290,26 @@ TEST_CASE("render writes every figure in every format, from solvers and from pla
 TEST_CASE("render refuses bad options and unwritable files with the right exit code") {
   const std::string graph = fixture("cli/chain3.json");
   const fs::path dir = scratch();
-  Run badFigure = remat({"render", graph, "--figure", "pie", "-o", (dir / "x.svg").string()});
+  Run badFigure = runRemat({"render", graph, "--figure", "pie", "-o", (dir / "x.svg").string()});
   CHECK(badFigure.code == 2);
   CHECK(badFigure.err.find("unknown figure 'pie'") != std::string::npos);
-  Run badFormat = remat({"render", graph, "--figure", "timeline", "-o", (dir / "x.jpg").string()});
+  Run badFormat = runRemat({"render", graph, "--figure", "timeline", "-o", (dir / "x.jpg").string()});
   CHECK(badFormat.code == 2);
   CHECK(badFormat.err.find(".svg, .pdf or .png") != std::string::npos);
-  Run badTheme = remat({"render", graph, "--figure", "timeline", "--theme", "neon", "-o", (dir / "x.svg").string()});
+  Run badTheme = runRemat({"render", graph, "--figure", "timeline", "--theme", "neon", "-o", (dir / "x.svg").string()});
   CHECK(badTheme.code == 2);
-  Run unwritable = remat({"render", graph, "--figure", "timeline", "-o", "/nonexistent-dir/x.svg"});
+  Run unwritable = runRemat({"render", graph, "--figure", "timeline", "-o", "/nonexistent-dir/x.svg"});
   CHECK(unwritable.code == 3);
   CHECK(unwritable.err.find("cannot write") != std::string::npos);
-  Run missingPlan = remat({"render", graph, "--figure", "timeline", "--plan", (dir / "nope.json").string(), "-o",
-                           (dir / "x.svg").string()});
+  Run missingPlan = runRemat({"render", graph, "--figure", "timeline", "--plan", (dir / "nope.json").string(), "-o",
+                              (dir / "x.svg").string()});
   CHECK(missingPlan.code == 3);
 }
 
 TEST_CASE("compare --figures writes all five figures of the comparison") {
   const fs::path dir = scratch() / "figures";
-  Run r = remat({"compare", fixture("cli/chain3.json"), "--solvers", "store-all,chen-sqrtn,exact-dp", "--budget",
-                 "least", "--figures", dir.string(), "--figure-format", "png", "--json"});
+  Run r = runRemat({"compare", fixture("cli/chain3.json"), "--solvers", "store-all,chen-sqrtn,exact-dp", "--budget",
+                    "least", "--figures", dir.string(), "--figure-format", "png", "--json"});
   INFO(r.err);
   REQUIRE(r.code == 0);
   CHECK(r.json()["figures"].size() == 5);
@@ -356,14 +324,14 @@ TEST_CASE("profile and validate without a runner: a clear message, exit code 3, 
   const fs::path missing = scratch() / "no-remat-runner";
   const fs::path out = scratch() / "never-profiled.json";
   fs::remove(out);
-  Run p = remat({"profile", fixture("cli/chain3.json"), "--runner", missing.string(), "-o", out.string()});
+  Run p = runRemat({"profile", fixture("cli/chain3.json"), "--runner", missing.string(), "-o", out.string()});
   CHECK(p.code == 3);
   CHECK_THAT(p.err, Catch::Contains("--runner " + missing.string() + ": no such file"));
   CHECK_FALSE(fs::exists(out));
-  Run v = remat({"validate", fixture("cli/chain3.json"), "--solvers", "store-all", "--runner", missing.string()});
+  Run v = runRemat({"validate", fixture("cli/chain3.json"), "--solvers", "store-all", "--runner", missing.string()});
   CHECK(v.code == 3);
   CHECK_THAT(v.err, Catch::Contains("no such file"));
-  Run both = remat({"validate", fixture("cli/chain3.json"), "--runner", missing.string()});
+  Run both = runRemat({"validate", fixture("cli/chain3.json"), "--runner", missing.string()});
   CHECK(both.code == 2);  // neither --plan nor --solvers
   CHECK_THAT(both.err, Catch::Contains("--plan FILE"));
 }
@@ -373,13 +341,13 @@ TEST_CASE("info prints the published lower-set counts of the paper's seven graph
   // Counts from the corpus README (Kusumoto et al. 2019); vanilla peaks are Remat's simulator figures
   // (store-all with liveness), cross-checked in tests/solvers by an independent live-interval count.
   const std::map<std::string, std::pair<std::uint64_t, std::int64_t>> expected{
-      {"cg_vgg19.txt", {47, 3258544320}},      {"cg_unet.txt", {331, 7943667472}},
-      {"cg_resnet50.txt", {241, 3597857216}},  {"cg_resnet152.txt", {581, 7641297344}},
-      {"cg_densenet.txt", {569, 8066621632}},  {"cg_googlenet.txt", {27358, 948722884}},
+      {"cg_vgg19.txt", {47, 3258544320}},     {"cg_unet.txt", {331, 7943667472}},
+      {"cg_resnet50.txt", {241, 3597857216}}, {"cg_resnet152.txt", {581, 7641297344}},
+      {"cg_densenet.txt", {569, 8066621632}}, {"cg_googlenet.txt", {27358, 948722884}},
       {"cg_pspnet.txt", {12533, 5907095028}}};
   for (const auto& [file, want] : expected) {
     INFO(file);
-    Run r = remat({"info", std::string(REMAT_CORPUS_DIR) + "/paper-graphs/" + file, "--json"});
+    Run r = runRemat({"info", std::string(REMAT_CORPUS_DIR) + "/paper-graphs/" + file, "--json"});
     REQUIRE(r.code == 0);
     CHECK(r.json()["lower_sets"] == want.first);
     CHECK(r.json()["vanilla_peak_bytes"] == want.second);
@@ -394,29 +362,33 @@ TEST_CASE("golden DP results on the paper's seven graphs through the CLI") {
   struct Row {
     std::int64_t exactLeast;
     std::int64_t approxLeast;
-    std::int64_t budget;                       // 1.5 x the exact least budget
-    std::array<std::int64_t, 3> exact;         // model_overhead, model_peak_bytes, simulated_peak_bytes
+    std::int64_t budget;                // 1.5 x the exact least budget
+    std::array<std::int64_t, 3> exact;  // model_overhead, model_peak_bytes, simulated_peak_bytes
     std::array<std::int64_t, 3> approx;
   };
   const std::map<std::string, Row> golden{
       {"cg_vgg19.txt", {2106589184, 2106589184, 3159883776, {4, 2983264256, 3258544320}, {4, 2983264256, 3258544320}}},
       {"cg_unet.txt", {5545689088, 5784403968, 8318533632, {15, 8249548800, 7006994192}, {29, 8305418240, 5637668624}}},
-      {"cg_resnet50.txt", {1258815488, 1310195712, 1888223232, {93, 1882062848, 1889464768}, {130, 1882062848, 1889464768}}},
-      {"cg_resnet152.txt", {1464336384, 1464336384, 2196504576, {889, 2193293312, 2419782080}, {921, 2196504576, 2435838400}}},
-      {"cg_densenet.txt", {1676279808, 1676279808, 2514419712, {501, 2513817600, 2610282688}, {501, 2513817600, 2610282688}}},
+      {"cg_resnet50.txt",
+       {1258815488, 1310195712, 1888223232, {93, 1882062848, 1889464768}, {130, 1882062848, 1889464768}}},
+      {"cg_resnet152.txt",
+       {1464336384, 1464336384, 2196504576, {889, 2193293312, 2419782080}, {921, 2196504576, 2435838400}}},
+      {"cg_densenet.txt",
+       {1676279808, 1676279808, 2514419712, {501, 2513817600, 2610282688}, {501, 2513817600, 2610282688}}},
       {"cg_googlenet.txt", {488112128, 488112128, 732168192, {14, 731764756, 746574784}, {418, 700055552, 659067840}}},
-      {"cg_pspnet.txt", {1193842184, 1227019776, 1790763276, {774, 1786872736, 2086103156}, {885, 1789568512, 2034058016}}}};
+      {"cg_pspnet.txt",
+       {1193842184, 1227019776, 1790763276, {774, 1786872736, 2086103156}, {885, 1789568512, 2034058016}}}};
   for (const auto& [file, want] : golden) {
     INFO(file);
     const std::string path = std::string(REMAT_CORPUS_DIR) + "/paper-graphs/" + file;
-    Run least = remat({"min-budget", path, "--solver", "exact-dp", "--json"});
+    Run least = runRemat({"min-budget", path, "--solver", "exact-dp", "--json"});
     REQUIRE(least.code == 0);
     CHECK(least.json()["min_budget_bytes"] == want.exactLeast);
-    Run approxLeast = remat({"min-budget", path, "--solver", "approx-dp", "--json"});
+    Run approxLeast = runRemat({"min-budget", path, "--solver", "approx-dp", "--json"});
     CHECK(approxLeast.json()["min_budget_bytes"] == want.approxLeast);
     for (const auto& [solver, expected] : {std::pair{"exact-dp", want.exact}, std::pair{"approx-dp", want.approx}}) {
       INFO(solver);
-      Run r = remat({"solve", path, "--solver", solver, "--budget", std::to_string(want.budget), "--json"});
+      Run r = runRemat({"solve", path, "--solver", solver, "--budget", std::to_string(want.budget), "--json"});
       REQUIRE(r.code == 0);
       const auto m = r.json()["metrics"];
       CHECK(r.json()["status"] == "optimal");
@@ -425,7 +397,7 @@ TEST_CASE("golden DP results on the paper's seven graphs through the CLI") {
       CHECK(m["simulated_peak_bytes"] == expected[2]);
       CHECK(m["overhead"] == expected[0]);  // the canonical schedule recomputes exactly the model's T
     }
-    Run below = remat({"solve", path, "--solver", "exact-dp", "--budget", std::to_string(want.exactLeast - 1)});
+    Run below = runRemat({"solve", path, "--solver", "exact-dp", "--budget", std::to_string(want.exactLeast - 1)});
     CHECK(below.code == 1);
     CHECK_THAT(below.out, Catch::Contains(std::to_string(want.exactLeast) + " bytes"));
   }
@@ -435,14 +407,15 @@ TEST_CASE("info and chen-sqrtn work on every corpus graph") {
   for (const char* folder : {"paper-graphs", "checkmate-graphs"}) {
     for (const auto& entry : fs::directory_iterator(std::string(REMAT_CORPUS_DIR) + "/" + folder)) {
       INFO(entry.path());
-      Run info = remat({"info", entry.path().string(), "--json"});
+      Run info = runRemat({"info", entry.path().string(), "--json"});
       CHECK(info.code == 0);
-      Run r = remat({"solve", entry.path().string(), "--solver", "chen-sqrtn", "--json"});
+      Run r = runRemat({"solve", entry.path().string(), "--solver", "chen-sqrtn", "--json"});
       CHECK((r.code == 0 || r.code == 1));
       auto j = r.json();
       if (r.code == 0) {
         CHECK(j["status"] == "feasible");
-        CHECK(j["metrics"]["simulated_peak_bytes"].get<std::int64_t>() <= info.json()["vanilla_peak_bytes"].get<std::int64_t>());
+        CHECK(j["metrics"]["simulated_peak_bytes"].get<std::int64_t>() <=
+              info.json()["vanilla_peak_bytes"].get<std::int64_t>());
       } else {
         CHECK_THAT(j["message"].get<std::string>(), Catch::Contains("does not apply"));
       }

@@ -5,10 +5,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -17,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "ProgramRun.hpp"
 #include "remat/io/GraphReader.hpp"
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/PlanJson.hpp"
@@ -27,46 +24,12 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Run {
-  int code = -1;
-  std::string err;
-};
+using Run = remat::test::ProgramRun;
+using remat::test::slurp;
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / ("remat-runtime-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
-Run runner(const std::vector<std::string>& args) {
-  const fs::path errFile = scratch() / "stderr.txt";
-  std::string cmd = quote(REMAT_RUNNER);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " >/dev/null 2>" + quote(errFile.string()) + " </dev/null";
-  const int status = std::system(cmd.c_str());
-  Run r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = slurp(errFile);
-  return r;
-}
+fs::path scratch() { return remat::test::scratchDir("remat-runtime-test"); }
+void write(const fs::path& p, const std::string& text) { remat::test::writeFile(p, text); }
+Run runner(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_RUNNER, args, scratch()); }
 
 std::string small(const std::string& name) {
   return std::string(REMAT_SOURCE_DIR) + "/datasets/small/" + name + ".json";
@@ -335,10 +298,9 @@ TEST_CASE("bad input: documented exit codes, messages naming file, node and step
     CHECK_THAT(r.err, Catch::Contains("out of memory"));
   }
   SECTION("--help documents every exit code") {
-    const fs::path help = dir / "help.txt";
-    const int status = std::system((quote(REMAT_RUNNER) + " --help >" + quote(help.string())).c_str());
-    CHECK(WEXITSTATUS(status) == 0);
-    const std::string text = slurp(help);
+    const Run help = runner({"--help"});
+    CHECK(help.code == 0);
+    const std::string& text = help.out;
     for (const char* code :
          {"  0  ", "  1  ", "  2  ", "  3  ", "  4  ", "  5  ", "  6  ", "  7  ", "  8  ", "  9  ", "  10 "})
       CHECK_THAT(text, Catch::Contains(code));

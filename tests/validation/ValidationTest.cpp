@@ -4,10 +4,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <array>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <cstdio>
@@ -19,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ProgramRun.hpp"
 #include "remat/io/GraphReader.hpp"
 #include "remat/runtime/Profiler.hpp"
 #include "remat/runtime/Validation.hpp"
@@ -31,53 +28,13 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-struct Run {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using Run = remat::test::ProgramRun;
+using remat::test::slurp;
 
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / ("remat-validation-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void write(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary);
-  out << text;
-}
-
+fs::path scratch() { return remat::test::scratchDir("remat-validation-test"); }
+void write(const fs::path& p, const std::string& text) { remat::test::writeFile(p, text); }
 // The real `remat` binary, stdout and stderr apart.
-Run cli(const std::vector<std::string>& args) {
-  const fs::path errFile = scratch() / "stderr.txt";
-  std::string cmd = quote(REMAT_BINARY);
-  for (const auto& a : args) cmd += " " + quote(a);
-  cmd += " 2>" + quote(errFile.string()) + " </dev/null";
-  Run r;
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = slurp(errFile);
-  return r;
-}
+Run cli(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_BINARY, args, scratch()); }
 
 std::string dataset(const std::string& name) { return std::string(REMAT_SOURCE_DIR) + "/datasets/" + name; }
 std::string small(const std::string& name) { return dataset("small/" + name + ".json"); }
