@@ -98,6 +98,7 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
   for (const auto& row : j["rows"]) {
     CHECK(row.contains("solver"));
     CHECK(row.contains("status"));
+    CHECK_FALSE(row["citation"].get<std::string>().empty());
     for (const char* key : {"model_peak_bytes", "model_overhead", "simulated_peak_bytes", "overhead", "total_time",
                             "recomputed_nodes", "solve_seconds"})
       CHECK(row["metrics"].contains(key));
@@ -106,6 +107,12 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
       runRemat({"compare", fixture("cli/chain3.json"), "--solvers", "store-all,chen-sqrtn", "--table", "markdown"});
   CHECK(md.code == 0);
   CHECK_THAT(md.out, Catch::Contains("| store-all "));
+  // Every method with the paper it implements.
+  Run text = runRemat({"compare", fixture("cli/chain3.json")});
+  CHECK_THAT(text.out, Catch::Contains("Methods:"));
+  CHECK_THAT(text.out, Catch::Contains("  dtr: Kirisame"));
+  CHECK_THAT(text.out, Catch::Contains("  chain-dp: Beaumont"));
+  CHECK_THAT(text.out, Catch::Contains("  exact-dp: Kusumoto"));
   Run csv = runRemat({"compare", fixture("cli/chain3.json"), "--table", "csv"});
   CHECK_THAT(csv.out, Catch::Contains("solver,status,model peak"));
 }

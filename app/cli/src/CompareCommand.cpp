@@ -140,6 +140,8 @@ int runCompare(const CompareOptions& o) {
       const auto& r = results[k];
       nlohmann::json row;
       row["solver"] = r.solver;
+      if (const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(r.solver))
+        row["citation"] = solver->info().citation;
       row["budget_bytes"] = results[k].budget ? nlohmann::json(results[k].budget->value) : nlohmann::json(nullptr);
       row["status"] = std::string(solvers::statusName(r.status));
       row["message"] = r.message;
@@ -180,6 +182,10 @@ int runCompare(const CompareOptions& o) {
   printTable(rows, o.table);
   for (const auto& r : results)
     if (!r.message.empty()) std::cout << "\n" << r.solver << ": " << r.message;
+  std::cout << "\n\nMethods:";
+  for (const auto& r : results)
+    if (const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(r.solver))
+      std::cout << "\n  " << r.solver << ": " << solver->info().citation;
   std::cout << '\n';
   for (const auto& f : figures) std::cout << "wrote " << f << '\n';
   return internalError ? kInternal : kOk;
