@@ -1,0 +1,55 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "remat/solvers/Solver.hpp"
+
+namespace remat::solvers {
+
+/// Size of the training graph the MILP schedules: forward ops, then their backwards in reverse
+/// topological order (ARCHITECTURE.md section 5, docs/milp.md).
+[[nodiscard]] std::size_t milpCombinedNodes(const graph::ComputeGraph& g);
+
+/// What the LP relaxation of the Checkmate formulation says at a budget (none: unconstrained).
+struct LpBound {
+  SolveStatus status = SolveStatus::Error;  ///< Optimal (bound found), Infeasible (no schedule fits), Error
+  double cost = 0.0;      ///< the relaxation's objective: total compute time, in the graph's time unit
+  double overhead = 0.0;  ///< cost minus the time of every forward and backward once
+  std::string message;
+};
+[[nodiscard]] LpBound lpRelaxation(const graph::ComputeGraph& g, std::optional<Bytes> budget);
+
+/// The LP relaxation's objective (total compute time) as a lower bound on the MILP optimum's total time at
+/// `budget`; +infinity when the relaxation is infeasible (no schedule of the formulation fits).
+[[nodiscard]] double lpLowerBound(const graph::ComputeGraph& g, std::optional<Bytes> budget);
+
+/// `milp`: the Checkmate MILP (binary R compute / S keep over frontier-advancing stages of the combined
+/// forward+backward graph, memory U with FREE variables, objective total compute time, budget on every
+/// step), solved by COIN-OR CBC with the request's time limit; the decoded schedule is judged by the
+/// simulator. Returns the incumbent with status TimeLimit when not proven optimal.
+/// Problem class: small DAGs (refuses more than kMaxCombinedNodes combined nodes without a time limit).
+/// Exact over the formulation's schedules (first computations in the graph's topological order, backwards in
+/// the reverse order; at most one computation of a node per stage); see docs/milp.md. Complexity:
+/// O(n^2) binaries and O(n·(n+|E|)) rows for n ops; branch and bound is exponential in the worst case.
+/// Citation: Jain, Jain, Nrusimha, Gholami, Abbeel, Keutzer, Stoica, Gonzalez, Checkmate: Breaking the
+/// Memory Wall with Optimal Tensor Rematerialization, MLSys 2020.
+class Milp final : public Solver {
+ public:
+  static constexpr std::size_t kMaxCombinedNodes = 200;
+  [[nodiscard]] const SolverInfo& info() const override;
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+};
+
+/// `lp-bound`: the LP relaxation of the same formulation. Answers with no plan: status Feasible and the
+/// bound (total time and overhead) in the message, Infeasible when even the relaxation has no solution.
+/// Problem class: small DAGs (same limit as milp). Not exact (a bound, not a plan). Complexity: one LP
+/// (polynomial in practice). Citation: Jain et al., MLSys 2020 (Section 4's LP relaxation).
+class LpBoundSolver final : public Solver {
+ public:
+  [[nodiscard]] const SolverInfo& info() const override;
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+};
+
+}  // namespace remat::solvers

@@ -1,0 +1,467 @@
+#include "remat/solvers/Milp.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <vector>
+
+// CBC and CLP stay inside this file: their headers are heavy and warn under our flags.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wconversion"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wpedantic"
+#pragma GCC diagnostic ignored "-Wdeprecated-copy"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include <coin/CbcEventHandler.hpp>
+#include <coin/CbcModel.hpp>
+#include <coin/CbcSolver.hpp>
+#include <coin/CoinPackedMatrix.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+#pragma GCC diagnostic pop
+
+#include "remat/sim/Simulator.hpp"
+
+namespace remat::solvers {
+namespace {
+
+using graph::ComputeGraph;
+using graph::NodeId;
+
+// The distinct operation values a node's backward keeps (the simulator's rule).
+std::vector<std::uint32_t> savedOps(const ComputeGraph& g, NodeId v) {
+  const graph::Node& node = g.node(v);
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t k : node.saves.inputs)
+    if (g.isOp(node.inputs[k])) out.push_back(g.opIndex(node.inputs[k]).value);
+  if (node.saves.output) out.push_back(g.opIndex(v).value);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The Checkmate formulation over the combined graph: stage t < n computes forward op t; stage t >= n runs
+// the backward of op 2n-1-t (reverse topological order). R/S exist for forward values only; backwards run
+// exactly once, at their own stage, so all gradient memory is a per-stage constant.
+struct Formulation {
+  std::size_t n = 0;
+  std::size_t stages = 0;
+  std::vector<double> colLo, colUp, obj;
+  std::vector<bool> integer;
+  std::vector<int> rowIdx, colIdx;
+  std::vector<double> elems;
+  std::vector<double> rowLo, rowUp;
+  std::vector<std::vector<int>> R, S;  // [t][i]: column, or -1
+  double constantTime = 0.0;           // every backward and every forward once
+  double fixedTime = 0.0;              // every backward (the objective's constant part)
+  double fwdOnce = 0.0;
+  bool infeasibleConstants = false;  // a constant part alone exceeds the budget
+  std::string why;
+
+  int addCol(double lo, double up, double c, bool isInt) {
+    colLo.push_back(lo);
+    colUp.push_back(up);
+    obj.push_back(c);
+    integer.push_back(isInt);
+    return static_cast<int>(colLo.size() - 1);
+  }
+  void addRow(const std::vector<std::pair<int, double>>& terms, double lo, double up) {
+    const int r = static_cast<int>(rowLo.size());
+    for (const auto& [c, a] : terms) {
+      if (c < 0) continue;
+      rowIdx.push_back(r);
+      colIdx.push_back(c);
+      elems.push_back(a);
+    }
+    rowLo.push_back(lo);
+    rowUp.push_back(up);
+  }
+  [[nodiscard]] std::size_t forwardSlots(std::size_t t) const { return std::min(t, n - 1) + 1; }
+  [[nodiscard]] std::uint32_t backwardOp(std::size_t t) const { return static_cast<std::uint32_t>(2 * n - 1 - t); }
+};
+
+// Bytes a value holds in the simulator's accounting, as a safe upper bound: a view counts the whole
+// storage it shares (0 when that storage is an input or parameter, which are resident anyway).
+std::vector<double> valueBytes(const ComputeGraph& g) {
+  const sim::ViewInfo views = sim::viewInfo(g);
+  std::vector<double> m(g.opCount());
+  for (std::uint32_t i = 0; i < g.opCount(); ++i) {
+    NodeId v = g.opNode(graph::OpIndex{i});
+    while (views.isView[v.value]) v = g.node(v).inputs.front();
+    m[i] = g.isOp(v) ? static_cast<double>(g.node(v).bytes.value) : 0.0;
+  }
+  return m;
+}
+
+Formulation formulate(const ComputeGraph& g, std::optional<Bytes> budget) {
+  Formulation f;
+  const std::size_t n = g.opCount();
+  f.n = n;
+  f.stages = 2 * n;
+  const std::vector<double> mem = valueBytes(g);
+  const sim::ViewInfo views = sim::viewInfo(g);
+  auto node = [&](std::size_t i) { return g.opNode(graph::OpIndex{static_cast<std::uint32_t>(i)}); };
+  std::vector<std::vector<std::uint32_t>> preds(n), saves(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (NodeId u : g.opPredecessors(node(i))) preds[i].push_back(g.opIndex(u).value);
+    saves[i] = savedOps(g, node(i));
+    f.fwdOnce += static_cast<double>(g.node(node(i)).fwdTime.value);
+    f.fixedTime += static_cast<double>(g.node(node(i)).bwdTime.value);
+  }
+  f.constantTime = f.fwdOnce + f.fixedTime;
+
+  // Per-stage constants: resident inputs and parameters, gradients and parameter gradients present before the
+  // stage's backward (cPre) and during it (cBwd, with its workspace), exactly as the simulator counts them.
+  const double resident = static_cast<double>(g.inputBytes().value + g.paramBytes().value);
+  std::vector<double> cPre(f.stages, resident), cBwd(f.stages, resident);
+  {
+    std::vector<bool> grad(g.size(), false), paramGrad(g.size(), false);
+    double grads = 0.0;
+    for (std::size_t t = n; t < f.stages; ++t) {
+      cPre[t] = resident + grads;
+      const NodeId v = node(f.backwardOp(t));
+      double during = grads;
+      if (g.successors(v).empty()) during += static_cast<double>(views.gradBytes[v.value].value);
+      for (NodeId u : g.opPredecessors(v))
+        if (!grad[u.value]) {
+          grad[u.value] = true;
+          const auto b = static_cast<double>(views.gradBytes[u.value].value);
+          during += b;
+          grads += b;
+        }
+      for (NodeId p : g.node(v).inputs)
+        if (g.node(p).kind == graph::NodeKind::Param && !paramGrad[p.value]) {
+          paramGrad[p.value] = true;
+          const auto b = static_cast<double>(g.node(p).bytes.value);
+          during += b;
+          grads += b;
+        }
+      cBwd[t] = resident + during + static_cast<double>(g.node(v).workspace.value);
+      if (grad[v.value]) {
+        grad[v.value] = false;
+        grads -= static_cast<double>(views.gradBytes[v.value].value);
+      }
+    }
+  }
+  const double limit = budget ? static_cast<double>(budget->value) : 0.0;
+
+  // Variables R (compute) and S (keep): R[t][i] for i < forwardSlots(t), S[t][i] for i < min(t, n).
+  f.R.assign(f.stages, std::vector<int>(n, -1));
+  f.S.assign(f.stages, std::vector<int>(n, -1));
+  for (std::size_t t = 0; t < f.stages; ++t) {
+    for (std::size_t i = 0; i < f.forwardSlots(t); ++i)
+      f.R[t][i] = f.addCol(t < n && i == t ? 1.0 : 0.0, 1.0, static_cast<double>(g.node(node(i)).fwdTime.value), true);
+    for (std::size_t i = 0; i < std::min(t, n); ++i) f.S[t][i] = f.addCol(0.0, 1.0, 0.0, true);
+  }
+
+  for (std::size_t t = 0; t < f.stages; ++t) {
+    const std::size_t fs = f.forwardSlots(t);
+    const bool hasBwd = t >= n;
+    const std::size_t slots = fs + (hasBwd ? 1 : 0);
+    const std::uint32_t bwdOp = hasBwd ? f.backwardOp(t) : 0;
+    // Which slots use value i in this stage (its own slot first, then consumers, then the backward).
+    std::vector<std::vector<std::size_t>> uses(n);
+    for (std::size_t j = 0; j < fs; ++j) {
+      uses[j].push_back(j);
+      for (std::uint32_t i : preds[j]) uses[i].push_back(j);
+    }
+    if (hasBwd)
+      for (std::uint32_t i : saves[bwdOp]) uses[i].push_back(fs);
+    for (auto& u : uses) std::sort(u.begin(), u.end());
+    auto rAt = [&](std::size_t slot) { return slot < fs ? f.R[t][slot] : -1; };  // -1: the backward (always runs)
+
+    for (std::size_t i = 0; i < n; ++i) {
+      // Never recompute a value that is kept (the simulator rejects a forward of a value in memory).
+      if (f.R[t][i] >= 0 && f.S[t][i] >= 0) f.addRow({{f.R[t][i], 1.0}, {f.S[t][i], 1.0}}, -1e30, 1.0);
+      // Keep only what was computed or kept in the previous stage.
+      if (t + 1 < f.stages && f.S[t + 1][i] >= 0) {
+        std::vector<std::pair<int, double>> row{{f.S[t + 1][i], 1.0}, {f.R[t][i], -1.0}};
+        if (f.S[t][i] >= 0) row.push_back({f.S[t][i], -1.0});
+        f.addRow(row, -1e30, 0.0);
+      }
+    }
+    // Dependencies: a forward needs its operation inputs; a backward needs the values it keeps.
+    for (std::size_t j = 0; j < fs; ++j)
+      for (std::uint32_t i : preds[j]) f.addRow({{f.R[t][j], 1.0}, {f.R[t][i], -1.0}, {f.S[t][i], -1.0}}, -1e30, 0.0);
+    if (hasBwd)
+      for (std::uint32_t i : saves[bwdOp]) f.addRow({{f.R[t][i], 1.0}, {f.S[t][i], 1.0}}, 1.0, 1e30);
+
+    // FREE[i][k]: value i is dropped right after slot k (continuous: only bounded above, the memory
+    // constraints push it to 1 where allowed, which is integral when R and S are).
+    std::vector<std::vector<std::pair<int, double>>> freedAfter(slots);  // -(bytes) * FREE terms
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& us = uses[i];
+      for (std::size_t a = 0; a < us.size(); ++a) {
+        const std::size_t k = us[a];
+        // A later use by the stage's backward (which always runs) forbids the free outright.
+        const bool backwardLater = us.back() >= fs && k < fs;
+        const int fr = f.addCol(0.0, backwardLater ? 0.0 : 1.0, 0.0, false);
+        if (rAt(k) >= 0) f.addRow({{fr, 1.0}, {rAt(k), -1.0}}, -1e30, 0.0);
+        if (t + 1 < f.stages && f.S[t + 1][i] >= 0) f.addRow({{fr, 1.0}, {f.S[t + 1][i], 1.0}}, -1e30, 1.0);
+        for (std::size_t b = a + 1; b < us.size(); ++b)
+          if (rAt(us[b]) >= 0) f.addRow({{fr, 1.0}, {rAt(us[b]), 1.0}}, -1e30, 1.0);
+        if (mem[i] > 0) freedAfter[k].push_back({fr, mem[i]});
+      }
+    }
+    // Memory during each slot (values only; constants go to the budget side).
+    int prevU = -1;
+    for (std::size_t k = 0; k < slots; ++k) {
+      const int u = f.addCol(0.0, 1e30, 0.0, false);
+      std::vector<std::pair<int, double>> row{{u, 1.0}};
+      if (k == 0) {
+        for (std::size_t i = 0; i < n; ++i)
+          if (f.S[t][i] >= 0 && mem[i] > 0) row.push_back({f.S[t][i], -mem[i]});
+      } else {
+        row.push_back({prevU, -1.0});
+        for (const auto& [fr, b] : freedAfter[k - 1]) row.push_back({fr, b});
+      }
+      if (k < fs && mem[k] > 0) row.push_back({f.R[t][k], -mem[k]});
+      f.addRow(row, 0.0, 0.0);
+      if (budget) {
+        if (k < fs) {
+          const double ws = static_cast<double>(g.node(node(k)).workspace.value);
+          const double room = limit - cPre[t];
+          if (room < 0) f.infeasibleConstants = true;
+          f.addRow({{u, 1.0}, {f.R[t][k], ws}}, -1e30, room);
+        } else {
+          const double room = limit - cBwd[t];
+          if (room < 0) f.infeasibleConstants = true;
+          f.addRow({{u, 1.0}}, -1e30, room);
+        }
+      }
+      prevU = u;
+    }
+  }
+  return f;
+}
+
+void loadInto(OsiClpSolverInterface& solver, const Formulation& f, bool integers) {
+  const CoinPackedMatrix matrix(false, f.rowIdx.data(), f.colIdx.data(), f.elems.data(),
+                                static_cast<CoinBigIndex>(f.elems.size()));
+  CoinPackedMatrix m = matrix;
+  m.setDimensions(static_cast<int>(f.rowLo.size()), static_cast<int>(f.colLo.size()));
+  solver.loadProblem(m, f.colLo.data(), f.colUp.data(), f.obj.data(), f.rowLo.data(), f.rowUp.data());
+  if (integers)
+    for (std::size_t c = 0; c < f.integer.size(); ++c)
+      if (f.integer[c]) solver.setInteger(static_cast<int>(c));
+  solver.messageHandler()->setLogLevel(0);
+  solver.setHintParam(OsiDoReducePrint, true, OsiHintTry);
+}
+
+// Decodes rounded R/S into a schedule: per stage, the forwards R asks for (skipping values already in
+// memory), the stage's backward and its gradient's free, and each value freed right after its last use in
+// the stage unless S keeps it.
+sim::Schedule decode(const ComputeGraph& g, const Formulation& f, const double* x) {
+  const std::size_t n = f.n;
+  auto on = [&](int c) { return c >= 0 && x[c] > 0.5; };
+  auto node = [&](std::size_t i) { return g.opNode(graph::OpIndex{static_cast<std::uint32_t>(i)}); };
+  std::vector<std::vector<std::uint32_t>> preds(n), saves(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (NodeId u : g.opPredecessors(node(i))) preds[i].push_back(g.opIndex(u).value);
+    saves[i] = savedOps(g, node(i));
+  }
+  sim::Schedule out;
+  std::vector<bool> alive(n, false);
+  for (std::size_t t = 0; t < f.stages; ++t) {
+    const std::size_t fs = f.forwardSlots(t);
+    const bool hasBwd = t >= n;
+    const std::size_t slots = fs + (hasBwd ? 1 : 0);
+    auto runs = [&](std::size_t k) { return k >= fs || on(f.R[t][k]); };
+    auto uses = [&](std::size_t k, std::size_t i) {
+      if (k >= fs)
+        return std::find(saves[f.backwardOp(t)].begin(), saves[f.backwardOp(t)].end(), i) !=
+               saves[f.backwardOp(t)].end();
+      return std::find(preds[k].begin(), preds[k].end(), i) != preds[k].end();
+    };
+    auto freeDead = [&](std::size_t from) {  // values no slot >= from uses and the next stage does not keep
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!alive[i] || (t + 1 < f.stages && on(f.S[t + 1][i]))) continue;
+        bool needed = false;
+        for (std::size_t k = from; k < slots && !needed; ++k) needed = runs(k) && uses(k, i);
+        if (!needed) {
+          alive[i] = false;
+          out.push_back({sim::StepKind::Free, node(i)});
+        }
+      }
+    };
+    freeDead(0);
+    for (std::size_t k = 0; k < slots; ++k) {
+      if (k < fs) {
+        if (!on(f.R[t][k]) || alive[k]) continue;
+        out.push_back({sim::StepKind::Forward, node(k)});
+        alive[k] = true;
+      } else {
+        out.push_back({sim::StepKind::Backward, node(f.backwardOp(t))});
+        out.push_back({sim::StepKind::FreeGrad, node(f.backwardOp(t))});
+      }
+      freeDead(k + 1);
+    }
+  }
+  return out;
+}
+
+class StopHandler final : public CbcEventHandler {
+ public:
+  explicit StopHandler(std::stop_token token) : m_stop(std::move(token)) {}
+  CbcAction event(CbcEvent) override { return m_stop.stop_requested() ? CbcEventHandler::stop : noAction; }
+  CbcEventHandler* clone() const override { return new StopHandler(*this); }
+
+ private:
+  std::stop_token m_stop;
+};
+
+std::string formatTime(double t, const ComputeGraph& g) {
+  std::string s = std::to_string(t);
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s + " " + g.timeUnit();
+}
+
+std::optional<SolverOutput> refuse(const SolveRequest& request) {
+  const std::size_t combined = milpCombinedNodes(*request.graph);
+  if (combined > Milp::kMaxCombinedNodes && !request.timeLimit)
+    return SolverOutput{SolveStatus::Limit, std::nullopt,
+                        "the MILP is for small graphs: " + std::to_string(combined) +
+                            " combined forward and backward nodes, more than " +
+                            std::to_string(Milp::kMaxCombinedNodes) + "; give a time limit to try anyway"};
+  if (request.graph->opCount() == 0)
+    return SolverOutput{SolveStatus::Error, std::nullopt, "the graph has no operations"};
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::size_t milpCombinedNodes(const ComputeGraph& g) { return 2 * g.opCount(); }
+
+LpBound lpRelaxation(const ComputeGraph& g, std::optional<Bytes> budget) {
+  LpBound out;
+  if (g.opCount() == 0) {
+    out.message = "the graph has no operations";
+    return out;
+  }
+  const Formulation f = formulate(g, budget);
+  if (f.infeasibleConstants) {
+    out.status = SolveStatus::Infeasible;
+    out.cost = std::numeric_limits<double>::infinity();
+    out.overhead = out.cost;
+    out.message = "the resident tensors and gradients alone exceed the budget";
+    return out;
+  }
+  OsiClpSolverInterface lp;
+  loadInto(lp, f, false);
+  lp.initialSolve();
+  if (lp.isProvenOptimal()) {
+    out.status = SolveStatus::Optimal;
+    out.cost = lp.getObjValue() + f.fixedTime;
+    out.overhead = std::max(0.0, out.cost - f.constantTime);
+  } else if (lp.isProvenPrimalInfeasible()) {
+    out.status = SolveStatus::Infeasible;
+    out.cost = std::numeric_limits<double>::infinity();
+    out.overhead = out.cost;
+    out.message = "the LP relaxation is infeasible: no schedule of the formulation fits the budget";
+  } else {
+    out.message = "CLP did not solve the LP relaxation";
+  }
+  return out;
+}
+
+double lpLowerBound(const ComputeGraph& g, std::optional<Bytes> budget) {
+  const LpBound b = lpRelaxation(g, budget);
+  if (b.status == SolveStatus::Optimal) return b.cost;
+  if (b.status == SolveStatus::Infeasible) return std::numeric_limits<double>::infinity();
+  return 0.0;  // no information: 0 is still a lower bound
+}
+
+const SolverInfo& Milp::info() const {
+  static const SolverInfo kInfo{
+      .id = "milp",
+      .name = "Checkmate MILP (COIN-OR CBC)",
+      .citation = "Jain et al., Checkmate: Breaking the Memory Wall with Optimal Tensor Rematerialization, MLSys 2020",
+      .problemClass = "small DAGs (at most 200 forward+backward nodes without a time limit)",
+      .exact = true,
+      .budgetMeasure = BudgetMeasure::Simulated,
+  };
+  return kInfo;
+}
+
+SolverOutput Milp::plan(const SolveRequest& request) const {
+  if (auto r = refuse(request)) return *r;
+  const ComputeGraph& g = *request.graph;
+  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  const Formulation f = formulate(g, request.budget);
+  if (f.infeasibleConstants)
+    return {SolveStatus::Infeasible, std::nullopt,
+            "the resident inputs, parameters and gradients alone exceed the budget at some step"};
+  if (request.progress) request.progress(0.0, "building the MILP");
+
+  OsiClpSolverInterface solver;
+  loadInto(solver, f, true);
+  CbcModel model(solver);
+  CbcSolverUsefulData data;
+  CbcMain0(model, data);
+  StopHandler handler(request.stop);
+  model.passInEventHandler(&handler);
+  model.setLogLevel(0);
+  model.messageHandler()->setLogLevel(0);
+  std::vector<std::string> args{"remat-milp", "-log", "0", "-slog", "0"};
+  if (request.timeLimit) {
+    // CBC's clock has 1 s resolution at the driver level; setMaximumSeconds below takes the fraction.
+    args.insert(args.end(),
+                {"-sec", std::to_string(std::max(1e-3, static_cast<double>(request.timeLimit->count()) / 1e3))});
+  }
+  args.insert(args.end(), {"-solve", "-quit"});
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  if (request.progress) request.progress(0.1, "branch and bound (CBC)");
+  CbcMain1(
+      static_cast<int>(argv.size()), argv.data(), model, [](CbcModel*, int) { return 0; }, data);
+  if (request.progress) request.progress(1.0, "decoding");
+
+  const double* x = model.bestSolution();
+  const bool proven = model.isProvenOptimal();
+  const bool stopped = request.stop.stop_requested();
+  if (model.isProvenInfeasible() || (proven && x == nullptr))
+    return {SolveStatus::Infeasible, std::nullopt, "CBC proved that no schedule of the formulation fits the budget"};
+  if (x == nullptr) {
+    if (stopped) return {SolveStatus::Cancelled, std::nullopt, "cancelled before CBC found a schedule"};
+    return {SolveStatus::TimeLimit, std::nullopt, "CBC found no schedule within the time limit"};
+  }
+  const double cost = model.getObjValue() + f.fixedTime;
+  Plan p{decode(g, f, x), std::nullopt};
+  std::string msg = "MILP total time " + formatTime(cost, g) + ", overhead " +
+                    formatTime(std::max(0.0, cost - f.constantTime), g) + "; best bound " +
+                    formatTime(model.getBestPossibleObjValue() + f.fixedTime, g);
+  if (proven) return {SolveStatus::Optimal, std::move(p), msg};
+  if (stopped) return {SolveStatus::Cancelled, std::move(p), "cancelled; incumbent: " + msg};
+  return {SolveStatus::TimeLimit, std::move(p), "not proven optimal within the time limit; incumbent: " + msg};
+}
+
+const SolverInfo& LpBoundSolver::info() const {
+  static const SolverInfo kInfo{
+      .id = "lp-bound",
+      .name = "LP relaxation of the Checkmate MILP (lower bound)",
+      .citation = "Jain et al., Checkmate: Breaking the Memory Wall with Optimal Tensor Rematerialization, MLSys 2020",
+      .problemClass = "small DAGs (at most 200 forward+backward nodes without a time limit)",
+      .exact = false,
+      .budgetMeasure = BudgetMeasure::Simulated,
+  };
+  return kInfo;
+}
+
+SolverOutput LpBoundSolver::plan(const SolveRequest& request) const {
+  if (auto r = refuse(request)) return *r;
+  const LpBound b = lpRelaxation(*request.graph, request.budget);
+  if (b.status == SolveStatus::Optimal)
+    return {SolveStatus::Feasible, std::nullopt,
+            "lower bound: total time >= " + formatTime(b.cost, *request.graph) +
+                ", overhead >= " + formatTime(b.overhead, *request.graph) + " (LP relaxation; no plan)"};
+  return {b.status, std::nullopt, b.message};
+}
+
+}  // namespace remat::solvers
