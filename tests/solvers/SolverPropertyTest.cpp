@@ -72,7 +72,8 @@ struct Family {
 std::vector<Family> families() {
   std::vector<Family> out;
   for (int n : {1, 2, 7, 30}) out.push_back({"chain" + std::to_string(n), test::makeChain(n)});
-  out.push_back({"diamond", test::makeGraph({{"a", {"x"}, 10}, {"b", {"a"}, 20}, {"c", {"a"}, 30}, {"d", {"b", "c"}, 40}})});
+  out.push_back(
+      {"diamond", test::makeGraph({{"a", {"x"}, 10}, {"b", {"a"}, 20}, {"c", {"a"}, 30}, {"d", {"b", "c"}, 40}})});
   for (int d : {1, 3, 5}) out.push_back({"unet" + std::to_string(d), test::makeUNet(d)});
   for (std::uint32_t seed = 1; seed <= 25; ++seed)
     out.push_back({"random-seed" + std::to_string(seed), test::makeRandomDag(3 + int(seed % 17), seed)});
@@ -95,11 +96,11 @@ TEST_CASE("store-all equals the vanilla liveness peak computed from live interva
 
 TEST_CASE("every solver's schedule simulates as valid, with and without a budget") {
   for (const auto& f : families()) {
-    const Bytes vanilla =
-        SolverRegistry::builtin().find("store-all")->solve({.graph = &f.graph}).metrics.simulatedPeak;
+    const Bytes vanilla = SolverRegistry::builtin().find("store-all")->solve({.graph = &f.graph}).metrics.simulatedPeak;
     for (const auto& solver : SolverRegistry::builtin().solvers()) {
-      for (std::optional<Bytes> budget : {std::optional<Bytes>{}, std::optional<Bytes>{vanilla},
-                                          std::optional<Bytes>{Bytes{vanilla.value * 3 / 4}}, std::optional<Bytes>{Bytes{1}}}) {
+      for (std::optional<Bytes> budget :
+           {std::optional<Bytes>{}, std::optional<Bytes>{vanilla}, std::optional<Bytes>{Bytes{vanilla.value * 3 / 4}},
+            std::optional<Bytes>{Bytes{1}}}) {
         INFO(f.name << " " << solver->info().id << " budget " << (budget ? budget->value : -1));
         SolveResult r = solver->solve({.graph = &f.graph, .budget = budget});
         CHECK(r.status != SolveStatus::Error);
@@ -107,8 +108,10 @@ TEST_CASE("every solver's schedule simulates as valid, with and without a budget
           CHECK(r.simulation.valid());
           CHECK(sim::memoryLowerBound(f.graph) <= r.metrics.simulatedPeak);
           if (budget && (r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible)) {
-            if (solver->info().budgetMeasure == BudgetMeasure::DpModel) CHECK(*r.metrics.modelPeak <= *budget);
-            else CHECK(r.metrics.simulatedPeak <= *budget);
+            if (solver->info().budgetMeasure == BudgetMeasure::DpModel)
+              CHECK(*r.metrics.modelPeak <= *budget);
+            else
+              CHECK(r.metrics.simulatedPeak <= *budget);
           }
           if (r.plan->lowerSets) {
             // Canonical plans: the simulated recomputation is the model's overhead exactly.
@@ -120,8 +123,10 @@ TEST_CASE("every solver's schedule simulates as valid, with and without a budget
           CHECK_FALSE(r.message.empty());
         }
         if (r.status == SolveStatus::Infeasible && budget && r.plan) {
-          if (solver->info().budgetMeasure == BudgetMeasure::DpModel) CHECK(*r.metrics.modelPeak > *budget);
-          else CHECK(r.metrics.simulatedPeak > *budget);
+          if (solver->info().budgetMeasure == BudgetMeasure::DpModel)
+            CHECK(*r.metrics.modelPeak > *budget);
+          else
+            CHECK(r.metrics.simulatedPeak > *budget);
         }
       }
     }
@@ -189,7 +194,8 @@ TEST_CASE("a cancelled request stops") {
 
 TEST_CASE("the registry knows every solver by a stable id, with its citation") {
   const auto ids = SolverRegistry::builtin().ids();
-  CHECK(ids == std::vector<std::string>{"store-all", "chen-sqrtn", "chen-greedy", "approx-dp", "exact-dp", "chain-dp", "dtr"});
+  CHECK(ids ==
+        std::vector<std::string>{"store-all", "chen-sqrtn", "chen-greedy", "approx-dp", "exact-dp", "chain-dp", "dtr"});
   for (const auto& s : SolverRegistry::builtin().solvers()) CHECK_FALSE(s->info().citation.empty());
   CHECK(SolverRegistry::builtin().find("nope") == nullptr);
 }
@@ -290,18 +296,26 @@ TEST_CASE("exact-dp answers 'cancelled' when stopped in the middle of a long run
   CHECK_FALSE(r.plan);
 }
 
-TEST_CASE("exact-dp honours a time limit inside its bounds pass, with approx-dp's plan as the best so far") {
+TEST_CASE("exact-dp honours a time limit with the best plan so far, never worse than approx-dp's") {
   auto g = eightChains();
   const auto start = std::chrono::steady_clock::now();
-  SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve(
-      // Long enough for approx-dp's warm start even on a loaded two-core machine under ASan (a CI run
-      // failed with 300 ms), far shorter than the minutes the bounds pass needs.
-      {.graph = &g, .timeLimit = std::chrono::milliseconds(3000)});
+  // The whole run takes minutes. The limit falls in the bounds pass or in the DP itself depending on
+  // the machine's speed and load (300 ms once left an ASan build under load without even approx-dp's
+  // warm start), so both answers are right: approx-dp's plan, or the DP's best so far.
+  SolveResult r =
+      SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g, .timeLimit = std::chrono::milliseconds(3000)});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(seconds < 20);  // not the minutes the whole run takes; a generous margin for sanitizer builds
   CHECK(r.status == SolveStatus::TimeLimit);
   REQUIRE(r.plan);
-  CHECK_THAT(r.message, Catch::Contains("approx-dp's plan"));
-  const auto least = SolverRegistry::builtin().find("exact-dp")->minBudget({.graph = &g, .timeLimit = std::chrono::milliseconds(200)});
+  const bool warmStart = r.message.find("approx-dp's plan") != std::string::npos;
+  const bool bestSoFar = r.message.find("the best plan found so far") != std::string::npos;
+  CHECK((warmStart || bestSoFar));
+  const SolveResult approx = SolverRegistry::builtin().find("approx-dp")->solve({.graph = &g});
+  REQUIRE(approx.metrics.modelOverhead);
+  REQUIRE(r.metrics.modelOverhead);
+  CHECK(*r.metrics.modelOverhead <= *approx.metrics.modelOverhead);
+  const auto least =
+      SolverRegistry::builtin().find("exact-dp")->minBudget({.graph = &g, .timeLimit = std::chrono::milliseconds(200)});
   CHECK(least.status == SolveStatus::TimeLimit);
 }
