@@ -12,28 +12,6 @@ using graph::ComputeGraph;
 using graph::Node;
 using graph::NodeId;
 
-// Distinct operation inputs that a node's backward needs the value of (its saved inputs that are
-// operations, plus itself when it saves its output).
-std::vector<NodeId> savedOpValues(const ComputeGraph& g, NodeId v) {
-  const Node& n = g.node(v);
-  std::vector<NodeId> out;
-  for (std::uint32_t k : n.saves.inputs)
-    if (g.isOp(n.inputs[k])) out.push_back(n.inputs[k]);
-  if (n.saves.output) out.push_back(v);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-std::vector<NodeId> distinctParamInputs(const ComputeGraph& g, NodeId v) {
-  std::vector<NodeId> out;
-  for (NodeId u : g.node(v).inputs)
-    if (g.node(u).kind == graph::NodeKind::Param) out.push_back(u);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 // For every step, the values whose current instance is used for the last time at that step (or that
 // are never used after being computed there). A backward scan: a use is the last one when nothing
 // later uses the same instance; a forward or an explicit free of v starts or ends an instance.
@@ -69,6 +47,26 @@ std::vector<std::vector<NodeId>> lastValueUses(const ComputeGraph& g, const Sche
 }
 
 }  // namespace
+
+std::vector<NodeId> savedOpValues(const ComputeGraph& g, NodeId v) {
+  const Node& n = g.node(v);
+  std::vector<NodeId> out;
+  for (std::uint32_t k : n.saves.inputs)
+    if (g.isOp(n.inputs[k])) out.push_back(n.inputs[k]);
+  if (n.saves.output) out.push_back(v);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::vector<NodeId> distinctParamInputs(const ComputeGraph& g, NodeId v) {
+  std::vector<NodeId> out;
+  for (NodeId u : g.node(v).inputs)
+    if (g.node(u).kind == graph::NodeKind::Param) out.push_back(u);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 ViewInfo viewInfo(const ComputeGraph& g) {
   ViewInfo out;

@@ -17,27 +17,6 @@ using sim::StepKind;
 
 std::string bytesText(Bytes b) { return formatByteSize(b) + " (" + std::to_string(b.value) + " bytes)"; }
 
-// The operation inputs whose values a node's backward keeps (as the simulator reads `saves`), distinct.
-std::vector<NodeId> savedOpValues(const ComputeGraph& g, NodeId v) {
-  const Node& n = g.node(v);
-  std::vector<NodeId> out;
-  for (std::uint32_t k : n.saves.inputs)
-    if (g.isOp(n.inputs[k])) out.push_back(n.inputs[k]);
-  if (n.saves.output) out.push_back(v);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
-std::vector<NodeId> paramInputs(const ComputeGraph& g, NodeId v) {
-  std::vector<NodeId> out;
-  for (NodeId u : g.node(v).inputs)
-    if (g.node(u).kind == graph::NodeKind::Param) out.push_back(u);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 // The storage a value lives in, as the simulator counts it: an operation makes its own; a view shares
 // its first input's (none when that is an input or a parameter, which are resident anyway).
 struct StorageModel {
@@ -82,7 +61,7 @@ class Executor {
     for (std::uint32_t v = g.firstOp(); v < n; ++v) {
       const NodeId id{v};
       for (NodeId u : g.opPredecessors(id)) ++m_usesLeft[u.value];
-      for (NodeId u : savedOpValues(g, id)) ++m_usesLeft[u.value];
+      for (NodeId u : sim::savedOpValues(g, id)) ++m_usesLeft[u.value];
     }
   }
 
@@ -282,14 +261,14 @@ class Executor {
   // `bwd v` of the program, then `free-grad v`.
   void backward(NodeId v) {
     const ComputeGraph& g = m_g;
-    const std::vector<NodeId> saved = savedOpValues(g, v);
+    const std::vector<NodeId> saved = sim::savedOpValues(g, v);
     acquire(saved);
     std::int64_t alloc = 0;
     const bool seed = g.successors(v).empty();
     if (seed) alloc += m_storage.gradBytes[v.value].value;
     for (NodeId u : g.opPredecessors(v))
       if (!m_gradPresent[u.value]) alloc += m_storage.gradBytes[u.value].value;
-    const std::vector<NodeId> params = paramInputs(g, v);
+    const std::vector<NodeId> params = sim::distinctParamInputs(g, v);
     for (NodeId p : params)
       if (!m_paramGrad[p.value]) alloc += g.node(p).bytes.value;
     makeRoom(alloc + g.node(v).workspace.value, v, StepKind::Backward);
@@ -390,13 +369,13 @@ Bytes dtrSingleOpMinimum(const ComputeGraph& g) {
         grad[u.value] = true;
         grads += model.gradBytes[u.value].value;
       }
-    for (NodeId p : paramInputs(g, id))
+    for (NodeId p : sim::distinctParamInputs(g, id))
       if (!paramGrad[p.value]) {
         paramGrad[p.value] = true;
         paramGrads += g.node(p).bytes.value;
       }
-    worst = std::max(worst,
-                     constant + grads + paramGrads + storageBytes(savedOpValues(g, id)) + g.node(id).workspace.value);
+    worst = std::max(
+        worst, constant + grads + paramGrads + storageBytes(sim::savedOpValues(g, id)) + g.node(id).workspace.value);
     if (grad[v]) {
       grad[v] = false;
       grads -= model.gradBytes[v].value;

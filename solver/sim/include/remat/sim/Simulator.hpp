@@ -54,6 +54,12 @@ struct SimulationResult {
   [[nodiscard]] bool valid() const { return !error.has_value(); }
 };
 
+/// What `bwd v` needs in memory: the distinct operation inputs whose values v's backward keeps (its
+/// saved inputs that are operations, and v itself when it keeps its output), ascending.
+[[nodiscard]] std::vector<graph::NodeId> savedOpValues(const graph::ComputeGraph& g, graph::NodeId v);
+/// The distinct parameters among v's inputs, ascending: the parameter gradients `bwd v` makes.
+[[nodiscard]] std::vector<graph::NodeId> distinctParamInputs(const graph::ComputeGraph& g, graph::NodeId v);
+
 /// Views: operations the op table marks as views (Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
 /// Identity) whose output the graph counts as 0 bytes, because the framework's output shares its first
 /// input's storage. Their gradients are real tensors of the full size, the size of the tensor at the
