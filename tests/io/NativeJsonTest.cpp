@@ -192,6 +192,40 @@ TEST_CASE("native: attrs keep canonical object text or verbatim string text", "[
   CHECK(nodeNamed(s.value(), "a").attrs == "kernel=3 (not JSON)");
 }
 
+// A constant: a param or input whose attrs hold its value (one element for a scalar, else as many as its
+// shape holds; non-finite reals as strings). It has no gradient; the reader checks the count and types.
+TEST_CASE("native: constants carry a value the reader checks, and have no gradient", "[io][native]") {
+  auto text = [](const std::string& param) {
+    return R"({"format": "remat-graph", "version": 1, "nodes": [
+  {"id": "x", "kind": "input", "bytes": 8, "shape": [2]},
+  )" + param + R"(,
+  {"id": "a", "kind": "op", "op": "Mul", "inputs": ["x", "c"], "bytes": 8}]})";
+  };
+  auto scalar = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 4, "attrs": {"value": "-inf"}})"), "c.json");
+  REQUIRE(scalar.ok());
+  CHECK(nodeNamed(scalar.value(), "c").constant);
+  CHECK_FALSE(nodeNamed(scalar.value(), "c").hasGradient());
+  auto list = readNativeJson(
+      text(R"({"id": "c", "kind": "param", "bytes": 2, "shape": [2], "dtype": "bool", "attrs": {"value": [true, 0]}})"),
+      "c.json");
+  REQUIRE(list.ok());
+  CHECK(nodeNamed(list.value(), "c").constant);
+  auto weight = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 8, "shape": [2]})"), "c.json");
+  REQUIRE(weight.ok());
+  CHECK(nodeNamed(weight.value(), "c").hasGradient());
+  auto ints = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 8, "shape": [2], "dtype": "int32"})"), "c.json");
+  REQUIRE(ints.ok());
+  CHECK_FALSE(nodeNamed(ints.value(), "c").hasGradient());  // integer tensors have no gradient
+
+  auto count = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 12, "shape": [3], "attrs": {"value": [1, 2]}})"),
+                              "bad.json");
+  REQUIRE_FALSE(count.ok());
+  CHECK(count.errorText() == "bad.json: /nodes/1/attrs/value: the constant has 2 elements but its shape holds 3");
+  auto word = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 4, "attrs": {"value": "large"}})"), "bad.json");
+  REQUIRE_FALSE(word.ok());
+  CHECK_THAT(word.errorText(), Catch::Contains("/nodes/1/attrs/value: a constant's elements are numbers"));
+}
+
 TEST_CASE("native writer: deterministic, complete, ends with a newline", "[io][native][writer]") {
   auto r = readNativeJson(graphWith("1", R"(, "fwd_time": 3, "attrs": {"k": 1})"), "w.json");
   REQUIRE(r.ok());

@@ -101,6 +101,38 @@ TEST_CASE("ONNX conv block: initializers, training outputs, views", "[io][onnx]"
   CHECK(g.opBytes().value == 3 * 2048 + 512 + 40 + 4);
 }
 
+// attention_bits.onnx: x[2,3,16] -> Slice [4, 12) of the last axis -> Reshape [2,3,2,4] -> Transpose
+// (0,2,1,3) -> Reshape [2,2,12] and Flatten; then Pow by 2, Where with a -inf fill, Dropout 0.25.
+TEST_CASE("ONNX layout: a reshape of a transposed tensor copies, as PyTorch's; constants keep their values",
+          "[io][onnx]") {
+  auto g = load("valid/attention_bits.onnx");
+  // The head split reshapes a dense tensor and the transpose permutes strides: both alias.
+  CHECK(nodeNamed(g, "split").bytes.value == 0);
+  CHECK(nodeNamed(g, "t").bytes.value == 0);
+  // Merging the transposed axes 3 (stride 8) and 4 (stride 1) cannot be a view: 192 bytes of its own,
+  // a copy's traffic (read and write) in its forward time, and a backward that reshapes the gradient.
+  const auto& merge = nodeNamed(g, "merge");
+  CHECK(merge.bytes.value == 2 * 2 * 12 * 4);
+  CHECK(graph::opWork(g, *g.find("merge")).bytes == 2.0 * 192);
+  CHECK(merge.fwdTime.value > 1);
+  CHECK(merge.bwdTime.value == 0);
+  CHECK(nodeNamed(g, "flat").bytes.value == 2 * 24 * 4);  // Flatten of the same transposed tensor
+  // Operands the graph leaves out are attributes under their ONNX names; constants used as data
+  // carry their values (non-finite reals as strings, booleans as 0/1).
+  CHECK(nodeNamed(g, "q").attrs == R"({"axes":[2],"ends":[12],"onnx_node":"slice","starts":[4]})");
+  CHECK(nodeNamed(g, "drop").attrs == R"({"onnx_node":"dropout","ratio":0.25,"training_mode":1})");
+  CHECK(nodeNamed(g, "two").attrs == R"({"value":2.0})");
+  CHECK(nodeNamed(g, "fill").attrs == R"({"value":"-inf"})");
+  CHECK(nodeNamed(g, "mask").attrs == R"({"value":[1,0,1,0,1,0,1,0,1,0,1,0]})");
+  CHECK(nodeNamed(g, "two").constant);
+  CHECK_FALSE(nodeNamed(g, "two").hasGradient());
+  CHECK_FALSE(nodeNamed(g, "mask").hasGradient());
+  // The file's own initializers may be weights (exported with the model): no value, still trained.
+  const auto block = load("valid/conv_block.onnx");
+  CHECK(nodeNamed(block, "w").attrs.empty());
+  CHECK(nodeNamed(block, "w").hasGradient());
+}
+
 TEST_CASE("ONNX dynamic batch: --batch sets it, without it the error says what to do", "[io][onnx]") {
   const std::string errors = errorsOf("valid/split_dynamic_batch.onnx");
   CHECK(errors.find("input 'x'") != std::string::npos);

@@ -84,6 +84,7 @@ Result<ComputeGraph> GraphBuilder::build() {
                         std::to_string(s.inputs.size()) + " input(s)");
     if (s.kind != NodeKind::Op && (s.saves.output || !s.saves.inputs.empty()))
       fail(s.where, who + ": only operation nodes have saves");
+    if (s.kind == NodeKind::Op && s.constant) fail(s.where, who + ": only inputs and parameters can be constants");
     if (!overflowReported && (s.bytes >= 0 && s.workspace >= 0 && s.fwdTime >= 0 && s.bwdTime >= 0) &&
         (!addChecked(totalBytes, s.bytes) || !addChecked(totalBytes, s.workspace) ||
          !addChecked(totalTime, s.fwdTime) || !addChecked(totalTime, s.bwdTime))) {
@@ -184,6 +185,7 @@ Result<ComputeGraph> GraphBuilder::build() {
     node.saves = std::move(s.saves);
     node.workspace = Bytes{s.workspace};
     node.attrs = std::move(s.attrs);
+    node.constant = s.constant;
   }
   g.index();
 

@@ -142,8 +142,10 @@ OpWork opWork(const ComputeGraph& g, NodeId v) {
     if (k == 0) in0 = elements(input.shape);
     readBytes += double(input.bytes.value);
   }
-  if (s.view) return w;  // no data moves
-  w.bytes = readBytes + double(n.bytes.value);
+  if (s.view && n.bytes.value == 0) return w;  // an alias: no data moves
+  // A layout operation with bytes of its own copies its operand (a reshape of a transposed tensor); its
+  // operand may be a zero-byte view, so the copy reads as many bytes as it writes.
+  w.bytes = s.view ? 2.0 * double(n.bytes.value) : readBytes + double(n.bytes.value);
   auto inputShape = [&](std::size_t k) -> const std::vector<std::int64_t>* {
     return k < n.inputs.size() ? &g.node(n.inputs[k]).shape : nullptr;
   };
@@ -196,7 +198,7 @@ const DeviceProfile* findDeviceProfile(std::string_view name) {
 
 std::int64_t rooflineNs(const ComputeGraph& g, NodeId v, const DeviceProfile& device) {
   const OpSpec* spec = findOpSpec(g.node(v).op);
-  if (spec && spec->view) return 1;  // a view launches nothing
+  if (spec && spec->view && g.node(v).bytes.value == 0) return 1;  // an alias launches nothing
   const OpWork w = opWork(g, v);
   const std::string& dtype = g.node(v).dtype;
   const double peak = dtype == "float16" || dtype == "bfloat16" ? device.halfFlops : device.fp32Flops;

@@ -1,5 +1,6 @@
 #include "remat/io/NativeJson.hpp"
 
+#include <algorithm>
 #include <array>
 #include <exception>
 #include <optional>
@@ -118,6 +119,27 @@ void readSaves(const Json& v, const std::string& path, std::size_t inputCount, g
   }
 }
 
+// A constant's recorded value (docs/formats.md): one element for a scalar, else a flat list with as many
+// elements as the shape holds; each a number, a boolean, or "inf", "-inf" or "nan".
+bool constantIsSound(const Json& value, const std::vector<std::int64_t>& shape, const std::string& path,
+                     Diagnostics& diag) {
+  auto element = [](const Json& x) {
+    return x.is_number() || x.is_boolean() || (x.is_string() && (x == "inf" || x == "-inf" || x == "nan"));
+  };
+  double count = 1;
+  for (std::int64_t d : shape) count *= double(d);
+  const double given = value.is_array() ? double(value.size()) : 1.0;
+  bool ok = value.is_array() ? std::all_of(value.begin(), value.end(), element) : element(value);
+  if (!ok) {
+    diag.errorAtPath(path, "a constant's elements are numbers, booleans, \"inf\", \"-inf\" or \"nan\"");
+  } else if (given != count) {
+    diag.errorAtPath(path, "the constant has " + std::to_string(static_cast<std::int64_t>(given)) +
+                               " elements but its shape holds " + std::to_string(static_cast<std::int64_t>(count)));
+    ok = false;
+  }
+  return ok;
+}
+
 void readNode(const Json& v, std::size_t index, graph::GraphBuilder& builder, Diagnostics& diag) {
   const std::string path = childPath("/nodes", index);
   if (!v.is_object()) {
@@ -186,9 +208,11 @@ void readNode(const Json& v, std::size_t index, graph::GraphBuilder& builder, Di
   if (const Json* attrs = member(v, "attrs")) {
     // An object is kept as its canonical compact text; a string is raw attribute text kept verbatim
     // (what the writer emits for text that is not a canonical JSON object).
-    if (attrs->is_object())
+    if (attrs->is_object()) {
       spec.attrs = attrs->dump();
-    else if (attrs->is_string())
+      if (spec.kind != NodeKind::Op && attrs->contains("value"))
+        spec.constant = constantIsSound((*attrs)["value"], spec.shape, childPath(childPath(path, "attrs"), "value"), diag);
+    } else if (attrs->is_string())
       spec.attrs = attrs->get<std::string>();
     else
       diag.errorAtPath(childPath(path, "attrs"), "expected an object, got " + describe(*attrs));

@@ -6,8 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <exception>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -130,8 +132,10 @@ std::optional<std::int64_t> storedBytes(const onnx::TensorProto& t) {
 }
 
 // The ONNX attributes as a JSON object (numbers, strings and their lists; tensors and graphs by kind).
-std::string attributesJson(const onnx::NodeProto& node, std::size_t output) {
-  nlohmann::json j = nlohmann::json::object();
+// `operands`: values of operands the import leaves out (shape-like constants), each under its ONNX schema
+// name; an attribute of the same name wins (older opsets carry them as attributes).
+std::string attributesJson(const onnx::NodeProto& node, std::size_t output, nlohmann::json operands) {
+  nlohmann::json j = operands.is_object() ? std::move(operands) : nlohmann::json::object();
   for (const auto& a : node.attribute()) {
     switch (a.type()) {
       case onnx::AttributeProto::INT: j[a.name()] = a.i(); break;
@@ -182,6 +186,68 @@ std::string badWindowAttribute(const onnx::NodeProto& n) {
   return {};
 }
 
+// Element strides of a dense row-major tensor.
+std::vector<std::int64_t> denseStrides(const std::vector<std::int64_t>& dims) {
+  std::vector<std::int64_t> out(dims.size());
+  std::int64_t step = 1;
+  for (std::size_t d = dims.size(); d-- > 0;) {
+    out[d] = step;
+    step *= std::max<std::int64_t>(dims[d], 1);
+  }
+  return out;
+}
+
+// The strides under which a tensor of dimensions `from` laid out with `strides` can be seen with the
+// dimensions `to` without moving data, or nullopt when it cannot (then PyTorch's reshape copies and
+// its view refuses). The old dimensions fall into runs whose elements are evenly spaced (a dimension's
+// stride is the next inner one's span); each run must be refined by a run of the new dimensions with
+// the same element count, whose strides then follow from the run's innermost stride.
+std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int64_t>& from,
+                                                     const std::vector<std::int64_t>& strides,
+                                                     const std::vector<std::int64_t>& to) {
+  std::int64_t count = 1;
+  for (std::int64_t d : from) count *= d;
+  if (from.empty() || count == 0) return denseStrides(to);
+  std::vector<std::int64_t> out(to.size());
+  std::int64_t next = static_cast<std::int64_t>(to.size()) - 1;  // innermost new dimension not placed yet
+  std::int64_t base = strides.back();                              // stride of the current run's innermost dimension
+  std::int64_t runCount = 1;                                        // elements of the old run so far
+  std::int64_t placed = 1;                                          // elements of the new dimensions placed in it
+  for (std::size_t d = from.size(); d-- > 0;) {
+    runCount *= from[d];
+    const bool runEnds = d == 0 || (from[d - 1] != 1 && strides[d - 1] != runCount * base);
+    if (!runEnds) continue;
+    while (next >= 0 && (placed < runCount || to[static_cast<std::size_t>(next)] == 1)) {
+      out[static_cast<std::size_t>(next)] = placed * base;
+      placed *= to[static_cast<std::size_t>(next)];
+      --next;
+    }
+    if (placed != runCount) return std::nullopt;
+    if (d > 0) {
+      base = strides[d - 1];
+      runCount = 1;
+      placed = 1;
+    }
+  }
+  if (next != -1) return std::nullopt;
+  return out;
+}
+
+// A constant's elements as JSON: integers as integers, reals as reals, and the reals JSON cannot
+// write as the strings "inf", "-inf" and "nan"; a scalar (rank 0) as one value, else a flat list.
+nlohmann::json valuesJson(const std::vector<double>& values, bool integer, bool scalar) {
+  auto one = [integer](double x) -> nlohmann::json {
+    if (integer) return static_cast<std::int64_t>(x);
+    if (std::isnan(x)) return "nan";
+    if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+    return x;
+  };
+  if (scalar && values.size() == 1) return one(values[0]);
+  nlohmann::json list = nlohmann::json::array();
+  for (double x : values) list.push_back(one(x));
+  return list;
+}
+
 bool contains(const std::vector<std::uint32_t>& v, std::size_t k) {
   return std::find(v.begin(), v.end(), static_cast<std::uint32_t>(k)) != v.end();
 }
@@ -199,6 +265,7 @@ class OnnxImport {
     inferShapes();
     if (m_diag.hasErrors()) return m_diag.failure();
     collectTypes();
+    for (const auto& init : m_graph.initializer()) m_fileInitializers.insert(init.name());
     foldShapes();
     findStatic();
     assumeUnknownShapes();
@@ -318,7 +385,7 @@ class OnnxImport {
   // counts, attribute types, required attributes. ONNX's shape inference trusts all of that and
   // crashes on models that break it, so it runs only on models that pass.
   bool nodesMatchSchemas() {
-    std::unordered_map<std::string, int> opset;
+    auto& opset = m_opsets;
     for (const auto& o : m_model.opset_import()) opset[o.domain() == "ai.onnx" ? std::string{} : o.domain()] = static_cast<int>(o.version());
     for (int k = 0; k < m_graph.node_size() && !m_diag.full(); ++k) {
       const auto& n = m_graph.node(k);
@@ -367,6 +434,9 @@ class OnnxImport {
         if (!n.input(p).empty()) m_uses[n.input(p)].push_back({static_cast<std::size_t>(k), static_cast<std::size_t>(p)});
     }
     for (const auto& init : m_graph.initializer()) m_initializers.emplace(init.name(), &init);
+    m_constantNodes.clear();
+    for (const auto& n : m_graph.node())
+      if (n.op_type() == "Constant" && n.output_size() == 1) m_constantNodes.emplace(n.output(0), &n);
   }
 
   // A graph input is a parameter when it is an initializer, feeds a weight position of a known
@@ -604,7 +674,44 @@ class OnnxImport {
     spec.shape = it->second.dims;
     spec.dtype = dtypeName(it->second.elemType);
     spec.bytes = bytesOf(name, it->second, context);
+    // Constants of the program (Constant nodes and what folds from them: an exponent, an epsilon, a fill
+    // value, an index) carry their value. The file's own initializers may be weights (a model exported
+    // with its parameters): they stay parameters, trained and without a value.
+    if (!m_fileInitializers.contains(name))
+      if (auto value = constantJson(name)) {
+        spec.attrs = nlohmann::json{{"value", *value}}.dump();
+        spec.constant = true;
+      }
     m_specs.push_back(std::move(spec));
+  }
+
+  // The elements of a static tensor the file holds (an initializer, a Constant, or a folded shape
+  // computation) when it has at most kMaxFoldedElements of them; the runtime plays the graph with them.
+  std::optional<nlohmann::json> constantJson(const std::string& name) const {
+    const onnx::TensorProto* tensor = nullptr;
+    if (auto init = m_initializers.find(name); init != m_initializers.end()) tensor = init->second;
+    if (auto c = m_constantNodes.find(name); !tensor && c != m_constantNodes.end()) {
+      // A Constant the folder keeps (a non-finite value, or a large one)
+      for (const auto& a : c->second->attribute()) {
+        if (a.name() == "value" && a.has_t()) tensor = &a.t();
+        if (a.name() == "value_float") return nlohmann::json(a.f());
+        if (a.name() == "value_int") return nlohmann::json(a.i());
+      }
+    }
+    if (!tensor) return std::nullopt;
+    auto values = detail::smallTensorValues(*tensor);
+    if (!values) return std::nullopt;
+    return valuesJson(*values, !isFloating(tensor->data_type()), tensor->dims_size() == 0);
+  }
+
+  // The schema name of operand `p` of node `n` at the model's opset, or empty.
+  std::string operandName(const onnx::NodeProto& n, std::size_t p) const {
+    const std::string domain = n.domain() == "ai.onnx" ? std::string{} : n.domain();
+    auto version = m_opsets.find(domain);
+    if (version == m_opsets.end()) return {};
+    const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, domain);
+    if (!schema || p >= schema->inputs().size()) return {};
+    return schema->inputs()[p].GetName();
   }
 
   void emitInputs() {
@@ -628,11 +735,19 @@ class OnnxImport {
       const std::string context = where(static_cast<std::size_t>(k));
       // Operands: data tensors, in order; shape-like operands and absent optional ones are left out.
       std::vector<std::string> inputs;
+      nlohmann::json operands = nlohmann::json::object();
       graph::Saves saves;
       saves.output = spec.savesOutput;
       for (int p = 0; p < n.input_size(); ++p) {
         const std::string& in = n.input(p);
-        if (in.empty() || (known && contains(spec.shapeInputs, static_cast<std::size_t>(p)))) continue;
+        if (in.empty()) continue;
+        if (known && contains(spec.shapeInputs, static_cast<std::size_t>(p))) {
+          // Left out of the graph; its value goes into the attributes (Slice's starts and ends,
+          // Dropout's ratio), so that the graph can be executed as it was exported.
+          const std::string operand = operandName(n, static_cast<std::size_t>(p));
+          if (auto value = constantJson(in); value && !operand.empty()) operands[operand] = *value;
+          continue;
+        }
         const bool isGraphInput = m_dataInputs.contains(in) || m_paramInputs.contains(in);
         if (m_static.contains(in)) {
           emitLeaf(in, NodeKind::Param, context);
@@ -647,13 +762,14 @@ class OnnxImport {
       for (int o = 0; o < n.output_size(); ++o) {
         const std::string& name = n.output(o);
         if (name.empty() || (o > 0 && usesOf(name).empty())) continue;  // unused extra outputs: indices, masks
-        emitOp(n, static_cast<std::size_t>(o), spec, known != nullptr, inputs, saves, context);
+        emitOp(n, static_cast<std::size_t>(o), spec, known != nullptr, inputs, saves, operands, context);
       }
     }
   }
 
   void emitOp(const onnx::NodeProto& n, std::size_t o, const OpSpec& spec, bool known,
-              const std::vector<std::string>& inputs, const graph::Saves& saves, const std::string& context) {
+              const std::vector<std::string>& inputs, const graph::Saves& saves, const nlohmann::json& operands,
+              const std::string& context) {
     const std::string& name = n.output(static_cast<int>(o));
     NodeSpec s;
     s.name = name;
@@ -661,13 +777,13 @@ class OnnxImport {
     s.op = n.op_type();
     s.inputs = inputs;
     s.saves = saves;
-    s.attrs = attributesJson(n, o);
+    s.attrs = attributesJson(n, o, operands);
     s.where = m_diag.at(0, context);
     auto it = m_types.find(name);
     if (it != m_types.end() && fullyKnown(it->second)) {
       s.shape = it->second.dims;
       s.dtype = dtypeName(it->second.elemType);
-      s.bytes = spec.view ? 0 : bytesOf(name, it->second, context);
+      s.bytes = spec.view && viewsItsOperand(n, inputs, it->second) ? 0 : bytesOf(name, it->second, context);
       // A view keeps its elements; a Reshape to a shape fixed at export does not follow a new batch.
       if (spec.view && !inputs.empty())
         if (auto in = m_types.find(inputs[0]); in != m_types.end() && fullyKnown(in->second) &&
@@ -693,6 +809,42 @@ class OnnxImport {
     m_specs.push_back(std::move(s));
   }
 
+  // Whether a layout operation's output can alias its operand, as in PyTorch: a transpose always
+  // can (it permutes the strides), a reshape only when its operand's layout allows the new shape
+  // (viewStrides); otherwise PyTorch's reshape copies (the head merge `y.transpose(1, 2).reshape(b, t, d)`),
+  // and so does the graph: the output gets its own bytes. Records the strides of the views it keeps;
+  // every other tensor of the graph is dense.
+  bool viewsItsOperand(const onnx::NodeProto& n, const std::vector<std::string>& inputs, const TensorType& out) {
+    if (inputs.empty()) return true;
+    auto in = m_types.find(inputs[0]);
+    if (in == m_types.end() || !fullyKnown(in->second) || in->second.dims.size() > 64) return true;
+    const std::vector<std::int64_t>& from = in->second.dims;
+    auto known = m_strides.find(inputs[0]);
+    const std::vector<std::int64_t> strides = known != m_strides.end() ? known->second : denseStrides(from);
+    std::optional<std::vector<std::int64_t>> result;
+    if (n.op_type() == "Transpose") {
+      std::vector<std::int64_t> perm;
+      for (const auto& a : n.attribute())
+        if (a.name() == "perm") perm.assign(a.ints().begin(), a.ints().end());
+      if (perm.empty())
+        for (std::size_t d = from.size(); d-- > 0;) perm.push_back(static_cast<std::int64_t>(d));
+      if (perm.size() != from.size()) return true;  // shape inference has reported it
+      result.emplace();
+      for (std::int64_t d : perm) {
+        if (d < 0 || d >= static_cast<std::int64_t>(from.size())) return true;
+        result->push_back(strides[static_cast<std::size_t>(d)]);
+      }
+    } else if (n.op_type() == "Identity") {
+      result = strides;
+    } else {
+      if (elementCount(in->second) != elementCount(out)) return true;  // reported by the caller
+      result = viewStrides(from, strides, out.dims);
+      if (!result) return false;
+    }
+    if (*result != denseStrides(out.dims)) m_strides[n.output(0)] = std::move(*result);
+    return true;
+  }
+
   void warnUnknown() {
     for (const auto& [type, count] : m_unknown)
       m_diag.warning(m_diag.at(0), "unknown operation '" + type + "' (" + std::to_string(count) +
@@ -707,9 +859,13 @@ class OnnxImport {
   detail::Diagnostics m_diag;
   std::unordered_map<std::string, std::vector<Use>> m_uses;
   std::unordered_map<std::string, const onnx::TensorProto*> m_initializers;
+  std::unordered_map<std::string, const onnx::NodeProto*> m_constantNodes;  // by output
+  std::unordered_set<std::string> m_fileInitializers;  // before folding adds its own
   std::set<std::string> m_dataInputs;
   std::set<std::string> m_paramInputs;
   std::unordered_map<std::string, TensorType> m_types;
+  std::unordered_map<std::string, int> m_opsets;                           // by domain ("" for ONNX's)
+  std::unordered_map<std::string, std::vector<std::int64_t>> m_strides;  // views that are not dense
   std::unordered_set<std::string> m_static;
   std::unordered_set<std::string> m_emitted;
   std::map<std::string, std::size_t> m_unknown;

@@ -319,9 +319,9 @@ class Folder {
       }
       if (a->dims.size() != 1) return std::nullopt;
       for (double d : a->data) v.dims.push_back(toInt(d));
-      const std::size_t n = count(v.dims);
-      if (n > kMaxFoldedElements) return std::nullopt;
-      v.data.assign(n, fill);
+      const std::size_t elements = count(v.dims);
+      if (elements > kMaxFoldedElements) return std::nullopt;
+      v.data.assign(elements, fill);
       return v;
     }
     if (op == "Reshape") {
@@ -385,6 +385,12 @@ class Folder {
 };
 
 }  // namespace
+
+std::optional<std::vector<double>> smallTensorValues(const onnx::TensorProto& t) {
+  auto v = fromTensor(t);
+  if (!v) return std::nullopt;
+  return std::move(v->data);
+}
 
 std::size_t foldShapeComputations(onnx::GraphProto& graph, const ShapeLookup& shapeOf) {
   return Folder(graph, shapeOf).run();

@@ -22,6 +22,10 @@ inline constexpr std::size_t kMaxFoldedElements = 1024;
 /// The known dimensions of a tensor (-1 where unknown), or nullopt when not even its rank is known.
 using ShapeLookup = std::function<std::optional<std::vector<std::int64_t>>(const std::string&)>;
 
+/// The elements of a tensor the file holds, row-major, when it has at most kMaxFoldedElements of them and
+/// its type is one the folder reads (int64, int32, float, double, bool); nullopt otherwise.
+std::optional<std::vector<double>> smallTensorValues(const onnx::TensorProto& t);
+
 /// Folds what it can; returns the number of nodes replaced by initializers.
 std::size_t foldShapeComputations(onnx::GraphProto& graph, const ShapeLookup& shapeOf);
 

@@ -3,17 +3,18 @@
 #include <algorithm>
 #include <vector>
 
+#include "remat/sim/Simulator.hpp"
+
 namespace remat::sim {
 
 Bytes memoryLowerBound(const graph::ComputeGraph& g) {
   using graph::NodeId;
-  using graph::NodeKind;
   Bytes paramGrads{0};
   std::vector<bool> hasConsumer(g.size(), false);
   for (std::uint32_t v = g.firstOp(); v < g.size(); ++v)
     for (NodeId u : g.node(NodeId{v}).inputs) hasConsumer[u.value] = true;
   for (std::uint32_t p = 0; p < g.firstOp(); ++p)
-    if (g.node(NodeId{p}).kind == NodeKind::Param && hasConsumer[p]) paramGrads += g.node(NodeId{p}).bytes;
+    if (g.node(NodeId{p}).hasGradient() && hasConsumer[p]) paramGrads += g.node(NodeId{p}).bytes;
 
   Bytes worst = paramGrads;  // the last step, when every parameter gradient exists
   for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
@@ -22,12 +23,7 @@ Bytes memoryLowerBound(const graph::ComputeGraph& g) {
     Bytes inputs{0};
     Bytes paramInputs{0};
     for (NodeId u : g.opPredecessors(id)) inputs += g.node(u).bytes;
-    std::vector<NodeId> params;
-    for (NodeId u : n.inputs)
-      if (g.node(u).kind == NodeKind::Param) params.push_back(u);
-    std::sort(params.begin(), params.end());
-    params.erase(std::unique(params.begin(), params.end()), params.end());
-    for (NodeId p : params) paramInputs += g.node(p).bytes;
+    for (NodeId p : distinctParamInputs(g, id)) paramInputs += g.node(p).bytes;
     Bytes saved{0};
     std::vector<NodeId> savedOps;
     for (std::uint32_t k : n.saves.inputs)

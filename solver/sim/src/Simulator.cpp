@@ -62,7 +62,7 @@ std::vector<NodeId> savedOpValues(const ComputeGraph& g, NodeId v) {
 std::vector<NodeId> distinctParamInputs(const ComputeGraph& g, NodeId v) {
   std::vector<NodeId> out;
   for (NodeId u : g.node(v).inputs)
-    if (g.node(u).kind == graph::NodeKind::Param) out.push_back(u);
+    if (g.node(u).hasGradient()) out.push_back(u);
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

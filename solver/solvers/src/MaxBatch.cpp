@@ -13,7 +13,7 @@ Bytes residentBytes(const graph::ComputeGraph& g) {
   for (const graph::Node& n : g.nodes())
     for (graph::NodeId u : n.inputs) used[u.value] = true;
   for (std::uint32_t p = 0; p < g.firstOp(); ++p)
-    if (g.node(graph::NodeId{p}).kind == graph::NodeKind::Param && used[p]) gradients += g.node(graph::NodeId{p}).bytes;
+    if (g.node(graph::NodeId{p}).hasGradient() && used[p]) gradients += g.node(graph::NodeId{p}).bytes;
   return g.paramBytes() + gradients + g.inputBytes();
 }
 

@@ -24,7 +24,8 @@ struct NodeSpec {
   Saves saves;
   std::int64_t workspace = 0;
   std::string attrs;
-  SourceLocation where;  ///< reported with every problem found in this node
+  bool constant = false;  ///< an input or parameter whose value the graph records (Node::constant)
+  SourceLocation where;   ///< reported with every problem found in this node
 };
 
 /// An explicit backward node as a reader sees it; inputs name forward or backward nodes.

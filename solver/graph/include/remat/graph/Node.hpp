@@ -46,6 +46,18 @@ struct Node {
   Saves saves;
   Bytes workspace{0};            ///< transient scratch memory while the op (or its backward) runs
   std::string attrs;             ///< operation attributes as JSON object text; empty when none
+  /// An input or parameter whose value the graph records (`attrs.value`: an exponent, a fill value, an
+  /// index from the ONNX import): a constant of the program, never differentiated.
+  bool constant = false;
+
+  /// Whether the backward makes a gradient for this node when it is an operand: a parameter that is
+  /// not a constant and not of an integer or boolean type (which, as in PyTorch, have none).
+  [[nodiscard]] bool hasGradient() const {
+    if (kind != NodeKind::Param || constant) return false;
+    for (const char* discrete : {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+      if (dtype == discrete) return false;
+    return true;
+  }
 
   bool operator==(const Node&) const = default;
 };

@@ -57,7 +57,8 @@ struct SimulationResult {
 /// What `bwd v` needs in memory: the distinct operation inputs whose values v's backward keeps (its
 /// saved inputs that are operations, and v itself when it keeps its output), ascending.
 [[nodiscard]] std::vector<graph::NodeId> savedOpValues(const graph::ComputeGraph& g, graph::NodeId v);
-/// The distinct parameters among v's inputs, ascending: the parameter gradients `bwd v` makes.
+/// The distinct parameters among v's inputs that have gradients (Node::hasGradient), ascending: the
+/// parameter gradients `bwd v` makes.
 [[nodiscard]] std::vector<graph::NodeId> distinctParamInputs(const graph::ComputeGraph& g, graph::NodeId v);
 
 /// Views: operations the op table marks as views (Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
