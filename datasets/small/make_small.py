@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Writes the small graphs that remat-runner's tests execute: an MLP, a small CNN with a skip connection,
-a tiny transformer block and torchvision's ResNet-18 at 64x64 (the network `remat validate` checks on
-the CPU in CI), each wrapped with its training loss.
+a tiny transformer block, torchvision's ResNet-18 at 64x64 (the network `remat validate` checks on
+the CPU in CI), ResNet-50 at 64x64, and the three transformers of datasets/ at a reduced size (ViT-B/16
+at 32x32, BERT-base at 2x16 tokens, GPT-2 small at 1x32), each wrapped with its training loss.
 
     /usr/bin/python3 datasets/small/make_small.py [--remat build/bin/remat] [--out datasets/small]
                                                   [--onnx-dir DIR] [--only NAME ...]
@@ -12,10 +13,10 @@ imported from it): each module is built after torch.manual_seed(SEED), exported 
 opset_version=OPSET)` under torch.no_grad(), so that its parameters become graph inputs, then imported
 with `remat convert NAME.onnx NAME.json --batch B`. Needs Debian's python3 with torch 1.13 and onnx 1.12.
 
-The modules avoid two patterns on purpose (see README.md): a Reshape of a non-contiguous tensor (the
-usual `out.transpose(1, 2).reshape(B, T, C)` that merges attention heads), which PyTorch executes as a
-copy while the ONNX import counts every Reshape as a zero-byte view, and Pow with a constant exponent,
-whose value the native graph does not record (the runner draws constants at random).
+The transformer block avoids two patterns that the import once could not represent (see README.md):
+the head merge `out.transpose(1, 2).reshape(B, T, C)`, a copy in PyTorch, and Pow with a constant
+exponent. The import now handles both (copying reshapes, constants with values), and the reduced
+transformers use them.
 """
 
 import argparse
@@ -32,7 +33,8 @@ import torchvision
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO / "datasets"))
-from generate import OPSET, SEED  # noqa: E402  (the same export settings as the real networks)
+from generate import OPSET, SEED, BertBase, GPT2Small  # noqa: E402  (the real networks' settings and modules)
+from generate import WithLoss as TokenLoss  # noqa: E402
 
 
 class WithLoss(nn.Module):
@@ -132,6 +134,24 @@ def resnet50():
     return torchvision.models.resnet50(weights=None)
 
 
+def bert_base_2x16():
+    """datasets/bert_base.json's network (generate.py's BertBase: 12 layers, 768 wide, the 30522-token
+    MLM head) at batch 2 and 16 tokens instead of 32 x 128."""
+    return BertBase(batch=2, seq=16)
+
+
+def gpt2_small_1x32():
+    """datasets/gpt2_small.json's network (generate.py's GPT2Small) at batch 1 with a 32-token context
+    instead of 8 x 1024 (its position table and causal mask are 32 long)."""
+    return GPT2Small(batch=1, seq=32)
+
+
+def vit_b_16_32px():
+    """datasets/vit_b_16.json's network (torchvision's ViT-B/16, weights=None) at batch 2 on 32x32
+    images: 2x2 patches and the class token, instead of 32 x 224x224."""
+    return torchvision.models.vit_b_16(weights=None, image_size=32)
+
+
 # name -> (builder, batch, inputs as (name, shape, dtype, high)); labels are int64 in [0, high).
 NETWORKS = {
     "mlp": (Mlp, 4, [("x", (4, 32), "float32", 0), ("labels", (4,), "int64", 10)]),
@@ -139,13 +159,21 @@ NETWORKS = {
     "transformer-block": (TransformerBlock, 2, [("x", (2, 8, 16), "float32", 0), ("labels", (2,), "int64", 10)]),
     "resnet18-64px": (resnet18, 2, [("images", (2, 3, 64, 64), "float32", 0), ("labels", (2,), "int64", 1000)]),
     "resnet50-64px": (resnet50, 2, [("images", (2, 3, 64, 64), "float32", 0), ("labels", (2,), "int64", 1000)]),
+    "bert_base-2x16": (bert_base_2x16, 2,
+                       [("input_ids", (2, 16), "int64", 30522), ("labels", (2, 16), "int64", 30522)]),
+    "gpt2_small-1x32": (gpt2_small_1x32, 1,
+                        [("input_ids", (1, 32), "int64", 50257), ("labels", (1, 32), "int64", 50257)]),
+    "vit_b_16-32px": (vit_b_16_32px, 2, [("images", (2, 3, 32, 32), "float32", 0), ("labels", (2,), "int64", 1000)]),
 }
+
+# Token models return (batch, tokens, vocabulary) logits: the loss flattens them as generate.py does.
+TOKEN_LOSS = {"bert_base-2x16": (32, 30522), "gpt2_small-1x32": (32, 50257)}
 
 
 def export(name: str, path: Path) -> int:
     build, batch, inputs = NETWORKS[name]
     torch.manual_seed(SEED)
-    model = WithLoss(build())
+    model = TokenLoss(build(), flatten=TOKEN_LOSS[name]) if name in TOKEN_LOSS else WithLoss(build())
     args = tuple(torch.randint(0, high, shape) if dtype == "int64" else torch.randn(shape)
                  for _, shape, dtype, high in inputs)
     with torch.no_grad():

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <fstream>
+#include <limits>
 #include <queue>
 #include <sstream>
 
@@ -19,6 +20,13 @@ std::int64_t NodeSpec::elements() const {
 }
 
 std::int64_t NodeSpec::denseBytes() const { return elements() * dtypeSize(dtype).value_or(0); }
+
+bool NodeSpec::hasGradient() const {
+  if (kind != NodeKind::Param || !value.empty()) return false;
+  for (const char* discrete : {"bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+    if (dtype == discrete) return false;
+  return true;
+}
 
 std::optional<std::size_t> GraphSpec::find(std::string_view id) const {
   auto it = byId.find(std::string(id));
@@ -66,6 +74,34 @@ std::int64_t nonNegative(const json& v, const std::string& where, const std::str
   if (!v.is_number_integer() || v.get<std::int64_t>() < 0)
     throw RunnerError(ExitCode::Input, file + ": " + where + ": expected a non-negative integer");
   return v.get<std::int64_t>();
+}
+
+// A constant's elements from `attrs.value`: one value for a scalar, else a flat row-major list of as many
+// as the shape holds; numbers, booleans, and the strings "inf", "-inf" and "nan" for what JSON cannot write.
+std::vector<double> constantValue(const NodeSpec& s, const std::string& where, const std::string& file) {
+  auto bad = [&](const std::string& why) {
+    return RunnerError(ExitCode::Input, file + ": " + where + ": node '" + s.id + "': " + why);
+  };
+  auto one = [&](const json& x) -> double {
+    if (x.is_number()) return x.get<double>();
+    if (x.is_boolean()) return x.get<bool>() ? 1.0 : 0.0;
+    if (x.is_string()) {
+      const std::string& text = x.get_ref<const std::string&>();
+      if (text == "inf") return std::numeric_limits<double>::infinity();
+      if (text == "-inf") return -std::numeric_limits<double>::infinity();
+      if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+    }
+    throw bad("a constant's elements are numbers, booleans, \"inf\", \"-inf\" or \"nan\"");
+  };
+  const json& v = s.attrs["value"];
+  std::vector<double> out;
+  if (v.is_array())
+    for (const json& x : v) out.push_back(one(x));
+  else
+    out.push_back(one(v));
+  if (static_cast<std::int64_t>(out.size()) != s.elements())
+    throw bad(std::to_string(out.size()) + " values for a tensor of " + std::to_string(s.elements()) + " elements");
+  return out;
 }
 
 }  // namespace
@@ -160,24 +196,25 @@ GraphSpec parseGraphSpec(std::string_view text, const std::string& fileName) {
           s.savesOutput = sv["output"].get<bool>();
         }
       }
-      if (n.contains("attrs")) {
-        const json& a = n["attrs"];
-        if (a.is_object()) {
-          s.attrs = a;
-        } else if (a.is_string()) {
-          // Attributes that were not canonical JSON are written as a string (docs/formats.md).
-          try {
-            s.attrs = json::parse(a.get<std::string>());
-          } catch (const json::parse_error&) {
-            throw fail(path + "/attrs", "node '" + s.id + "': attributes are not a JSON object");
-          }
-          if (!s.attrs.is_object())
-            throw fail(path + "/attrs", "node '" + s.id + "': attributes are not a JSON object");
-        } else {
-          throw fail(path + "/attrs", "expected an object");
+    }
+    if (n.contains("attrs")) {
+      const json& a = n["attrs"];
+      if (a.is_object()) {
+        s.attrs = a;
+      } else if (a.is_string()) {
+        // Attributes that were not canonical JSON are written as a string (docs/formats.md).
+        try {
+          s.attrs = json::parse(a.get<std::string>());
+        } catch (const json::parse_error&) {
+          throw fail(path + "/attrs", "node '" + s.id + "': attributes are not a JSON object");
         }
+        if (!s.attrs.is_object())
+          throw fail(path + "/attrs", "node '" + s.id + "': attributes are not a JSON object");
+      } else {
+        throw fail(path + "/attrs", "expected an object");
       }
     }
+    if (s.kind != NodeKind::Op && s.attrs.contains("value")) s.value = constantValue(s, path + "/attrs/value", fileName);
     // The runner creates every tensor with the graph's shape and dtype, so its size must be what the
     // graph counts; only views (zero bytes, aliasing their operand) may differ.
     if (s.bytes != s.denseBytes() && !s.isAliasView())

@@ -210,6 +210,49 @@ at::Tensor spread(const at::Tensor& grad, const Shape& in, const Shape& axes, bo
   return mean ? at::div(g, static_cast<double>(count)) : g.contiguous();
 }
 
+// ONNX Slice along one axis: the kept indices, and whether they are one run (step 1: a narrow).
+struct SliceAxis {
+  std::int64_t axis = 0;
+  std::int64_t step = 1;
+  std::vector<std::int64_t> index;
+};
+
+// The axes of a Slice node from the operands the importer records as attributes (`starts`, `ends`,
+// optional `axes` and `steps`), with ONNX's rules: negative positions count from the end, positions
+// are clamped to the axis, a negative step walks backwards. The kept counts must give the graph's shape.
+std::vector<SliceAxis> sliceAxes(const GraphSpec& g, std::size_t v) {
+  const NodeSpec& n = g.node(v);
+  const Shape& in = inputShape(g, v, 0);
+  const auto starts = attrInts(n, "starts");
+  const auto ends = attrInts(n, "ends");
+  if (!starts || !ends)
+    throw AttrError("its 'starts' and 'ends' are not recorded (convert the model again with this version of remat)");
+  Shape axes = attrInts(n, "axes").value_or(Shape{});
+  if (axes.empty())
+    for (std::size_t a = 0; a < starts->size(); ++a) axes.push_back(static_cast<std::int64_t>(a));
+  const Shape steps = attrInts(n, "steps").value_or(Shape(starts->size(), 1));
+  if (ends->size() != starts->size() || axes.size() != starts->size() || steps.size() != starts->size())
+    throw AttrError("'starts', 'ends', 'axes' and 'steps' differ in length");
+  Shape out = in;
+  std::vector<SliceAxis> result;
+  for (std::size_t k = 0; k < starts->size(); ++k) {
+    SliceAxis s{.axis = normalizeAxis(axes[k], in.size()), .step = steps[k], .index = {}};
+    const std::int64_t dim = in[static_cast<std::size_t>(s.axis)];
+    if (s.step == 0) throw AttrError("a step of 0");
+    auto clamp = [dim](std::int64_t x, std::int64_t low, std::int64_t high) {
+      if (x < 0) x += dim;
+      return std::clamp(x, low, high);
+    };
+    const std::int64_t begin = s.step > 0 ? clamp((*starts)[k], 0, dim) : clamp((*starts)[k], 0, dim - 1);
+    const std::int64_t end = s.step > 0 ? clamp((*ends)[k], 0, dim) : clamp((*ends)[k], -1, dim - 1);
+    for (std::int64_t i = begin; s.step > 0 ? i < end : i > end; i += s.step) s.index.push_back(i);
+    out[static_cast<std::size_t>(s.axis)] = static_cast<std::int64_t>(s.index.size());
+    result.push_back(std::move(s));
+  }
+  if (out != n.shape) throw AttrError("its bounds do not give the graph's shape");
+  return result;
+}
+
 Shape reduceAxes(const GraphSpec& g, std::size_t v) {
   const Shape& in = inputShape(g, v, 0);
   Shape axes;
@@ -304,8 +347,15 @@ std::unordered_map<std::string, Kernel> makeKernels() {
                          std::vector<at::Tensor> out(2);
                          if (need(c, 0))
                            out[0] = sumTo(at::matmul(c.grad, b.transpose(-1, -2)), inputShape(c.graph, c.node, 0));
-                         if (need(c, 1))
-                           out[1] = sumTo(at::matmul(a.transpose(-1, -2), c.grad), inputShape(c.graph, c.node, 1));
+                         if (need(c, 1)) {
+                           if (b.dim() == 2 && a.dim() > 2)
+                             // A matrix weight under batched rows (a linear layer): fold the batch dimensions
+                             // into the rows, one product as PyTorch's own matmul backward does, instead of a
+                             // batched outer product summed afterwards.
+                             out[1] = at::mm(a.reshape({-1, a.size(-1)}).t(), c.grad.reshape({-1, c.grad.size(-1)}));
+                           else
+                             out[1] = sumTo(at::matmul(a.transpose(-1, -2), c.grad), inputShape(c.graph, c.node, 1));
+                         }
                          return out;
                        }};
 
@@ -578,6 +628,58 @@ std::unordered_map<std::string, Kernel> makeKernels() {
                             return std::vector<at::Tensor>{z};
                           },
                       .check = [=](const GraphSpec& g, std::size_t v) { (void)splitOffset(g, v, splitAxis(g, v)); }};
+  // Slice: a narrow for a step of 1, an index_select otherwise (the player gives the result its own
+  // storage, as the graph counts it); the backward puts the gradient back in place, axis by axis.
+  k["Slice"] = Kernel{.forward =
+                          [=](const ForwardCall& c) {
+                            at::Tensor t = in(c, 0);
+                            for (const SliceAxis& s : sliceAxes(c.graph, c.node)) {
+                              const auto count = static_cast<std::int64_t>(s.index.size());
+                              t = s.step == 1 && count > 0
+                                      ? t.narrow(s.axis, s.index.front(), count)
+                                      : t.index_select(s.axis, at::tensor(s.index, t.options().dtype(at::kLong)));
+                            }
+                            return t;
+                          },
+                      .backward =
+                          [=](const BackwardCall& c) {
+                            const std::vector<SliceAxis> axes = sliceAxes(c.graph, c.node);
+                            std::vector<Shape> shapes{inputShape(c.graph, c.node, 0)};  // before each axis
+                            for (const SliceAxis& s : axes) {
+                              shapes.push_back(shapes.back());
+                              shapes.back()[static_cast<std::size_t>(s.axis)] = static_cast<std::int64_t>(s.index.size());
+                            }
+                            at::Tensor g = c.grad;
+                            for (std::size_t a = axes.size(); a-- > 0;) {
+                              const SliceAxis& s = axes[a];
+                              at::Tensor z = at::zeros(shapes[a], g.options());
+                              if (s.step == 1 && !s.index.empty())
+                                z.narrow(s.axis, s.index.front(), static_cast<std::int64_t>(s.index.size())).copy_(g);
+                              else
+                                z.index_copy_(s.axis, at::tensor(s.index, g.options().dtype(at::kLong)), g);
+                              g = std::move(z);
+                            }
+                            return std::vector<at::Tensor>{g};
+                          },
+                      .check = [=](const GraphSpec& g, std::size_t v) { (void)sliceAxes(g, v); }};
+  // Expand: broadcast to the graph's shape (ONNX's two-way broadcast gives the output shape); the
+  // backward sums the gradient back to the operand's shape.
+  k["Expand"] = Kernel{.forward = [=](const ForwardCall& c) { return in(c, 0).expand(c.graph.node(c.node).shape); },
+                       .backward =
+                           [=](const BackwardCall& c) {
+                             return std::vector<at::Tensor>{sumTo(c.grad, inputShape(c.graph, c.node, 0))};
+                           },
+                       .check =
+                           [=](const GraphSpec& g, std::size_t v) {
+                             const Shape& from = inputShape(g, v, 0);
+                             const Shape& to = g.node(v).shape;
+                             bool ok = from.size() <= to.size();
+                             for (std::size_t d = 0; ok && d < from.size(); ++d) {
+                               const std::int64_t f = from[from.size() - 1 - d];
+                               ok = f == 1 || f == to[to.size() - 1 - d];
+                             }
+                             if (!ok) throw AttrError("its operand does not broadcast to the graph's shape");
+                           }};
   k["Concat"] = Kernel{
       .maxOperands = 1u << 20,
       .forward =

@@ -142,6 +142,7 @@ std::int64_t integerBound(const GraphSpec& g, std::size_t v) {
 // device gets the same numbers). Weights of rank 2 or more: uniform in +-1/sqrt(fan_in), as PyTorch's
 // layers; vectors and scalars (biases, normalisation scales, constants such as epsilon): uniform in
 // [0.5, 1.5], positive so that constants under a square root stay valid; data: standard normal.
+// Constants whose value the graph records (an exponent, a fill value, an index) take it.
 std::vector<at::Tensor> makeResident(const GraphSpec& g, std::uint64_t seed, const Device& d) {
   at::Generator gen = at::detail::createCPUGenerator(seed);
   std::vector<at::Tensor> out(g.nodes.size());
@@ -150,7 +151,9 @@ std::vector<at::Tensor> makeResident(const GraphSpec& g, std::uint64_t seed, con
     if (n.kind == NodeKind::Op) continue;
     const at::ScalarType type = scalarType(n.dtype);
     at::Tensor t;
-    if (at::isFloatingType(type)) {
+    if (!n.value.empty()) {
+      t = at::tensor(n.value, at::TensorOptions().dtype(at::kDouble)).reshape(n.shape).to(type);
+    } else if (at::isFloatingType(type)) {
       t = at::empty(n.shape, at::TensorOptions().dtype(at::kFloat));
       if (n.kind == NodeKind::Input) {
         t.normal_(0.0, 1.0, gen);
@@ -302,7 +305,7 @@ class Player {
       const std::size_t u = n.inputs[p];
       const bool saved = std::find(n.savesInputs.begin(), n.savesInputs.end(), p) != n.savesInputs.end();
       if (!m_g.isOp(u) || saved) inputs[p] = operand(u);
-      needGrad[p] = m_g.node(u).kind != NodeKind::Input;
+      needGrad[p] = m_g.isOp(u) || m_g.node(u).hasGradient();
     }
     const at::Tensor output = n.savesOutput ? m_values[v] : at::Tensor();
     const at::Tensor& grad = m_grads[v];
@@ -334,8 +337,8 @@ class Player {
       const at::ScalarType type = scalarType(in.dtype);
       if (!buffer.defined()) {
         if (!sum.defined()) {
-          // No contribution (an integer or boolean operand, batch norm's running statistics): the
-          // simulator still counts a gradient buffer, so one exists, filled with zeros.
+          // No contribution (an integer or boolean operation value, batch norm's running statistics):
+          // the simulator still counts a gradient buffer, so one exists, filled with zeros.
           buffer = at::zeros(in.shape, at::TensorOptions().dtype(type).device(m_dev.device));
         } else if (sum.scalar_type() == type && ownsExactStorage(sum, in.denseBytes(), others)) {
           buffer = sum;
@@ -406,8 +409,7 @@ std::vector<at::Tensor> baselineIteration(const GraphSpec& g, const std::vector<
   for (std::size_t v = 0; v < n; ++v) {
     if (g.node(v).kind == NodeKind::Op) continue;
     leaves[v] = resident[v].detach();
-    if (g.node(v).kind == NodeKind::Param && at::isFloatingType(leaves[v].scalar_type()))
-      leaves[v].requires_grad_(true);
+    if (g.node(v).hasGradient() && at::isFloatingType(leaves[v].scalar_type())) leaves[v].requires_grad_(true);
   }
   for (std::size_t v : g.topoOps) {
     std::vector<at::Tensor> inputs;
@@ -432,7 +434,7 @@ std::vector<at::Tensor> baselineIteration(const GraphSpec& g, const std::vector<
   torch::autograd::backward(outputs, seeds);
   std::vector<at::Tensor> grads(n);
   for (std::size_t v = 0; v < n; ++v)
-    if (g.node(v).kind == NodeKind::Param)
+    if (g.node(v).hasGradient())
       grads[v] =
           leaves[v].requires_grad() && leaves[v].grad().defined() ? leaves[v].grad() : at::zeros_like(resident[v]);
   return grads;
@@ -441,7 +443,7 @@ std::vector<at::Tensor> baselineIteration(const GraphSpec& g, const std::vector<
 void compareGradients(const GraphSpec& g, const std::vector<at::Tensor>& got,
                       const std::unordered_map<std::string, at::Tensor>& reference, GradientCheck& check) {
   for (std::size_t v = 0; v < g.nodes.size(); ++v) {
-    if (g.node(v).kind != NodeKind::Param || !got[v].defined() || !at::isFloatingType(got[v].scalar_type())) continue;
+    if (!g.node(v).hasGradient() || !got[v].defined() || !at::isFloatingType(got[v].scalar_type())) continue;
     ParamGradCheck p;
     p.name = g.node(v).id;
     auto it = reference.find(p.name);

@@ -27,6 +27,9 @@ struct NodeSpec {
   bool savesOutput = false;
   std::int64_t workspace = 0;
   nlohmann::json attrs = nlohmann::json::object();
+  /// A constant's elements, row-major (`attrs.value` of an input or param node, as the ONNX importer
+  /// records small constants: an exponent, a fill value, an index); empty: drawn at random.
+  std::vector<double> value;
 
   [[nodiscard]] std::int64_t elements() const;
   /// Bytes of shape x dtype (what a dense tensor of this node occupies).
@@ -34,6 +37,9 @@ struct NodeSpec {
   /// An op node the graph counts as zero bytes although its shape is not empty: a view that aliases
   /// its operand's storage (Reshape, Transpose, ... as the ONNX importer writes them).
   [[nodiscard]] bool isAliasView() const { return kind == NodeKind::Op && bytes == 0 && denseBytes() > 0; }
+  /// A parameter the backward differentiates: not a constant and of a floating-point type (the
+  /// simulator's Node::hasGradient).
+  [[nodiscard]] bool hasGradient() const;
 };
 
 /// A native graph JSON (`"format": "remat-graph"`) as the runner sees it. Node indices follow the file;
