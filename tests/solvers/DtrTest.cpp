@@ -87,6 +87,35 @@ TEST_CASE("dtr stays within every budget from the single-op minimum on U-Nets an
   checkAcrossBudgets(read.value(), 12);
 }
 
+// DTR is not monotone in its budget: on some graphs its greedy run at a budget above the single-op
+// minimum gets stuck (a deep rematerialization holding its callers' operands leaves nothing evictable).
+// There the plan is its run with a lower eviction threshold, and the budget is still met. A sweep of
+// 30 seeds x 3 edge densities x 2 sizes x 61 budgets found such budgets on these two graphs (and one
+// 100-op graph): seed 4 at the 5 lowest of 61 budgets, seed 11 at the 4th to 7th.
+TEST_CASE("dtr meets every budget from the single-op minimum even where its greedy run gets stuck") {
+  int fallbacks = 0;
+  for (std::uint32_t seed : {4u, 11u}) {
+    const ComputeGraph g = test::makeRandomDag(20, seed, 0.3);
+    const Bytes least = dtrSingleOpMinimum(g);
+    const Bytes peak = dtr().solve({.graph = &g}).metrics.simulatedPeak;
+    for (int k = 0; k <= 60; ++k) {
+      const Bytes budget{least.value + (peak.value - least.value) * k / 60};
+      const SolveResult r = dtr().solve({.graph = &g, .budget = budget});
+      INFO("seed " << seed << " budget " << budget.value << ": " << r.message);
+      REQUIRE(r.status == SolveStatus::Feasible);
+      CHECK(r.metrics.simulatedPeak <= budget);
+      if (r.message.find("not monotone") != std::string::npos) {
+        ++fallbacks;
+        // Without the lower threshold, DTR's own run at this budget does not fit it.
+        const DtrRun greedy = runDtr(g, budget);
+        CHECK(greedy.stuck);
+        CHECK(sim::Simulator(g).run(greedy.schedule).peak > budget);
+      }
+    }
+  }
+  CHECK(fallbacks >= 9);
+}
+
 TEST_CASE("dtr's least budget is met by its plan") {
   for (std::uint32_t seed = 1; seed <= 10; ++seed) {
     INFO("seed " << seed);

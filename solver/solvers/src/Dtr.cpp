@@ -424,64 +424,44 @@ SolverOutput Dtr::plan(const SolveRequest& request) const {
               "the budget of " + bytesText(*request.budget) + " is below the single-op minimum of " + bytesText(least) +
                   ": some step needs that much with everything evictable evicted"};
   }
-  DtrRun run = runDtr(g, request.budget, request.stop, deadlineOf(request));
+  const auto deadline = deadlineOf(request);
+  DtrRun run = runDtr(g, request.budget, request.stop, deadline);
   if (run.stopped) return stoppedOutput(request);
-  SolverOutput out{SolveStatus::Feasible, Plan{std::move(run.schedule), std::nullopt}, {}};
-  if (run.stuck)
-    out.message = "DTR's own count went over the budget (the simulator's liveness may still fit it): " + *run.stuck +
-                  "; `remat min-budget --solver dtr` finds the least budget DTR meets";
+  SolverOutput out{SolveStatus::Feasible, std::nullopt, {}};
+  const sim::Simulator simulator(g, {.liveness = request.liveness, .requireComplete = true});
+  const bool fits = !request.budget || !run.stuck || simulator.run(run.schedule).peak <= *request.budget;
+  if (run.stuck && fits)
+    out.message = "DTR's own count went over the budget " + *run.stuck + "; the simulator's liveness fits it";
+  if (!fits) {
+    // DTR is not monotone in its budget: at this one its greedy run reached a step with nothing evictable
+    // left (a deep rematerialization holding its callers' operands). Run it again with a lower eviction
+    // threshold, the largest of B·7/8, ..., B/8, 0 whose run fits B; the last one always does, since its
+    // booked peak is part of the single-op minimum, which is at most B.
+    const std::string stuck = *run.stuck;
+    for (int k = 7; k >= 0; --k) {
+      const Bytes threshold{request.budget->value / 8 * k};
+      DtrRun retry = runDtr(g, threshold, request.stop, deadline);
+      if (retry.stopped) return stoppedOutput(request);
+      if (retry.bookedPeak > *request.budget && k > 0) continue;
+      run = std::move(retry);
+      out.message = "DTR's own run at this budget got stuck " + stuck +
+                    "; this plan is its run with the eviction threshold at " + bytesText(threshold) +
+                    " (DTR is not monotone in its budget)";
+      break;
+    }
+  }
+  out.plan = Plan{std::move(run.schedule), std::nullopt};
   return out;
 }
 
 Solver::MinBudget Dtr::minBudget(const SolveRequest& request) const {
+  // plan() meets every budget from the single-op minimum up (with a lower eviction threshold where DTR's
+  // greedy run would get stuck) and refuses every budget below it.
   const auto start = std::chrono::steady_clock::now();
-  const ComputeGraph& g = *request.graph;
-  const auto deadline = deadlineOf(request);
   MinBudget out;
-  auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  // The simulated peak of DTR's schedule at a budget (nullopt when stopped).
-  auto peakAt = [&](std::optional<Bytes> budget) -> std::optional<Bytes> {
-    DtrRun run = runDtr(g, budget, request.stop, deadline);
-    if (run.stopped) return std::nullopt;
-    const sim::SimulationResult r =
-        sim::Simulator(g, {.liveness = request.liveness, .requireComplete = true}).run(run.schedule);
-    if (!r.valid()) throw std::logic_error("dtr produced a schedule the simulator rejects: " + r.error->message);
-    return r.peak;
-  };
-  auto stoppedAnswer = [&] {
-    const SolverOutput s = stoppedOutput(request);
-    out.status = s.status;
-    out.message = s.message;
-    out.seconds = seconds();
-    return out;
-  };
-  const Bytes least = dtrSingleOpMinimum(g);
-  const auto atLeast = peakAt(least);
-  if (!atLeast) return stoppedAnswer();
-  if (*atLeast <= least) {
-    out.status = SolveStatus::Optimal;
-    out.bytes = least;
-    out.seconds = seconds();
-    return out;
-  }
-  const auto plain = peakAt(std::nullopt);
-  if (!plain) return stoppedAnswer();
-  // The least fitting budget in (least, plain]: DTR at the plain run's peak never evicts, so it fits.
-  std::int64_t lo = least.value;  // does not fit
-  std::int64_t hi = std::max(plain->value, least.value + 1);
-  while (hi - lo > 1) {
-    const std::int64_t mid = lo + (hi - lo) / 2;
-    const auto peak = peakAt(Bytes{mid});
-    if (!peak) return stoppedAnswer();
-    if (peak->value <= mid)
-      hi = mid;
-    else
-      lo = mid;
-    if (request.progress) request.progress(0.5, "binary search over budgets");
-  }
   out.status = SolveStatus::Optimal;
-  out.bytes = Bytes{hi};
-  out.seconds = seconds();
+  out.bytes = dtrSingleOpMinimum(*request.graph);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 

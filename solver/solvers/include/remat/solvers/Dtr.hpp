@@ -41,9 +41,12 @@ struct DtrRun {
 /// view holders) that is not needed by the pending step and has the least h_DTR-eq; rematerialize an
 /// evicted value, recursively, when a step needs it. The equivalence-class variant keeps evicted
 /// values in union-find components whose summed forward time is the neighborhood cost.
+/// DTR is not monotone in its budget: where its run at budget B gets stuck above B (nothing evictable
+/// during a deep rematerialization), plan() runs it again with the eviction threshold at B·7/8, ...,
+/// B/8, 0 and keeps the first run that fits B (the last always does); the message says so. So every
+/// budget from dtrSingleOpMinimum up is met, and minBudget is that minimum.
 /// Problem class: any DAG (online heuristic). Heuristic (not exact). Complexity: one run is
-/// O(S·R·d) (S executed steps, R resident values, d the degree); minBudget binary-searches over
-/// budgets, O(log(peak)) runs, each simulated.
+/// O(S·R·d) (S executed steps, R resident values, d the degree); at most 9 runs and one simulation.
 /// Citation: Kirisame, Lyubomirsky, Haan, Brennan, He, Roesch, Chen, Tatlock, Dynamic Tensor
 /// Rematerialization, ICLR 2021.
 class Dtr final : public Solver {
