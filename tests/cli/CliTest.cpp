@@ -94,7 +94,9 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
   REQUIRE(r.code == 0);
   auto j = r.json();
   CHECK(j["vanilla_peak_bytes"] == 95);
-  REQUIRE(j["rows"].size() == 7);  // store-all, chen-sqrtn, chen-greedy, approx-dp, exact-dp, chain-dp, dtr
+  // store-all, chen-sqrtn, chen-greedy, approx-dp, exact-dp, milp, lp-bound, chain-dp, dtr
+  REQUIRE(j["rows"].size() == 9);
+  CHECK(j["time_limit_seconds"] == 60.0);  // the default
   for (const auto& row : j["rows"]) {
     CHECK(row.contains("solver"));
     CHECK(row.contains("status"));
@@ -103,6 +105,17 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
                             "recomputed_nodes", "solve_seconds"})
       CHECK(row["metrics"].contains(key));
   }
+  // lp-bound's row is a bound without a plan; milp proves its optimum; no budget costs nothing.
+  CHECK(j["rows"][6]["solver"] == "lp-bound");
+  CHECK(j["rows"][6]["status"] == "bound");
+  CHECK(j["rows"][6]["overhead_lower_bound"] == 0);
+  CHECK(j["rows"][6]["metrics"]["overhead"].is_null());
+  CHECK(j["lp_bound_overhead"] == 0);
+  CHECK(j["rows"][5]["solver"] == "milp");
+  CHECK(j["rows"][5]["status"] == "optimal");
+  CHECK(j["rows"][5]["overhead_lower_bound"] == 0);
+  CHECK(j["rows"][0]["over_bound"] == 0);
+  CHECK_FALSE(j["rows"][0].contains("overhead_lower_bound"));
   Run md =
       runRemat({"compare", fixture("cli/chain3.json"), "--solvers", "store-all,chen-sqrtn", "--table", "markdown"});
   CHECK(md.code == 0);
@@ -113,8 +126,60 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
   CHECK_THAT(text.out, Catch::Contains("  dtr: Kirisame"));
   CHECK_THAT(text.out, Catch::Contains("  chain-dp: Beaumont"));
   CHECK_THAT(text.out, Catch::Contains("  exact-dp: Kusumoto"));
+  CHECK_THAT(text.out, Catch::Contains("  milp: Jain"));
+  CHECK_THAT(text.out, Catch::Contains("  lp-bound: Jain"));
+  CHECK_THAT(text.out, Catch::Contains("over bound"));
+  CHECK_THAT(text.out, Catch::Contains("not every schedule"));  // the bound's footnote says what it bounds
   Run csv = runRemat({"compare", fixture("cli/chain3.json"), "--table", "csv"});
   CHECK_THAT(csv.out, Catch::Contains("solver,status,model peak"));
+  CHECK_THAT(csv.out, Catch::Contains("lp-bound,bound,-,-,-,>= 0,-,"));
+  // Without a bound among the rows there is no gap column.
+  Run plain = runRemat({"compare", fixture("cli/chain3.json"), "--solvers", "store-all,exact-dp", "--json"});
+  CHECK_FALSE(plain.json().contains("lp_bound_overhead"));
+  CHECK_FALSE(plain.json()["rows"][0].contains("over_bound"));
+  CHECK(runRemat({"compare", fixture("cli/chain3.json"), "--time-limit", "-1"}).code == 2);
+}
+
+TEST_CASE("compare shows lp-bound's bound and every solver's gap to it under a budget") {
+  // (On unet-small, 39 ops, CBC needs a minute at 90% of the peak and does not finish in two at 80%.)
+  const std::string graph = fixture("cli/chain3.json");
+  Run vanilla = runRemat({"solve", graph, "--solver", "store-all", "--json"});
+  REQUIRE(vanilla.code == 0);
+  const std::int64_t peak = vanilla.json()["metrics"]["simulated_peak_bytes"];
+  const std::string budget = std::to_string(peak * 9 / 10);
+  Run lp = runRemat({"solve", graph, "--solver", "lp-bound", "--budget", budget, "--json"});
+  REQUIRE(lp.code == 0);  // a bound is an answer
+  CHECK(lp.json()["status"] == "bound");
+  CHECK(lp.json()["schedule"].is_null());
+  const std::int64_t bound = lp.json()["overhead_lower_bound"];
+  Run lpText = runRemat({"solve", graph, "--solver", "lp-bound", "--budget", budget});
+  CHECK(lpText.code == 0);
+  CHECK_THAT(lpText.out, Catch::Contains("overhead >= " + std::to_string(bound)));
+  Run r = runRemat({"compare", graph, "--budget", budget, "--solvers", "exact-dp,milp,lp-bound,dtr", "--time-limit",
+                    "120", "--json"});
+  REQUIRE(bound > 0);  // 90% of the peak needs a recomputation
+  REQUIRE(r.code == 0);
+  const auto j = r.json();
+  CHECK(j["lp_bound_overhead"] == bound);
+  CHECK(j["time_limit_seconds"] == 120.0);
+  const auto& milp = j["rows"][1];
+  INFO(milp["message"]);
+  REQUIRE(milp["status"] == "optimal");
+  const std::int64_t optimum = milp["metrics"]["overhead"];
+  CHECK(milp["overhead_lower_bound"] == optimum);
+  CHECK(bound <= optimum);
+  // The gap is to the best bound: milp's proven optimum here.
+  CHECK(j["overhead_bound"]["overhead"] == optimum);
+  CHECK(j["overhead_bound"]["solver"] == "milp");
+  for (const auto& row : j["rows"]) {
+    INFO(row["solver"]);
+    // The gap is shown for plans within the budget in the simulator, the measure the bounds are proven for.
+    if (row["metrics"]["overhead"].is_null() || row["metrics"]["simulated_peak_bytes"] > j["budget_bytes"]) {
+      CHECK_FALSE(row.contains("over_bound"));
+    } else {
+      CHECK(row["over_bound"] == row["metrics"]["overhead"].get<std::int64_t>() - optimum);
+    }
+  }
 }
 
 TEST_CASE("compare --budget least runs each solver at its own least feasible budget") {
@@ -122,11 +187,17 @@ TEST_CASE("compare --budget least runs each solver at its own least feasible bud
   Run r = runRemat({"compare", graph, "--budget", "least", "--strategy", "memory", "--json"});
   REQUIRE(r.code == 0);
   const auto j = r.json();
-  REQUIRE(j["rows"].size() == 7);
+  REQUIRE(j["rows"].size() == 9);
+  CHECK_FALSE(j.contains("overhead_bound"));  // bounds at different budgets have no common gap
   for (const auto& row : j["rows"]) {
     INFO(row["solver"]);
     const std::string solver = row["solver"];
     Run least = runRemat({"min-budget", graph, "--solver", solver, "--json"});
+    if (solver == "lp-bound") {  // a bound, not a plan: no least budget
+      CHECK(least.code == 1);
+      CHECK(row["status"] == "limit");
+      continue;
+    }
     REQUIRE(least.code == 0);
     CHECK(row["budget_bytes"] == least.json()["min_budget_bytes"]);
     CHECK((row["status"] == "optimal" || row["status"] == "feasible"));
@@ -239,12 +310,18 @@ TEST_CASE("compare runs on every committed dataset") {
     Run r = runRemat({"compare", entry.path().string(), "--json"});
     REQUIRE(r.code == 0);
     const auto j = r.json();
-    REQUIRE(j["rows"].size() == 7);
+    REQUIRE(j["rows"].size() == 9);
     for (const auto& row : j["rows"]) {
       INFO(row["solver"]);
       CHECK(row["status"] != "error");
-      // exact-dp may refuse a graph with too many lower sets; everything else plans.
-      if (row["solver"] != "exact-dp") CHECK((row["status"] == "optimal" || row["status"] == "feasible"));
+      // exact-dp may refuse a graph with too many lower sets, milp and lp-bound one with more than 200
+      // forward and backward nodes (compare's default time limit does not lift that); everything else plans.
+      if (row["solver"] == "milp")
+        CHECK((row["status"] == "optimal" || row["status"] == "limit"));
+      else if (row["solver"] == "lp-bound")
+        CHECK((row["status"] == "bound" || row["status"] == "limit"));
+      else if (row["solver"] != "exact-dp")
+        CHECK((row["status"] == "optimal" || row["status"] == "feasible"));
     }
     ++seen;
   }

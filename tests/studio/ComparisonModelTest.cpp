@@ -47,6 +47,16 @@ TEST_CASE("ComparisonModel shows running rows, then results", "[studio][table]")
   model.setResult(result("dtr", solvers::SolveStatus::Cancelled, false));
   CHECK(model.rowCount() == 3);
   CHECK(model.rowOf("dtr") == 2);
+
+  // lp-bound's answer is a bound, not a plan: its overhead cell says what it proves, not in red.
+  solvers::SolveResult bound = result("lp-bound", solvers::SolveStatus::Bound, false);
+  bound.overheadLowerBound = Ticks{17};
+  model.setResult(bound);
+  CHECK(model.statusText(3) == QStringLiteral("bound"));
+  CHECK(model.data(model.index(3, ComparisonModel::Overhead)).toString() == QStringLiteral(">= 17"));
+  CHECK(model.data(model.index(3, ComparisonModel::SimulatedPeak)).toString() == QStringLiteral("-"));
+  CHECK_FALSE(model.data(model.index(3, ComparisonModel::Status), Qt::ForegroundRole).isValid());
+  CHECK(model.data(model.index(1, ComparisonModel::Status), Qt::ForegroundRole).isValid());
 }
 
 TEST_CASE("ComparisonModel copies as Markdown and CSV", "[studio][table]") {

@@ -66,6 +66,35 @@ struct Window {
 
 }  // namespace
 
+TEST_CASE("Studio's solver panel offers milp and lp-bound, unchecked, and shows lp-bound's bound", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  // Every registered solver is listed; only the DPs run by default (CBC may take minutes on a budget).
+  for (const auto& id : solvers::SolverRegistry::builtin().ids()) CHECK(w.progressBar(id) != nullptr);
+  std::vector<std::string> byDefault = w.checkedSolvers();
+  std::sort(byDefault.begin(), byDefault.end());
+  CHECK(byDefault == std::vector<std::string>{"approx-dp", "exact-dp"});
+  // Without a budget milp answers at once (nothing to search) and lp-bound proves an overhead of at least 0.
+  win.only({"milp", "lp-bound"});
+  REQUIRE(win.runAndWait());
+  const studio::ComparisonModel& model = *w.comparisonModel();
+  REQUIRE(model.rowCount() == 2);
+  const auto milp = model.rowOf("milp");
+  const auto lp = model.rowOf("lp-bound");
+  REQUIRE(milp);
+  REQUIRE(lp);
+  const auto& milpResult = model.rows()[static_cast<std::size_t>(*milp)].result;
+  const auto& lpResult = model.rows()[static_cast<std::size_t>(*lp)].result;
+  REQUIRE(milpResult);
+  REQUIRE(lpResult);
+  CHECK(milpResult->status == solvers::SolveStatus::Optimal);
+  CHECK(lpResult->status == solvers::SolveStatus::Bound);
+  CHECK(model.data(model.index(*lp, studio::ComparisonModel::Overhead)).toString() == QStringLiteral(">= 0"));
+  CHECK(model.data(model.index(*lp, studio::ComparisonModel::Status)).toString() == QStringLiteral("bound"));
+}
+
 TEST_CASE("Studio opens a dataset and runs two solvers side by side", "[studio][window]") {
   test::ensureWidgetApplication();
   Window win;

@@ -84,7 +84,8 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
 ExitCode exitCodeFor(solvers::SolveStatus status) {
   switch (status) {
     case solvers::SolveStatus::Optimal:
-    case solvers::SolveStatus::Feasible: return kOk;
+    case solvers::SolveStatus::Feasible:
+    case solvers::SolveStatus::Bound: return kOk;
     case solvers::SolveStatus::Infeasible:
     case solvers::SolveStatus::TimeLimit:
     case solvers::SolveStatus::Limit:

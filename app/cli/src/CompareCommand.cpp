@@ -1,7 +1,9 @@
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "CliSupport.hpp"
@@ -25,7 +27,34 @@ struct CompareOptions {
   std::string figuresDir;
   std::string figureFormat = "svg";
   FigureStyleOptions style;
+  double timeLimit = kDefaultTimeLimit;
+  bool timeLimitGiven = false;
+  static constexpr double kDefaultTimeLimit = 60.0;
 };
+
+// The tightest lower bound on the overhead any row proves (lp-bound's LP value, milp's optimum or gap),
+// with the solver that proves it. Only meaningful when every row solves at the same budget.
+struct BestBound {
+  Ticks overhead{0};
+  std::string solver;
+};
+
+// A row whose plan meets the budget in the simulator, the measure the bounds are proven for (a plan over it
+// is reported infeasible; a DP plan within the budget in the DP model may still exceed it in the simulator).
+bool withinBudget(const solvers::SolveResult& r, const std::optional<Bytes>& budget) {
+  return r.plan &&
+         (r.status == solvers::SolveStatus::Optimal || r.status == solvers::SolveStatus::Feasible ||
+          r.status == solvers::SolveStatus::TimeLimit) &&
+         (!budget || r.metrics.simulatedPeak <= *budget);
+}
+
+std::optional<BestBound> bestBound(const std::vector<solvers::SolveResult>& results) {
+  std::optional<BestBound> best;
+  for (const auto& r : results)
+    if (r.overheadLowerBound && (!best || *r.overheadLowerBound > best->overhead))
+      best = BestBound{*r.overheadLowerBound, r.solver};
+  return best;
+}
 
 std::string percent(double v) {
   char buf[32];
@@ -82,7 +111,7 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
   write(std::move(timeline));
   std::vector<const solvers::Solver*> fronts;
   for (const solvers::Solver* s : chosen)
-    if (s->info().id != "store-all") fronts.push_back(s);
+    if (s->info().id != "store-all" && inDefaultFronts(s->info().id)) fronts.push_back(s);
   if (!fronts.empty()) {
     viz::FigureRequest pareto;
     pareto.kind = viz::FigureKind::Pareto;
@@ -123,10 +152,18 @@ int runCompare(const CompareOptions& o) {
   for (const solvers::Solver* s : chosen) {
     solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
     request.progress = json ? solvers::ProgressSink{} : progressBar(s->info().id);
+    if (o.timeLimit > 0) request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
+    // The default limit guards against a long MILP; it does not ask milp to try graphs beyond its size limit.
+    request.timeLimitLiftsSizeLimit = o.timeLimitGiven;
     results.push_back(leastBudgets ? solvers::solveAtLeastBudget(*s, request) : s->solve(request));
   }
   bool internalError = false;
   for (const auto& r : results) internalError |= r.status == solvers::SolveStatus::Error;
+  // With each solver at its own least budget, the bounds are at different budgets: no common gap.
+  const std::optional<BestBound> bound = leastBudgets ? std::nullopt : bestBound(results);
+  std::optional<Ticks> lpBound;
+  for (const auto& r : results)
+    if (r.solver == "lp-bound" && r.overheadLowerBound) lpBound = r.overheadLowerBound;
   const std::vector<std::string> figures =
       o.figuresDir.empty() ? std::vector<std::string>{} : writeCompareFigures(o, g, vanilla, results, chosen, budget);
 
@@ -135,6 +172,9 @@ int runCompare(const CompareOptions& o) {
     j["graph"] = g.name();
     j["budget_bytes"] = budget ? nlohmann::json(budget->value) : nlohmann::json(nullptr);
     j["vanilla_peak_bytes"] = vanilla.metrics.simulatedPeak.value;
+    j["time_limit_seconds"] = o.timeLimit > 0 ? nlohmann::json(o.timeLimit) : nlohmann::json(nullptr);
+    if (lpBound) j["lp_bound_overhead"] = lpBound->value;
+    if (bound) j["overhead_bound"] = {{"overhead", bound->overhead.value}, {"solver", bound->solver}};
     j["rows"] = nlohmann::json::array();
     for (std::size_t k = 0; k < results.size(); ++k) {
       const auto& r = results[k];
@@ -149,6 +189,8 @@ int runCompare(const CompareOptions& o) {
       row["reduction_percent"] =
           r.plan ? nlohmann::json(100.0 * (vanillaPeak - double(r.metrics.simulatedPeak.value)) / vanillaPeak)
                  : nlohmann::json(nullptr);
+      if (r.overheadLowerBound) row["overhead_lower_bound"] = r.overheadLowerBound->value;
+      if (bound && withinBudget(r, budget)) row["over_bound"] = r.metrics.overhead.value - bound->overhead.value;
       j["rows"].push_back(std::move(row));
     }
     j["warnings"] = loaded.warnings;
@@ -161,18 +203,25 @@ int runCompare(const CompareOptions& o) {
   std::vector<std::vector<std::string>> rows{{"solver", "status", "model peak", "simulated peak", "vs vanilla",
                                               "overhead", "recomputed", "solve s"}};
   if (leastBudgets) rows.front().insert(rows.front().begin() + 2, "least budget");
+  if (bound) rows.front().insert(rows.front().begin() + 6, "over bound");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const auto& r = results[k];
     const auto& m = r.metrics;
     std::vector<std::string> row;
     if (!r.plan) {
-      row = {r.solver, std::string(solvers::statusName(r.status)), "-", "-", "-", "-", "-", seconds(m.solveSeconds)};
+      // A plan-less bound (lp-bound; milp stopped before any schedule) shows the bound as its overhead.
+      const std::string overhead = r.overheadLowerBound ? ">= " + std::to_string(r.overheadLowerBound->value) : "-";
+      row = {
+          r.solver, std::string(solvers::statusName(r.status)), "-", "-", "-", overhead, "-", seconds(m.solveSeconds)};
     } else {
       row = {r.solver, std::string(solvers::statusName(r.status)), m.modelPeak ? formatByteSize(*m.modelPeak) : "-",
              formatByteSize(m.simulatedPeak), percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
              std::to_string(m.overhead.value), std::to_string(m.recomputedNodes), seconds(m.solveSeconds)};
     }
     if (leastBudgets) row.insert(row.begin() + 2, results[k].budget ? formatByteSize(*results[k].budget) : "-");
+    if (bound)
+      row.insert(row.begin() + 6,
+                 withinBudget(r, budget) ? std::to_string(m.overhead.value - bound->overhead.value) : std::string("-"));
     rows.push_back(std::move(row));
   }
   std::cout << "Graph " << g.name() << ": " << g.opCount() << " operations, vanilla peak "
@@ -182,6 +231,12 @@ int runCompare(const CompareOptions& o) {
   printTable(rows, o.table);
   for (const auto& r : results)
     if (!r.message.empty()) std::cout << "\n" << r.solver << ": " << r.message;
+  if (bound)
+    std::cout << "\n\nover bound: overhead minus " << bound->overhead.value << ' ' << g.timeUnit()
+              << ", the best lower bound (" << bound->solver
+              << "). It bounds the schedules of the Checkmate MILP's formulation (first computations "
+                 "in node order, each value computed at most once between two backwards), not every schedule: a "
+                 "solver outside that formulation may come in below it (docs/milp.md).";
   std::cout << "\n\nMethods:";
   for (const auto& r : results)
     if (const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(r.solver))
@@ -205,11 +260,20 @@ void addCompareCommand(CLI::App& app, Runner& run) {
   addGraphOptions(cmd, o->graph);
   cmd->add_option("--table", o->table, "Table style: text, markdown, csv or json")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output (same as --table json)");
+  CLI::Option* limit =
+      cmd->add_option("--time-limit", o->timeLimit,
+                      "Each solver's time limit in seconds (0: none). The default guards against a long MILP search "
+                      "and does not let milp try graphs over its size limit; an explicit limit does")
+          ->capture_default_str();
+  limit->check(CLI::NonNegativeNumber);
   cmd->add_option("--figures", o->figuresDir,
                   "Also write every figure (timeline, pareto, graph, schedule, layout) into this folder");
   cmd->add_option("--figure-format", o->figureFormat, "Format of those figures: svg, pdf or png")->capture_default_str();
   addFigureStyleOptions(cmd, o->style);
-  cmd->callback([o, &run] { run = [o] { return runCompare(*o); }; });
+  cmd->callback([o, limit, &run] {
+    o->timeLimitGiven = limit->count() > 0;
+    run = [o] { return runCompare(*o); };
+  });
 }
 
 }  // namespace remat::cli

@@ -96,4 +96,6 @@ std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g, con
   return plans;
 }
 
+bool inDefaultFronts(const std::string& solverId) { return solverId != "milp" && solverId != "lp-bound"; }
+
 }  // namespace remat::cli

@@ -49,4 +49,9 @@ void writeSceneAtomically(const viz::Scene& scene, const std::string& path, doub
                                                              const std::string& budgetText,
                                                              const std::string& strategyName, bool quiet);
 
+/// Whether a solver's front is drawn in a Pareto figure when the user names no solvers: not `lp-bound`
+/// (a bound, no plans) nor `milp` (CBC at every budget of the front, each possibly minutes; name it to
+/// draw it).
+[[nodiscard]] bool inDefaultFronts(const std::string& solverId);
+
 }  // namespace remat::cli

@@ -71,7 +71,7 @@ int runRender(const RenderOptions& o) {
     for (const std::string& id : o.solvers) chosen.push_back(&findSolver(id));
     if (chosen.empty())
       for (const std::string& id : solvers::SolverRegistry::builtin().ids())
-        if (id != "store-all") chosen.push_back(&findSolver(id));
+        if (id != "store-all" && inDefaultFronts(id)) chosen.push_back(&findSolver(id));
     viz::ParetoInputs inputs = viz::paretoInputs(g, chosen, o.points);
     for (const auto& s : inputs.skipped) std::cerr << "remat: warning: no front from " << s << '\n';
     request.pareto = std::move(inputs.data);

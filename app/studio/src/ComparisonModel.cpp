@@ -72,6 +72,9 @@ QString ComparisonModel::cellText(int row, int column) const {
   if (!r.result) return {};
   const solvers::PlanMetrics& m = r.result->metrics;
   if (column == SolveSeconds) return QString::number(m.solveSeconds, 'f', 3);
+  // A bound without a plan (lp-bound) shows what it proves: the overhead is at least this.
+  if (!r.result->plan && column == Overhead && r.result->overheadLowerBound)
+    return QStringLiteral(">= %1").arg(r.result->overheadLowerBound->value);
   if (!r.result->plan) return QStringLiteral("-");
   switch (column) {
     case ModelPeak:
@@ -106,7 +109,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
       if (r.result && !r.result->message.empty()) return QString::fromStdString(r.result->message);
       return {};
     case Qt::ForegroundRole:
-      if (index.column() == Status && r.result && !r.result->plan) return QColor(0xc0, 0x39, 0x2b);
+      if (index.column() == Status && r.result && !r.result->plan && r.result->status != solvers::SolveStatus::Bound)
+        return QColor(0xc0, 0x39, 0x2b);
       return {};
     default:
       return {};

@@ -37,6 +37,7 @@ json planToJson(const graph::ComputeGraph& g, const SolveResult& r) {
   j["budget_bytes"] = r.budget ? json(r.budget->value) : json(nullptr);
   j["message"] = r.message;
   j["metrics"] = metricsToJson(r.metrics, r.plan.has_value());
+  j["overhead_lower_bound"] = r.overheadLowerBound ? json(r.overheadLowerBound->value) : json(nullptr);
   auto names = [&g](const graph::NodeSet& s) {
     json list = json::array();
     s.forEach([&](graph::OpIndex i) { list.push_back(g.node(g.opNode(i)).name); });

@@ -16,6 +16,8 @@ std::string_view statusName(SolveStatus s) {
       return "optimal";
     case SolveStatus::Feasible:
       return "feasible";
+    case SolveStatus::Bound:
+      return "bound";
     case SolveStatus::Infeasible:
       return "infeasible";
     case SolveStatus::TimeLimit:
@@ -99,6 +101,7 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
     result.status = out.status;
     result.message = std::move(out.message);
     result.plan = std::move(out.plan);
+    result.overheadLowerBound = out.overheadLowerBound;
     if (!result.plan) return result;
     evaluatePlan(*request.graph, *result.plan, request.liveness, result.metrics, result.simulation);
     if (!result.simulation.valid()) {
@@ -125,6 +128,7 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
     result.status = SolveStatus::Error;
     result.message = "internal error in " + solver.info().id + ": " + e.what();
     result.plan.reset();
+    result.overheadLowerBound.reset();
     result.metrics.solveSeconds = seconds();
   }
   return result;

@@ -7,6 +7,7 @@
 #include "remat/solvers/ChenSqrtN.hpp"
 #include "remat/solvers/DpSolvers.hpp"
 #include "remat/solvers/Dtr.hpp"
+#include "remat/solvers/Milp.hpp"
 #include "remat/solvers/StoreAll.hpp"
 
 namespace remat::solvers {
@@ -36,6 +37,8 @@ const SolverRegistry& SolverRegistry::builtin() {
     r.add(std::make_unique<ChenGreedy>());
     r.add(std::make_unique<ApproxDp>());
     r.add(std::make_unique<ExactDp>());
+    r.add(std::make_unique<Milp>());
+    r.add(std::make_unique<LpBoundSolver>());
     r.add(std::make_unique<ChainDp>());
     r.add(std::make_unique<Dtr>());
     return r;

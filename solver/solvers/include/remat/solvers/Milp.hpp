@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -14,12 +15,14 @@ namespace remat::solvers {
 
 /// What the LP relaxation of the Checkmate formulation says at a budget (none: unconstrained).
 struct LpBound {
-  SolveStatus status = SolveStatus::Error;  ///< Optimal (bound found), Infeasible (no schedule fits), Error
+  SolveStatus status = SolveStatus::Error;  ///< Optimal (bound found), Infeasible (no schedule fits), TimeLimit, Error
   double cost = 0.0;      ///< the relaxation's objective: total compute time, in the graph's time unit
   double overhead = 0.0;  ///< cost minus the time of every forward and backward once
   std::string message;
 };
-[[nodiscard]] LpBound lpRelaxation(const graph::ComputeGraph& g, std::optional<Bytes> budget);
+/// `timeLimit` caps CLP's run (status TimeLimit when it ends it).
+[[nodiscard]] LpBound lpRelaxation(const graph::ComputeGraph& g, std::optional<Bytes> budget,
+                                   std::optional<std::chrono::milliseconds> timeLimit = std::nullopt);
 
 /// The LP relaxation's objective (total compute time) as a lower bound on the MILP optimum's total time at
 /// `budget`; +infinity when the relaxation is infeasible (no schedule of the formulation fits).
@@ -28,7 +31,8 @@ struct LpBound {
 /// `milp`: the Checkmate MILP (binary R compute / S keep over frontier-advancing stages of the combined
 /// forward+backward graph, memory U with FREE variables, objective total compute time, budget on every
 /// step), solved by COIN-OR CBC with the request's time limit; the decoded schedule is judged by the
-/// simulator. Returns the incumbent with status TimeLimit when not proven optimal.
+/// simulator. Returns the incumbent with status TimeLimit when not proven optimal. Sets
+/// overheadLowerBound: the optimum's overhead when proven, else CBC's best possible objective (the gap).
 /// Problem class: small DAGs (refuses more than kMaxCombinedNodes combined nodes without a time limit).
 /// Exact over the formulation's schedules (first computations in the graph's topological order, backwards in
 /// the reverse order; at most one computation of a node per stage); see docs/milp.md. Complexity:
@@ -42,14 +46,18 @@ class Milp final : public Solver {
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
 };
 
-/// `lp-bound`: the LP relaxation of the same formulation. Answers with no plan: status Feasible and the
-/// bound (total time and overhead) in the message, Infeasible when even the relaxation has no solution.
-/// Problem class: small DAGs (same limit as milp). Not exact (a bound, not a plan). Complexity: one LP
-/// (polynomial in practice). Citation: Jain et al., MLSys 2020 (Section 4's LP relaxation).
+/// `lp-bound`: the LP relaxation of the same formulation. Answers with no plan: status Bound with
+/// overheadLowerBound (the relaxation's overhead rounded up, with a margin for floating error) and the
+/// bound in the message; Infeasible when even the relaxation has no solution. A lower bound on the
+/// formulation's schedules (so on milp's optimum), not on every schedule (docs/milp.md).
+/// Problem class: small DAGs (same limit as milp, for the same reason: the LP grows as n^2). Not exact (a bound, not a
+/// plan). Complexity: one LP (polynomial in practice). Citation: Jain et al., MLSys 2020 (Section 4's LP relaxation).
 class LpBoundSolver final : public Solver {
  public:
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+  /// Status Limit: a bound is not a plan, so there is no least budget to report (nor a trade-off).
+  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
 };
 
 }  // namespace remat::solvers

@@ -18,7 +18,9 @@ namespace remat::solvers {
 /// The status of the answer (kept apart from whether the call itself worked, as HiGHS does).
 /// `Limit`: the solver stopped at a size or memory limit of its own (too many lower sets, DP fronts
 /// over their cap) before it could answer; the message says which and what to use instead.
-enum class SolveStatus { Optimal, Feasible, Infeasible, TimeLimit, Limit, Cancelled, Error };
+/// `Bound`: the answer is a proven lower bound on the overhead (SolveResult::overheadLowerBound), not a
+/// plan (`lp-bound`).
+enum class SolveStatus { Optimal, Feasible, Bound, Infeasible, TimeLimit, Limit, Cancelled, Error };
 
 /// Which of the paper's strategies a DP solver follows; baselines ignore it.
 enum class Strategy { Time, Memory, Auto };
@@ -38,6 +40,11 @@ struct SolveRequest {
   ProgressSink progress;
   std::optional<std::chrono::milliseconds> timeLimit;
   bool liveness = true;  ///< simulate with the framework's liveness analysis
+  /// Whether a time limit lets a solver try graphs beyond its own size limit (milp and lp-bound refuse
+  /// more than Milp::kMaxCombinedNodes combined nodes otherwise). A caller whose time limit is a default
+  /// rather than the user's request (`remat compare`) sets false, so a large graph is refused at once
+  /// instead of costing minutes and gigabytes (milp on Checkmate's 176-op ResNet-50: 0.9 GB, 144 s).
+  bool timeLimitLiftsSizeLimit = true;
 };
 
 /// A plan: the schedule, and for canonical plans the lower-set sequence it was lowered from.
@@ -57,6 +64,9 @@ struct SolverOutput {
   /// Overrides the solver's usual budget measure for this plan (a memory-centric fallback is judged
   /// by the simulator, not by the model it could not satisfy).
   std::optional<BudgetMeasure> budgetMeasure = std::nullopt;
+  /// A proven lower bound on the overhead of every schedule of the solver's formulation at this budget
+  /// (not necessarily of every schedule: a solver that restricts its schedules bounds only those).
+  std::optional<Ticks> overheadLowerBound = std::nullopt;
 };
 
 /// Figures of a plan: the DP model's (section 5.1; canonical plans only) and the simulator's.
@@ -80,6 +90,9 @@ struct SolveResult {
   std::optional<Bytes> budget;
   std::string message;
   std::optional<Plan> plan;
+  /// SolverOutput::overheadLowerBound: set by `lp-bound` (status Bound) and by `milp` (its optimum when
+  /// proven, CBC's best possible objective when a limit stopped it).
+  std::optional<Ticks> overheadLowerBound;
   PlanMetrics metrics;
   sim::SimulationResult simulation;
 };
