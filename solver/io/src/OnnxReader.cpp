@@ -214,8 +214,12 @@ std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int6
   std::int64_t runCount = 1;                                        // elements of the old run so far
   std::int64_t placed = 1;                                          // elements of the new dimensions placed in it
   for (std::size_t d = from.size(); d-- > 0;) {
-    runCount *= from[d];
-    const bool runEnds = d == 0 || (from[d - 1] != 1 && strides[d - 1] != runCount * base);
+    runCount *= from[d];  // at most the element count: no overflow
+    if (base <= 0) return std::nullopt;
+    // The run goes on when the next outer dimension's stride is the run's span, runCount·base (compared by
+    // division: the product can exceed 64 bits where it is not a stride).
+    const bool runEnds =
+        d == 0 || (from[d - 1] != 1 && !(strides[d - 1] % base == 0 && strides[d - 1] / base == runCount));
     if (!runEnds) continue;
     while (next >= 0 && (placed < runCount || to[static_cast<std::size_t>(next)] == 1)) {
       out[static_cast<std::size_t>(next)] = placed * base;
@@ -818,6 +822,8 @@ class OnnxImport {
     if (inputs.empty()) return true;
     auto in = m_types.find(inputs[0]);
     if (in == m_types.end() || !fullyKnown(in->second) || in->second.dims.size() > 64) return true;
+    // Element counts that do not fit in 63 bits are reported as sizes elsewhere; strides are not computed.
+    if (elementCount(in->second) > 4e18 || (out.ranked && elementCount(out) > 4e18)) return true;
     const std::vector<std::int64_t>& from = in->second.dims;
     auto known = m_strides.find(inputs[0]);
     const std::vector<std::int64_t> strides = known != m_strides.end() ? known->second : denseStrides(from);
