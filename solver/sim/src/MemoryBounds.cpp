@@ -24,14 +24,8 @@ Bytes memoryLowerBound(const graph::ComputeGraph& g) {
     Bytes paramInputs{0};
     for (NodeId u : g.opPredecessors(id)) inputs += g.node(u).bytes;
     for (NodeId p : distinctParamInputs(g, id)) paramInputs += g.node(p).bytes;
-    Bytes saved{0};
-    std::vector<NodeId> savedOps;
-    for (std::uint32_t k : n.saves.inputs)
-      if (g.isOp(n.inputs[k])) savedOps.push_back(n.inputs[k]);
-    std::sort(savedOps.begin(), savedOps.end());
-    savedOps.erase(std::unique(savedOps.begin(), savedOps.end()), savedOps.end());
-    for (NodeId u : savedOps) saved += g.node(u).bytes;
-    if (n.saves.output) saved += n.bytes;
+    Bytes saved{0};  // the operation values the backward keeps, v itself included when it keeps its output
+    for (NodeId u : savedOpValues(g, id)) saved += g.node(u).bytes;
     const Bytes forward = n.bytes + inputs + n.workspace;
     const Bytes backward = n.bytes + saved + inputs + paramInputs + n.workspace;
     worst = std::max({worst, forward, backward});

@@ -13,18 +13,6 @@ namespace {
 using graph::ComputeGraph;
 using graph::NodeId;
 
-// The operation values v's backward keeps: saved inputs that are operations, and v itself.
-std::vector<NodeId> keptByBackward(const ComputeGraph& g, NodeId v) {
-  const graph::Node& n = g.node(v);
-  std::vector<NodeId> out;
-  for (std::uint32_t k : n.saves.inputs)
-    if (g.isOp(n.inputs[k])) out.push_back(n.inputs[k]);
-  if (n.saves.output) out.push_back(v);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 // Fills one stage's lowering lists and its model figures.
 // `position` and `hasGrad` are scratch arrays over the graph's nodes, -1 and false on entry and exit.
 ChainStage describeStage(const ComputeGraph& g, const sim::ViewInfo& views, GraphChain::Stage& stage,
@@ -45,7 +33,7 @@ ChainStage describeStage(const ComputeGraph& g, const sim::ViewInfo& views, Grap
       if (inStage(w)) lastConsumer[p] = std::max(lastConsumer[p], std::size_t(position[w.value]));
   }
   for (std::size_t p = n; p-- > 0;) {
-    for (NodeId u : keptByBackward(g, nodes[p])) {
+    for (NodeId u : sim::savedOpValues(g, nodes[p])) {
       if (!inStage(u)) continue;  // b_{i-1}: held by the caller during B^i
       const auto q = std::size_t(position[u.value]);
       stage.tape[q] = true;
