@@ -1,6 +1,7 @@
 #include "remat/sim/CanonicalSchedule.hpp"
 
 #include "remat/graph/LowerSets.hpp"
+#include "remat/sim/Simulator.hpp"
 
 namespace remat::sim {
 
@@ -31,37 +32,92 @@ void checkLowerSetSequence(const ComputeGraph& g, const std::vector<NodeSet>& lo
   if (previous != graph::fullSet(g)) throw InvalidLowerSetSequence("the last lower set is not the whole graph");
 }
 
-Schedule canonicalSchedule(const ComputeGraph& g, const std::vector<NodeSet>& lowerSets) {
+NodeSet neededRecomputation(const ComputeGraph& g, const NodeSet& segment, const NodeSet& next) {
+  const NodeSet candidates = segment - graph::boundary(g, next);
+  NodeSet needed = graph::emptySet(g);
+  // Reverse topological order: whatever marks a value (a backward keeping it, a needed consumer) has a
+  // larger index or is the value itself, so a value is marked before it is looked at.
+  const std::vector<OpIndex> members = segment.members();
+  for (auto it = members.rbegin(); it != members.rend(); ++it) {
+    const graph::NodeId w = g.opNode(*it);
+    for (graph::NodeId u : savedOpValues(g, w))
+      if (candidates.contains(g.opIndex(u))) needed.insert(g.opIndex(u));
+    if (!needed.contains(*it)) continue;
+    for (graph::NodeId u : g.opPredecessors(w))
+      if (candidates.contains(g.opIndex(u))) needed.insert(g.opIndex(u));
+  }
+  return needed;
+}
+
+ChainLowering lowerChain(const ComputeGraph& g, const std::vector<NodeSet>& lowerSets) {
   checkLowerSetSequence(g, lowerSets);
   const std::size_t k = lowerSets.size();
-  std::vector<NodeSet> segment(k);     // V_i
-  std::vector<NodeSet> recompute(k);   // V_i \ ∂(L_i)
+  ChainLowering out;
   NodeSet previous = graph::emptySet(g);
   for (std::size_t i = 0; i < k; ++i) {
-    segment[i] = lowerSets[i] - previous;
-    recompute[i] = segment[i] - graph::boundary(g, lowerSets[i]);
+    NodeSet segment = lowerSets[i] - previous;
+    if (i + 1 < k) {
+      out.checkpoints.push_back(segment & graph::boundary(g, lowerSets[i]));
+      out.recompute.push_back(neededRecomputation(g, segment, lowerSets[i]));
+    } else {
+      out.checkpoints.push_back(graph::emptySet(g));
+      out.recompute.push_back(graph::emptySet(g));
+    }
+    out.segments.push_back(std::move(segment));
     previous = lowerSets[i];
   }
+  return out;
+}
+
+namespace {
+
+// The two lowerings differ only in what a segment frees after its forward and recomputes in its
+// backward; `forgotten[i]` is freed after V_i's forward, `recompute[i]` recomputed before its backward.
+Schedule lower(const ComputeGraph& g, const std::vector<NodeSet>& segments, const std::vector<NodeSet>& forgotten,
+               const std::vector<NodeSet>& recompute) {
+  const std::size_t k = segments.size();
   Schedule s;
   s.reserve(4 * g.opCount());
   auto emit = [&](StepKind kind, OpIndex i) { s.push_back({kind, g.opNode(i)}); };
-
-  // Forward: compute each segment, then drop what is not on its boundary.
   for (std::size_t i = 0; i < k; ++i) {
-    segment[i].forEach([&](OpIndex v) { emit(StepKind::Forward, v); });
-    recompute[i].forEach([&](OpIndex v) { emit(StepKind::Free, v); });
+    segments[i].forEach([&](OpIndex v) { emit(StepKind::Forward, v); });
+    forgotten[i].forEach([&](OpIndex v) { emit(StepKind::Free, v); });
   }
-  // Backward: last segment first; recompute from the kept boundary, backward in reverse order, drop.
   for (std::size_t i = k; i-- > 0;) {
     recompute[i].forEach([&](OpIndex v) { emit(StepKind::Forward, v); });
-    const std::vector<OpIndex> members = segment[i].members();
+    const std::vector<OpIndex> members = segments[i].members();
     for (auto it = members.rbegin(); it != members.rend(); ++it) {
       emit(StepKind::Backward, *it);
       emit(StepKind::FreeGrad, *it);
     }
-    for (OpIndex v : members) emit(StepKind::Free, v);
+    // What is still in memory without liveness analysis: the kept part of the segment and what was
+    // recomputed (explicit frees keep a schedule bounded when it is simulated without liveness).
+    ((segments[i] - forgotten[i]) | recompute[i]).forEach([&](OpIndex v) { emit(StepKind::Free, v); });
   }
   return s;
+}
+
+}  // namespace
+
+Schedule canonicalSchedule(const ComputeGraph& g, const std::vector<NodeSet>& lowerSets) {
+  ChainLowering c = lowerChain(g, lowerSets);
+  std::vector<NodeSet> forgotten;
+  for (std::size_t i = 0; i < c.segments.size(); ++i)
+    forgotten.push_back(i + 1 < c.segments.size() ? c.segments[i] - c.checkpoints[i] : graph::emptySet(g));
+  return lower(g, c.segments, forgotten, c.recompute);
+}
+
+Schedule paperSchedule(const ComputeGraph& g, const std::vector<NodeSet>& lowerSets) {
+  checkLowerSetSequence(g, lowerSets);
+  std::vector<NodeSet> segments;
+  std::vector<NodeSet> recompute;
+  NodeSet previous = graph::emptySet(g);
+  for (const NodeSet& l : lowerSets) {
+    segments.push_back(l - previous);
+    recompute.push_back(segments.back() - graph::boundary(g, l));
+    previous = l;
+  }
+  return lower(g, segments, recompute, recompute);
 }
 
 }  // namespace remat::sim
