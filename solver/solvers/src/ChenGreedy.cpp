@@ -58,7 +58,7 @@ SolverOutput ChenGreedy::plan(const SolveRequest& request) const {
     std::vector<graph::NodeSet> lowerSets;
     for (std::size_t c : cuts) lowerSets.push_back(chain[c]);
     lowerSets.push_back(graph::fullSet(g));
-    Plan candidate{sim::canonicalSchedule(g, lowerSets), lowerSets};
+    Plan candidate = chainPlan(g, lowerSets, request.model);
     const sim::SimulationResult r = simulator.run(candidate.schedule);
     if (!r.valid()) throw std::logic_error("chen-greedy built an illegal schedule: " + r.error->message);
     const bool fits = !request.budget || r.peak <= *request.budget;

@@ -53,7 +53,7 @@ SolverOutput ChenSqrtN::plan(const SolveRequest& request) const {
     last = pick;
   }
   lowerSets.push_back(graph::fullSet(g));
-  Plan plan{sim::canonicalSchedule(g, lowerSets), lowerSets};
+  Plan plan = chainPlan(g, lowerSets, request.model);
   return {SolveStatus::Feasible, std::move(plan), {}};
 }
 

@@ -30,4 +30,11 @@ DpModelCost evaluateDpModel(const graph::ComputeGraph& g, const std::vector<grap
   return cost;
 }
 
+DpModelCost evaluateChainModel(const graph::ComputeGraph& g, const std::vector<graph::NodeSet>& lowerSets,
+                               DpModelKind model) {
+  if (model == DpModelKind::Paper) return evaluateDpModel(g, lowerSets);
+  const SimulatedChainCost c = evaluateSimulatedModel(g, lowerSets);
+  return DpModelCost{Bytes{c.peak}, Ticks{c.overhead}, c.peakSegment, Bytes{c.checkpointBytes}};
+}
+
 }  // namespace remat::solvers

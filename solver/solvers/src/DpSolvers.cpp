@@ -46,12 +46,21 @@ class StopAtDeadline {
 };
 
 
+// A family in the request's model.
+std::optional<LowerSetFamily> inModel(std::optional<LowerSetFamily> family, const SolveRequest& request) {
+  if (family) family->useModel(*request.graph, request.model);
+  return family;
+}
+LowerSetFamily inModel(LowerSetFamily family, const SolveRequest& request) {
+  family.useModel(*request.graph, request.model);
+  return family;
+}
+
 Plan planFromPath(const graph::ComputeGraph& g, const LowerSetFamily& family, const std::vector<std::size_t>& path) {
   std::vector<graph::NodeSet> sets;
   sets.reserve(path.size());
   for (std::size_t i : path) sets.push_back(family.set(i));
-  Plan plan{sim::canonicalSchedule(g, sets), std::move(sets)};
-  return plan;
+  return chainPlan(g, std::move(sets), family.model());
 }
 
 // After a time limit, the best complete plan the finished fronts allow: from each finished set, one
@@ -62,8 +71,9 @@ std::optional<std::vector<std::size_t>> incumbent(const LowerSetFamily& f, const
   for (std::size_t i = 0; i < run.processed; ++i) {
     const auto& front = run.fronts[i];
     if (front.empty()) continue;
-    const std::int64_t base = transitionBase(f, i, last);
-    const std::int64_t dt = f.time(last) - f.time(i);  // ∂V is empty: everything left is recomputed
+    const Transition step = f.transition(i, last);
+    const std::int64_t base = step.base;
+    const std::int64_t dt = step.dt;
     for (std::size_t k = 0; k < front.size(); ++k) {
       if (saturatingAdd(front[k].m, base) > budget) continue;
       const std::int64_t t = front[k].t + dt;
@@ -208,10 +218,14 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   if (!bounds) return stopped();
   options.bounds = &*bounds;
 
-  const std::int64_t least = bounds->minPeak[0];
-  if (least > options.budget) {
-    std::string why = "no plan fits the budget in the DP model; the least feasible budget for " + std::string(what) +
-                      " is " + formatByteSize(Bytes{least}) + " (" + std::to_string(least) + " bytes)";
+  // Where the budget is under the least feasible one: in the paper's model the bounds know it exactly;
+  // in the simulator's they give a lower bound at once, and the DP itself proves the rest (its run
+  // without an incumbent reaches V exactly when some plan fits).
+  auto infeasible = [&](std::optional<std::int64_t> least) -> SolverOutput {
+    std::string why = "no plan fits the budget in the DP model (" + std::string(dpModelName(family.model())) +
+                      "'s); the least feasible budget for " + std::string(what) +
+                      (least ? " is " + formatByteSize(Bytes{*least}) + " (" + std::to_string(*least) + " bytes)"
+                             : " is higher (remat min-budget computes it)");
     if (request.strategy == Strategy::Auto) {
       // The paper's advice when the time-centric problem has no solution: the memory-centric plan, whose
       // liveness-aware real peak is the lowest; it is judged by the simulator against the budget.
@@ -224,6 +238,12 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
                 BudgetMeasure::Simulated};
     }
     return {SolveStatus::Infeasible, std::nullopt, why};
+  };
+  if (bounds->minPeak[0] > options.budget) {
+    std::optional<std::int64_t> least = bounds->minPeak[0];
+    if (!family.quickIsExact()) least = exactLeastPeak(family, *bounds, guard.token());
+    if (!least) return stopped();
+    return infeasible(least);
   }
 
   // An incumbent prunes every point that cannot beat it: the greedy walk's value, or better, the
@@ -231,7 +251,7 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   if (auto greedy = greedyPath(family, *bounds, options.budget, strategy))
     options.incumbent = objective(greedy->overhead, greedy->checkpoints);
   if (sub) {
-    const DpModelCost c = evaluateDpModel(g, *sub->plan->lowerSets);
+    const DpModelCost c = evaluateChainModel(g, *sub->plan->lowerSets, family.model());
     options.incumbent = std::min(options.incumbent.value_or(INT64_MAX), objective(c.overhead.value, c.checkpointBytes.value));
   }
   if (search == ThresholdSearch::Beam) {
@@ -287,8 +307,16 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   }
 
   const std::vector<DpPoint>& front = run.fronts[last];
-  if (front.empty())  // the incumbent's own path survives pruning, so this is a bug
+  if (front.empty()) {
+    // A run without an incumbent prunes only what cannot fit: nothing reached V, so no plan fits.
+    if (!high) {
+      const auto least = exactLeastPeak(family, *bounds, guard.token());
+      if (!least) return stopped();
+      return infeasible(least);
+    }
+    // The incumbent's own path survives pruning, so this is a bug.
     return {SolveStatus::Error, std::nullopt, "internal error: the DP lost every plan despite a feasible budget"};
+  }
   const std::size_t point = strategy == Strategy::Memory ? front.size() - 1 : 0;
   return {SolveStatus::Optimal, planFromPath(g, family, reconstructPath(run, last, point)), {}};
 }
@@ -311,39 +339,41 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
   std::optional<LowerSetFamily> family;
   {
     const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
-    family = LowerSetFamily::allLowerSets(g, m_limit, guard.token());
+    family = inModel(LowerSetFamily::allLowerSets(g, m_limit, guard.token()), request);
     if (!family) {
       auto [status, message] = noFamily(request, guard, m_limit);
       return {status, std::nullopt, message};
     }
   }
-  const LowerSetFamily closures = LowerSetFamily::ancestorClosures(g);
+  const LowerSetFamily closures = inModel(LowerSetFamily::ancestorClosures(g), request);
   return solveOverFamily(g, *family, request, "exact-dp", &closures, ThresholdSearch::Gallop);
 }
 
 Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   const StopAtDeadline guard(request.stop, deadlineOf(request, start));
-  return leastBudgetOver(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request, start, m_limit,
+  return leastBudgetOver(inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request), request,
+                         start, m_limit,
                          guard);
 }
 
 Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   const StopAtDeadline guard(request.stop, deadlineOf(request, start));
-  return leastBudgetOver(LowerSetFamily::ancestorClosures(*request.graph), request, start, 0, guard);
+  return leastBudgetOver(inModel(LowerSetFamily::ancestorClosures(*request.graph), request), request, start, 0, guard);
 }
 
 Solver::TradeOff ExactDp::tradeOff(const SolveRequest& request, std::size_t points) const {
   const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
-  return tradeOffOver(*this, *request.graph, LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()),
-                      request, points, m_limit, guard);
+  return tradeOffOver(*this, *request.graph,
+                      inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request), request,
+                      points, m_limit, guard);
 }
 
 Solver::TradeOff ApproxDp::tradeOff(const SolveRequest& request, std::size_t points) const {
   const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
-  return tradeOffOver(*this, *request.graph, LowerSetFamily::ancestorClosures(*request.graph), request, points, 0,
-                      guard);
+  return tradeOffOver(*this, *request.graph, inModel(LowerSetFamily::ancestorClosures(*request.graph), request), request,
+                      points, 0, guard);
 }
 
 const SolverInfo& ApproxDp::info() const {
@@ -361,7 +391,8 @@ const SolverInfo& ApproxDp::info() const {
 
 SolverOutput ApproxDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  return solveOverFamily(g, LowerSetFamily::ancestorClosures(g), request, "approx-dp", nullptr, ThresholdSearch::Beam);
+  return solveOverFamily(g, inModel(LowerSetFamily::ancestorClosures(g), request), request, "approx-dp", nullptr,
+                         ThresholdSearch::Beam);
 }
 
 }  // namespace remat::solvers

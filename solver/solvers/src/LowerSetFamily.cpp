@@ -10,6 +10,41 @@ namespace remat::solvers {
 using graph::NodeSet;
 using graph::OpIndex;
 
+Transition LowerSetFamily::paperTransition(std::size_t i, std::size_t j) const {
+  // Only the boundary members of L_j that L_i already holds need a look, and ∂L_j is small.
+  std::int64_t insideT = 0;
+  std::int64_t insideM = 0;
+  const std::uint64_t* prev = words(i);
+  for (const auto& b : m_boundary[j])
+    if ((prev[b.op >> 6] >> (b.op & 63)) & 1U) {
+      insideT += b.time;
+      insideM += b.bytes;
+    }
+  const std::int64_t segment = m_bytes[j] - m_bytes[i];
+  std::int64_t base = 0;
+  if (__builtin_add_overflow(segment, segment, &base) || __builtin_add_overflow(base, m_frontierBytes[j], &base))
+    base = INT64_MAX;
+  return {base, (m_time[j] - m_time[i]) - (m_boundaryTime[j] - insideT), m_boundaryBytes[j] - insideM};
+}
+
+Transition LowerSetFamily::simulatedTransition(std::size_t i, std::size_t j) const {
+  // One scratch per thread: the DP evaluates transitions on every core.
+  thread_local SimulatedDpModel::Scratch scratch;
+  return m_model->transition(words(i), words(j), m_count[j] == m_universe, m_terms[j], scratch);
+}
+
+void LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind) {
+  if (kind == DpModelKind::Paper) {
+    m_model.reset();
+    m_terms.clear();
+    return;
+  }
+  auto model = std::make_shared<const SimulatedDpModel>(g);
+  m_terms.resize(size());
+  for (std::size_t i = 0; i < size(); ++i) m_terms[i] = model->targetTerms(words(i));
+  m_model = std::move(model);
+}
+
 graph::NodeSet LowerSetFamily::set(std::size_t i) const {
   NodeSet s(static_cast<std::size_t>(m_count.empty() ? 0 : m_universe));
   for (std::size_t k = 0; k < m_words; ++k) {

@@ -20,16 +20,17 @@ Bytes residentBytes(const graph::ComputeGraph& g) {
 }  // namespace
 
 MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std::int64_t baseBatch, Bytes memory,
-                        std::stop_token stop, const ProgressSink& progress) {
+                        std::stop_token stop, const ProgressSink& progress, DpModelKind dpModel) {
   MaxBatchResult out;
-  const bool model = solver.info().budgetMeasure == BudgetMeasure::DpModel;
+  // Only the paper's model leaves resident memory out; the simulator's counts everything.
+  const bool model = solver.info().budgetMeasure == BudgetMeasure::DpModel && dpModel == DpModelKind::Paper;
   // fits(b): the solver's plan at batch b, when it fits the memory.
   auto fits = [&](std::int64_t batch) -> std::optional<std::pair<SolveResult, graph::ComputeGraph>> {
     auto scaled = graph::scaleBatch(g, baseBatch, batch);
     if (!scaled.ok()) return std::nullopt;
     graph::ComputeGraph gb = std::move(scaled).value();
     ++out.solves;
-    SolveRequest request{.graph = &gb, .stop = stop};
+    SolveRequest request{.graph = &gb, .stop = stop, .model = dpModel};
     if (model) {
       const Bytes resident = residentBytes(gb);
       if (resident >= memory) return std::nullopt;

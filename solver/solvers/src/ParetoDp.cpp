@@ -17,33 +17,9 @@ std::int64_t saturatingAdd(std::int64_t a, std::int64_t b) {
   return a > 0 ? INT64_MAX : INT64_MIN;
 }
 
-std::int64_t transitionBase(const LowerSetFamily& f, std::size_t i, std::size_t j) {
-  const std::int64_t segment = f.bytes(j) - f.bytes(i);
-  return saturatingAdd(saturatingAdd(segment, segment), f.frontierBytes(j));
-}
+std::int64_t transitionBase(const LowerSetFamily& f, std::size_t i, std::size_t j) { return f.transition(i, j).base; }
 
 namespace {
-
-bool hasBit(const LowerSetFamily& f, std::size_t set, std::uint32_t op) {
-  return (f.words(set)[op >> 6] >> (op & 63)) & 1U;
-}
-
-// What the transition L_i -> L_j adds: dt = T((L_j \ L_i) \ ∂L_j) and dm = M(∂L_j \ L_i). Only the
-// boundary members of L_j that L_i already holds need a look, and ∂L_j is small.
-struct Step {
-  std::int64_t dt;
-  std::int64_t dm;
-};
-Step transitionStep(const LowerSetFamily& f, std::size_t i, std::size_t j) {
-  std::int64_t insideT = 0;
-  std::int64_t insideM = 0;
-  for (const auto& b : f.boundary(j))
-    if (hasBit(f, i, b.op)) {
-      insideT += b.time;
-      insideM += b.bytes;
-    }
-  return {(f.time(j) - f.time(i)) - (f.boundaryTime(j) - insideT), f.boundaryBytes(j) - insideM};
-}
 
 unsigned threadCount(unsigned requested) {
   if (requested > 0) return requested;
@@ -175,9 +151,10 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
     double* mine = count ? b.paths.data() + i * count : nullptr;
     for (std::size_t j = supersetsFrom; j < n; ++j) {
       if (!f.subset(i, j)) continue;
-      const Step s = transitionStep(f, i, j);
-      const std::int64_t base = transitionBase(f, i, j);
-      peak = std::min(peak, std::max(base, saturatingAdd(s.dm, b.minPeak[j])));
+      const Transition s = f.quickTransition(i, j);
+      const std::int64_t base = s.base;
+      const std::int64_t through = std::max(base, saturatingAdd(s.dm, b.minPeak[j]));
+      peak = std::min(peak, through);
       overhead = std::min(overhead, saturatingAdd(s.dt, b.minOverhead[j]));
       checkpoints = std::min(checkpoints, saturatingAdd(s.dm, b.minCheckpoints[j]));
       // The steps a plan under the budget may take even from m = 0: the step itself fits, and some
@@ -335,6 +312,12 @@ struct FrontBuilder {
       keepIfBetter(t, m, source, static_cast<std::uint32_t>(p - base));
       ++p;
     }
+  }
+
+  // Whether every point of the run, shifted by (dt, dm), is dominated by a candidate already stored (a
+  // conservative answer: false when it cannot tell cheaply).
+  [[nodiscard]] bool runDominated(const DpPoint* first, const DpPoint* end, std::int64_t dt, std::int64_t dm) const {
+    return first == end || (range >= 0 && prefixMin(first->t + dt) <= end[-1].m + dm);
   }
 
   // One candidate on its own.
@@ -524,6 +507,7 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   };
 
   const bool memory = o.strategy == Strategy::Memory;
+  const bool exactQuick = f.quickIsExact();
   // Limits on a point arriving at j: it must leave room for some continuation within the budget, and
   // (with an incumbent) be able to finish no worse than it. nullopt when no point can arrive.
   struct Limits {
@@ -557,17 +541,27 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     for (std::size_t k = shard; k < sources; k += shards) {
       const std::size_t i = alive[alive.size() - 1 - k];
       if (!f.subset(i, j)) continue;
-      const std::int64_t base = transitionBase(f, i, j);
-      if (base > o.budget) continue;
-      const Step s = transitionStep(f, i, j);
+      Transition s = f.quickTransition(i, j);
+      if (s.base > o.budget) continue;
       const std::vector<DpPoint>& source = run.fronts[i];
       // Fronts run by t ascending and m descending: the points within both limits are a contiguous run.
-      const std::int64_t mCap = std::min(o.budget - base, lim.mMax - s.dm);
-      const std::int64_t tCap = lim.tMax - s.dt;
       const DpPoint* begin = source.data();
       const DpPoint* end = begin + source.size();
-      const DpPoint* first = std::partition_point(begin, end, [mCap](const DpPoint& p) { return p.m > mCap; });
-      const DpPoint* last = std::partition_point(first, end, [tCap](const DpPoint& p) { return p.t <= tCap; });
+      const std::int64_t tCap = lim.tMax - s.dt;
+      auto runWithin = [&](std::int64_t base) {
+        const std::int64_t mCap = std::min(o.budget - base, lim.mMax - s.dm);
+        const DpPoint* first = std::partition_point(begin, end, [mCap](const DpPoint& p) { return p.m > mCap; });
+        return std::pair{first, std::partition_point(first, end, [tCap](const DpPoint& p) { return p.t <= tCap; })};
+      };
+      auto [first, last] = runWithin(s.base);
+      if (!exactQuick) {
+        // The bound's run holds the exact one (a higher base only drops points of larger m): where it
+        // is empty or dominated, so is the exact run, and the segment need not be simulated.
+        if (builder.runDominated(first, last, s.dt, s.dm)) continue;
+        s = f.transition(i, j);
+        if (s.base > o.budget) continue;
+        std::tie(first, last) = runWithin(s.base);
+      }
       builder.addRun(first, last, begin, s.dt, s.dm, static_cast<std::uint32_t>(i));
     }
   };
@@ -649,11 +643,76 @@ std::vector<std::size_t> reconstructPath(const DpRun& run, std::size_t set, std:
   return path;
 }
 
+std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& f, const ContinuationBounds& bounds,
+                                           std::stop_token stop) {
+  if (f.quickIsExact()) return bounds.minPeak[0];
+  // Branch and bound from ∅ down: the least peak of a set's continuations is the least over its
+  // supersets of max(base, dm + that superset's own least peak). The bounds' quick figures bound every
+  // candidate from below, so candidates are tried in the order of their bounds until a bound reaches
+  // the best value found; a superset's own least peak is computed (and kept) only when it is needed.
+  const std::size_t n = f.size();
+  std::vector<std::int64_t> exact(n, INT64_MAX);
+  std::vector<std::uint8_t> known(n, 0);
+  exact[n - 1] = INT64_MIN;
+  known[n - 1] = 1;
+  struct Frame {
+    std::size_t set;
+    std::vector<std::pair<std::int64_t, std::uint32_t>> candidates;  // (bound, superset), ascending
+    std::size_t next = 0;
+    std::int64_t best = INT64_MAX;
+    std::int64_t pendingBase = 0;  // the exact step into the superset being computed
+    std::int64_t pendingDm = 0;
+  };
+  auto open = [&](std::size_t i) {
+    Frame frame{i, {}, 0, INT64_MAX, 0, 0};
+    for (std::size_t j = i + 1; j < n; ++j) {
+      if (f.count(j) == f.count(i) || !f.subset(i, j) || bounds.minPeak[j] == INT64_MAX) continue;
+      const Transition q = f.quickTransition(i, j);
+      frame.candidates.emplace_back(std::max(q.base, saturatingAdd(q.dm, bounds.minPeak[j])), static_cast<std::uint32_t>(j));
+    }
+    std::sort(frame.candidates.begin(), frame.candidates.end());
+    return frame;
+  };
+  std::vector<Frame> stack;
+  stack.push_back(open(0));
+  std::uint64_t work = 0;
+  while (!stack.empty()) {
+    if ((++work & 255) == 0 && stop.stop_requested()) return std::nullopt;
+    Frame& top = stack.back();
+    if (top.next < top.candidates.size() && top.candidates[top.next].first < top.best) {
+      const std::size_t j = top.candidates[top.next].second;
+      const Transition s = f.transition(top.set, j);
+      if (std::max(s.base, saturatingAdd(s.dm, bounds.minPeak[j])) >= top.best) {
+        ++top.next;
+        continue;
+      }
+      if (!known[j]) {
+        top.pendingBase = s.base;
+        top.pendingDm = s.dm;
+        stack.push_back(open(j));  // `top` is not used again before this frame is done
+        continue;
+      }
+      top.best = std::min(top.best, std::max(s.base, saturatingAdd(s.dm, exact[j])));
+      ++top.next;
+      continue;
+    }
+    const std::size_t done = top.set;
+    exact[done] = top.best;
+    known[done] = 1;
+    stack.pop_back();
+    if (stack.empty()) break;
+    Frame& parent = stack.back();
+    parent.best = std::min(parent.best, std::max(parent.pendingBase, saturatingAdd(parent.pendingDm, exact[done])));
+    ++parent.next;
+  }
+  return exact[0];
+}
+
 std::optional<std::int64_t> leastFeasibleBudget(const LowerSetFamily& f, std::stop_token stop) {
   // From ∅ with nothing kept, the least peak over all continuations is the least feasible budget.
   auto bounds = continuationBounds(f, stop);
   if (!bounds) return std::nullopt;
-  return bounds->minPeak[0];
+  return exactLeastPeak(f, *bounds, stop);
 }
 
 std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const ContinuationBounds& bounds, std::int64_t budget,
@@ -672,8 +731,8 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
     std::int64_t bestM = 0;
     for (std::size_t j = at + 1; j < n; ++j) {
       if (f.count(j) == f.count(at) || !f.subset(at, j)) continue;
-      if (saturatingAdd(m, transitionBase(f, at, j)) > budget) continue;
-      const Step s = transitionStep(f, at, j);
+      const Transition s = f.quickTransition(at, j);
+      if (saturatingAdd(m, s.base) > budget) continue;
       const std::int64_t nt = t + s.dt;
       const std::int64_t nm = m + s.dm;
       // Stay where some continuation still fits, so the walk always reaches V.
@@ -681,7 +740,10 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
       const std::int64_t rest = budgeted ? bounds.remaining(j, nm)
                                 : strategy == Strategy::Memory ? bounds.minCheckpoints[j] : bounds.minOverhead[j];
       const std::int64_t score = saturatingAdd(strategy == Strategy::Memory ? nm : nt, rest);
-      if (score < bestScore || (score == bestScore && (strategy == Strategy::Memory ? nt < bestT : nm < bestM))) {
+      const bool better = score < bestScore || (score == bestScore && (strategy == Strategy::Memory ? nt < bestT : nm < bestM));
+      // Only a step that would be chosen needs its exact base (the quick one is a lower bound).
+      if (!better || (!f.quickIsExact() && saturatingAdd(m, f.transition(at, j).base) > budget)) continue;
+      {
         best = j;
         bestScore = score;
         bestT = nt;
@@ -721,9 +783,10 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
     for (std::size_t k = shard; k < alive.size(); k += shards) {
       const std::size_t j = alive[alive.size() - 1 - k];
       if (!f.subset(i, j)) continue;
-      const std::int64_t base = transitionBase(f, i, j);
+      if (f.quickTransition(i, j).base > o.budget) continue;
+      const Transition s = f.transition(i, j);
+      const std::int64_t base = s.base;
       if (base > o.budget) continue;
-      const Step s = transitionStep(f, i, j);
       const std::vector<DpPoint>& tail = tails[j];
       // Tails run by t ascending and peak descending: those whose shifted peak exceeds the step's own
       // term are a prefix and keep it; of the rest, all at peak `base`, the first has the least t.

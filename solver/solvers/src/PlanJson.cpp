@@ -65,6 +65,7 @@ json planToJson(const graph::ComputeGraph& g, const SolveResult& r) {
     }
     j["segments"] = std::move(segments);
     j["checkpoints"] = names(kept);
+    j["model"] = std::string(dpModelName(r.plan->model));
   } else {
     j["lower_sets"] = nullptr;
     j["segments"] = nullptr;
@@ -149,6 +150,13 @@ Result<LoadedPlan> readPlanJson(std::string_view text, const std::string& fileNa
     }
     if (!sets.empty() && sets.back() != graph::fullSet(g)) return fail("/" + key, "the last lower set is not the whole graph");
     if (!sets.empty()) out.plan.lowerSets = std::move(sets);
+    // The model whose lowering made the schedule; plans written before it was recorded used the paper's.
+    out.plan.model = DpModelKind::Paper;
+    if (doc.contains("model")) {
+      const auto model = doc["model"].is_string() ? dpModelFromName(doc["model"].get<std::string>()) : std::nullopt;
+      if (!model) return fail("/model", "expected \"simulator\" or \"paper\"");
+      out.plan.model = *model;
+    }
   }
   return out;
 }

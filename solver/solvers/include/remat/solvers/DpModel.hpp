@@ -5,6 +5,7 @@
 
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/graph/NodeSet.hpp"
+#include "remat/solvers/SimulatedDpModel.hpp"
 
 namespace remat::solvers {
 
@@ -17,7 +18,12 @@ struct DpModelCost {
   Bytes checkpointBytes{0};    ///< M(U_k), all boundaries kept
 };
 
-/// Evaluates a sequence ∅ ⊊ L_1 ⊊ ... ⊊ L_k = V; throws sim::InvalidLowerSetSequence otherwise.
+/// Evaluates a sequence ∅ ⊊ L_1 ⊊ ... ⊊ L_k = V in the paper's model; throws sim::InvalidLowerSetSequence
+/// otherwise.
 [[nodiscard]] DpModelCost evaluateDpModel(const graph::ComputeGraph& g, const std::vector<graph::NodeSet>& lowerSets);
+
+/// The same figures in either model (the simulator's: evaluateSimulatedModel).
+[[nodiscard]] DpModelCost evaluateChainModel(const graph::ComputeGraph& g, const std::vector<graph::NodeSet>& lowerSets,
+                                             DpModelKind model);
 
 }  // namespace remat::solvers

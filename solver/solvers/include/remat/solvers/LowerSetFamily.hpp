@@ -1,12 +1,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/graph/NodeSet.hpp"
+#include "remat/solvers/SimulatedDpModel.hpp"
 
 namespace remat::solvers {
 
@@ -22,6 +24,28 @@ class LowerSetFamily {
                                                                   std::stop_token stop = {});
   /// The approximate DP's family: ∅, the ancestor closure of every operation (ancestors plus itself), and V.
   [[nodiscard]] static LowerSetFamily ancestorClosures(const graph::ComputeGraph& g);
+
+  /// Makes the family's transitions those of `kind`'s model of g (ARCHITECTURE.md section 5.1): the
+  /// paper's, from the per-set quantities below (the default of a new family), or the simulator's
+  /// (SimulatedDpModel), which needs the terms each set shares.
+  void useModel(const graph::ComputeGraph& g, DpModelKind kind);
+  [[nodiscard]] DpModelKind model() const { return m_model ? DpModelKind::Simulator : DpModelKind::Paper; }
+
+  /// What the transition from set i to set j ⊋ i costs: base (its highest memory above the checkpoint
+  /// memory m held on entry; it fits budget B when m + base <= B), dt and dm. The paper's model:
+  /// base = 2 M(L_j \ L_i) + M(A_j) + M(B_j), dt = T((L_j \ L_i) \ ∂L_j), dm = M(∂L_j \ L_i).
+  [[nodiscard]] Transition transition(std::size_t i, std::size_t j) const {
+    return m_model ? simulatedTransition(i, j) : paperTransition(i, j);
+  }
+  /// The same dt and dm, and a lower bound on base, in O(|∂L_j|): transition() itself in the paper's
+  /// model; SimulatedDpModel::quickTransition in the simulator's, whose exact base costs a pass over the
+  /// segment (so the DP asks for it only where the bound leaves a point that might fit).
+  [[nodiscard]] Transition quickTransition(std::size_t i, std::size_t j) const {
+    return m_model ? m_model->quickTransition(words(i), m_terms[i], m_count[j] == m_universe, m_terms[j])
+                   : paperTransition(i, j);
+  }
+  /// Whether quickTransition's base is exact.
+  [[nodiscard]] bool quickIsExact() const { return !m_model; }
 
   [[nodiscard]] std::size_t size() const { return m_count.size(); }
   [[nodiscard]] std::size_t wordsPerSet() const { return m_words; }
@@ -61,6 +85,9 @@ class LowerSetFamily {
 
  private:
   static constexpr std::uint32_t kNoGenerator = UINT32_MAX;
+  [[nodiscard]] Transition paperTransition(std::size_t i, std::size_t j) const;
+  [[nodiscard]] Transition simulatedTransition(std::size_t i, std::size_t j) const;
+
   void add(const graph::ComputeGraph& g, const graph::NodeSet& s, std::uint32_t generator = kNoGenerator);
   void sortBySize();
 
@@ -75,6 +102,8 @@ class LowerSetFamily {
   std::vector<std::int64_t> m_boundaryTime;
   std::vector<std::int64_t> m_frontierBytes;
   std::vector<std::vector<BoundaryNode>> m_boundary;
+  std::shared_ptr<const SimulatedDpModel> m_model;  ///< null: the paper's model
+  std::vector<TargetTerms> m_terms;                 ///< by set, for the simulator's model
 };
 
 }  // namespace remat::solvers

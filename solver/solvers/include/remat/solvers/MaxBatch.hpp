@@ -21,10 +21,12 @@ struct MaxBatchResult {
 /// The largest batch size at which `solver` plans a training step that fits in `memory` bytes of device
 /// memory, everything counted (the simulator's peak: parameters, their gradients, inputs, activations,
 /// gradients, workspace). Activations and inputs scale with the batch, parameters do not
-/// (graph::scaleBatch). Solvers whose budget is the DP model's (activations only) are given the memory
-/// left after parameters, parameter gradients and inputs, with the auto strategy, and their plan must
-/// then also fit in the simulator. Doubling, then bisection; assumes fitting is monotone in the batch.
+/// (graph::scaleBatch). The DP solvers plan in `dpModel`: the simulator's counts everything, as the
+/// memory does; in the paper's (activations only) they are given the memory left after parameters,
+/// parameter gradients and inputs, with the auto strategy. Every plan must also fit in the simulator.
+/// Doubling, then bisection; assumes fitting is monotone in the batch.
 [[nodiscard]] MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std::int64_t baseBatch,
-                                      Bytes memory, std::stop_token stop = {}, const ProgressSink& progress = {});
+                                      Bytes memory, std::stop_token stop = {}, const ProgressSink& progress = {},
+                                      DpModelKind dpModel = DpModelKind::Simulator);
 
 }  // namespace remat::solvers

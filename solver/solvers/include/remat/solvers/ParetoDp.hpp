@@ -21,7 +21,8 @@ struct DpPoint {
 };
 
 /// Lower bounds on what any continuation from a lower set to V must add, ignoring the budget (one
-/// backward pass over all pairs): minPeak[i] = the least D over continuations, where D is the highest
+/// backward pass over all pairs, with the family's quick transitions: exact in the paper's model, a
+/// lower bound on the memory in the simulator's): minPeak[i] = the least D over continuations, where D is the highest
 /// model term relative to the checkpoint memory at L_i; minOverhead[i] = the least overhead still to
 /// come; minCheckpoints[i] = the least checkpoint memory still to come. They let the forward DP drop
 /// points that cannot reach V within the budget or cannot beat an incumbent, without losing optimality.
@@ -115,11 +116,16 @@ struct DpRun {
 
 /// a + b, or INT64_MAX when that overflows.
 [[nodiscard]] std::int64_t saturatingAdd(std::int64_t a, std::int64_t b);
-/// 2 M(L_j \ L_i) + M(A_j) + M(B_j): the model term of the transition L_i -> L_j without M(U), saturated.
+/// The model term of the transition L_i -> L_j without the checkpoint memory held on entry
+/// (LowerSetFamily::transition; the paper's 2 M(L_j \ L_i) + M(A_j) + M(B_j), saturated, in its model).
 [[nodiscard]] std::int64_t transitionBase(const LowerSetFamily& f, std::size_t i, std::size_t j);
 
 /// The least budget B for which the model has a solution over the family: the least peak over all
-/// continuations from ∅, from one backward pass (continuationBounds). nullopt when stopped.
+/// continuations from ∅, from one backward pass (continuationBounds) and, where the family's quick
+/// transitions only bound the memory (the simulator's model), a branch and bound on exact transitions
+/// (exactLeastPeak). nullopt when stopped.
+[[nodiscard]] std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& family, const ContinuationBounds& bounds,
+                                                         std::stop_token stop = {});
 [[nodiscard]] std::optional<std::int64_t> leastFeasibleBudget(const LowerSetFamily& family, std::stop_token stop = {});
 
 /// A feasible plan found greedily: from each set, the step to the superset with the best bound on the

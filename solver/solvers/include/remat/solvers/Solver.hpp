@@ -12,6 +12,7 @@
 #include "remat/graph/NodeSet.hpp"
 #include "remat/sim/Schedule.hpp"
 #include "remat/sim/Simulator.hpp"
+#include "remat/solvers/SimulatedDpModel.hpp"
 
 namespace remat::solvers {
 
@@ -19,8 +20,10 @@ namespace remat::solvers {
 /// `Limit`: the solver stopped at a size or memory limit of its own (too many lower sets, DP fronts
 /// over their cap) before it could answer; the message says which and what to use instead.
 /// `Bound`: the answer is a proven lower bound on the overhead (SolveResult::overheadLowerBound), not a
-/// plan (`lp-bound`).
-enum class SolveStatus { Optimal, Feasible, Bound, Infeasible, TimeLimit, Limit, Cancelled, Error };
+/// plan (`lp-bound`). `OverBudget`: the solver's plan meets the budget in its own model but peaks above
+/// it in the simulator (the paper's DP model can; the message gives the bytes): never optimal or
+/// feasible.
+enum class SolveStatus { Optimal, Feasible, Bound, Infeasible, OverBudget, TimeLimit, Limit, Cancelled, Error };
 
 /// Which of the paper's strategies a DP solver follows; baselines ignore it.
 enum class Strategy { Time, Memory, Auto };
@@ -40,6 +43,10 @@ struct SolveRequest {
   ProgressSink progress;
   std::optional<std::chrono::milliseconds> timeLimit;
   bool liveness = true;  ///< simulate with the framework's liveness analysis
+  /// The memory model the DPs (and Chen's baselines, which lower chains as the DPs do) plan with: the
+  /// simulator's, so that every plan they call feasible fits its budget in the simulator, or the
+  /// paper's (`--model paper`), to reproduce the paper's tables.
+  DpModelKind model = DpModelKind::Simulator;
   /// Whether a time limit lets a solver try graphs beyond its own size limit (milp and lp-bound refuse
   /// more than Milp::kMaxCombinedNodes combined nodes otherwise). A caller whose time limit is a default
   /// rather than the user's request (`remat compare`) sets false, so a large graph is refused at once
@@ -47,11 +54,17 @@ struct SolveRequest {
   bool timeLimitLiftsSizeLimit = true;
 };
 
-/// A plan: the schedule, and for canonical plans the lower-set sequence it was lowered from.
+/// A plan: the schedule, and for canonical plans the lower-set sequence it was lowered from with the
+/// model whose lowering made the schedule (sim::canonicalSchedule for the simulator's model,
+/// sim::paperSchedule for the paper's).
 struct Plan {
   sim::Schedule schedule;
   std::optional<std::vector<graph::NodeSet>> lowerSets;
+  DpModelKind model = DpModelKind::Simulator;
 };
+
+/// The plan of a lower-set chain in a model: its lowering (canonicalSchedule or paperSchedule).
+[[nodiscard]] Plan chainPlan(const graph::ComputeGraph& g, std::vector<graph::NodeSet> lowerSets, DpModelKind model);
 
 /// Which figure a solver's budget constrains.
 enum class BudgetMeasure { Simulated, DpModel };
@@ -69,7 +82,8 @@ struct SolverOutput {
   std::optional<Ticks> overheadLowerBound = std::nullopt;
 };
 
-/// Figures of a plan: the DP model's (section 5.1; canonical plans only) and the simulator's.
+/// Figures of a plan: the DP model's (section 5.1, in the plan's model; canonical plans only) and the
+/// simulator's.
 struct PlanMetrics {
   std::optional<Bytes> modelPeak;
   std::optional<Ticks> modelOverhead;

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "remat/solvers/Solver.hpp"
+
+namespace remat::solvers {
+
+/// Whether a result is a plan that fits its budget in the simulator: a plan, an answer status that
+/// claims one (optimal, feasible, or the best so far at a time limit) and a simulated peak within the
+/// budget (any, without one).
+[[nodiscard]] bool fitsBudget(const SolveResult& r);
+
+/// The tightest proven lower bound on the overhead among the results (lp-bound's LP value, milp's
+/// optimum or gap), with the solver that proves it.
+struct OverheadBound {
+  Ticks overhead{0};
+  std::string solver;
+};
+
+/// Solvers side by side on one graph (what `remat compare`, Remat Studio's table and the compare figures
+/// show): the plain run, every solver's simulated result, the best bound and the winner.
+struct Comparison {
+  SolveResult vanilla;  ///< store-all without a budget: the framework's plain run
+  std::vector<SolveResult> rows;
+  bool leastBudgets = false;           ///< each solver at its own least feasible budget
+  std::optional<OverheadBound> bound;  ///< only when every row has the same budget
+  /// The winner, an index into rows: at one budget, the least simulated overhead among the plans that
+  /// fit it (ties: the lower simulated peak, then the earlier row); with each solver at its own least
+  /// budget, the lowest simulated peak (ties: the lower overhead). None when no plan fits.
+  std::optional<std::size_t> best;
+
+  /// The overhead of a row as a percentage of the plain run's step time.
+  [[nodiscard]] double overheadPercent(const SolveResult& r) const;
+};
+
+/// Runs every solver on `request` (each at its own least budget when `leastBudgets`; the request's
+/// budget is then ignored) and judges the results. `progressFor` gives each solver's progress sink.
+[[nodiscard]] Comparison compareSolvers(const std::vector<const Solver*>& solvers, const SolveRequest& request,
+                                        bool leastBudgets,
+                                        const std::function<ProgressSink(const std::string& id)>& progressFor = {});
+
+/// The winner among results already at hand (Comparison::best's rule).
+[[nodiscard]] std::optional<std::size_t> bestResult(const std::vector<SolveResult>& rows, bool leastBudgets);
+
+}  // namespace remat::solvers

@@ -1,0 +1,144 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "remat/graph/ComputeGraph.hpp"
+#include "remat/graph/NodeSet.hpp"
+
+namespace remat::solvers {
+
+/// Which memory model the DPs optimize: the simulator's (the default; docs/dp.md) or the paper's
+/// (Kusumoto et al. 2019, Section 3; `--model paper`), kept so the paper's tables reproduce.
+enum class DpModelKind { Simulator, Paper };
+
+[[nodiscard]] std::string_view dpModelName(DpModelKind m);
+[[nodiscard]] std::optional<DpModelKind> dpModelFromName(std::string_view name);
+
+/// What one transition L ⊊ L' of a lower-set chain costs in the simulator's model (docs/dp.md, "The
+/// simulator's model"): `base` is the highest memory of its segment's forward phase and of its
+/// backward phase (recomputation, then the backward) above the checkpoint memory m held on entry,
+/// resident inputs and parameters included; `dt` the time it recomputes; `dm` the bytes of the
+/// storages it adds to the checkpoints. The transition fits budget B when m + base ≤ B.
+struct Transition {
+  std::int64_t base = 0;
+  std::int64_t dt = 0;
+  std::int64_t dm = 0;
+};
+
+/// Terms of a lower set L that the transitions into and out of it share. Two are in memory whenever
+/// the backward of a segment ending at L runs: the parameter gradients made by the backward of V \ L,
+/// and the gradients of ∂(L). The rest give the recomputation time and checkpoint bytes of a
+/// transition L_i -> L exactly, and a lower bound on its memory, in O(|∂L| + |exceptions|) (see
+/// SimulatedDpModel::quickTransition).
+struct TargetTerms {
+  std::int64_t paramGradsOutside = 0;
+  std::int64_t boundaryGrads = 0;
+  std::int64_t neededTime = 0;        ///< Σ T(u), u ∈ L recomputed if no checkpoint stopped it (N∅)
+  std::int64_t savedBytes = 0;        ///< Σ M(u), u ∈ L kept by some backward
+  std::int64_t savedInsideBytes = 0;  ///< the same over L \ ∂L
+  struct BoundaryEntry {
+    std::uint32_t op;
+    std::int64_t bytes;
+    std::int64_t time;
+    std::uint8_t flags;  ///< kNeededAlone, kSavedByAny, kSavedWithin
+  };
+  std::vector<BoundaryEntry> boundary;                        ///< ∂L
+  std::vector<std::pair<std::uint32_t, std::int64_t>> roots;  ///< storages ∂L holds: (root op, bytes)
+  /// Members of L \ ∂L in N∅ that a transition into L does not recompute after all (every path to a
+  /// value some backward keeps runs through ∂L): (op, time).
+  std::vector<std::pair<std::uint32_t, std::int64_t>> exceptions;
+
+  static constexpr std::uint8_t kNeededAlone = 1;
+  static constexpr std::uint8_t kSavedByAny = 2;
+  static constexpr std::uint8_t kSavedWithin = 4;  ///< kept by its own backward or a consumer's within L
+};
+
+/// The simulator's memory and time of a lower-set chain's canonical schedule (sim::canonicalSchedule),
+/// transition by transition, with one relaxation that keeps every term local to its transition: the
+/// storages of the checkpoints ∂(L_i) ∩ V_i count as held from their forward until the backward of their
+/// own segment begins (the simulator frees one earlier when nothing reads it later). Everything else is
+/// what the simulator counts, step by step: resident inputs and parameters, the segment's values under
+/// liveness analysis (views share their base's storage), what its backward recomputes, activation
+/// gradients as they are made and freed, parameter gradients as they accumulate, and workspace. The
+/// chain's model peak, max_i [m_{i-1} + base_i], is therefore never below its simulated peak, and equal
+/// to it unless a checkpoint dies before its own segment's backward; the overhead equals the simulated
+/// one exactly. O(|L' \ L| + its edges) per transition.
+class SimulatedDpModel {
+ public:
+  explicit SimulatedDpModel(const graph::ComputeGraph& g);
+
+  [[nodiscard]] const graph::ComputeGraph& graph() const { return *m_graph; }
+  [[nodiscard]] std::size_t words() const { return m_words; }
+
+  /// The shared terms of the lower set with these words.
+  [[nodiscard]] TargetTerms targetTerms(const std::uint64_t* next) const;
+
+  /// Scratch memory of one thread's evaluations (reused: an evaluation allocates nothing once warm).
+  struct Scratch {
+    std::uint32_t stamp = 0;
+    std::vector<std::uint32_t> seen;   ///< by op: stamp of the evaluation that placed it in the segment
+    std::vector<std::uint32_t> pos;    ///< by op: its position in the segment
+    std::vector<std::uint8_t> flags;   ///< by op: kept, needed, gradient present, ...
+    std::vector<std::uint32_t> mark;   ///< by op: stamp of a lookup outside the segment
+    std::vector<std::uint8_t> markValue;
+    std::vector<std::int32_t> last;    ///< by op: last use position of a storage
+    std::vector<std::int32_t> store;   ///< by op: the storage a recomputed value holds
+    std::vector<std::uint32_t> paramSeen;  ///< by parameter
+    std::vector<std::uint32_t> members;
+    std::vector<std::uint32_t> recompute;
+    std::vector<std::int64_t> diff;
+  };
+
+  /// The transition from the lower set `prev` to the lower set `next` ⊋ prev (words of op bits);
+  /// `last` when next = V.
+  [[nodiscard]] Transition transition(const std::uint64_t* prev, const std::uint64_t* next, bool last,
+                                      const TargetTerms& terms, Scratch& scratch) const;
+
+  /// The same dt and dm as transition(), exactly, and a lower bound on its base: the memory at the
+  /// first step of the segment's backward (every value a backward of the segment keeps is in memory,
+  /// with the gradients of ∂(next) and the parameter gradients of V \ next), at its last (every gradient
+  /// of ∂(prev) and parameter gradient of V \ prev), or at the end of its forward (its checkpoints).
+  /// O(|∂next| + |exceptions|) from the terms of both sets.
+  [[nodiscard]] Transition quickTransition(const std::uint64_t* prev, const TargetTerms& prevTerms, bool last,
+                                           const TargetTerms& terms) const;
+
+  /// The same for NodeSets (tests and plan evaluation).
+  [[nodiscard]] Transition transition(const graph::NodeSet& prev, const graph::NodeSet& next) const;
+  [[nodiscard]] Transition quickTransition(const graph::NodeSet& prev, const graph::NodeSet& next) const;
+
+ private:
+  struct Range {
+    std::uint32_t begin;
+    std::uint32_t end;
+  };
+  const graph::ComputeGraph* m_graph;
+  std::size_t m_ops = 0;
+  std::size_t m_words = 0;
+  std::int64_t m_resident = 0;
+  std::vector<std::int64_t> m_bytes, m_time, m_workspace, m_gradBytes;
+  std::vector<std::int32_t> m_root;  ///< the op whose storage a value holds (itself unless a view); -1: resident
+  std::vector<std::int32_t> m_viewBase;  ///< a view's first input as an op, -1 when resident or not a view
+  std::vector<std::uint8_t> m_isView, m_savedByAny, m_neededAlone;
+  std::vector<std::uint32_t> m_adj;  ///< CSR arrays below index into it
+  std::vector<Range> m_preds, m_succs, m_saved, m_params;
+  std::vector<std::int64_t> m_paramBytes;
+  std::vector<Range> m_paramUsers;
+
+  [[nodiscard]] bool inSet(const std::uint64_t* s, std::uint32_t op) const { return (s[op >> 6] >> (op & 63)) & 1U; }
+};
+
+/// The simulator's model of a whole chain: its peak max_i [m_{i-1} + base_i], its overhead and its
+/// checkpoint bytes. Throws sim::InvalidLowerSetSequence for a bad chain.
+struct SimulatedChainCost {
+  std::int64_t peak = 0;
+  std::int64_t overhead = 0;
+  std::int64_t checkpointBytes = 0;
+  std::size_t peakSegment = 0;
+};
+[[nodiscard]] SimulatedChainCost evaluateSimulatedModel(const graph::ComputeGraph& g,
+                                                        const std::vector<graph::NodeSet>& lowerSets);
+
+}  // namespace remat::solvers

@@ -1,0 +1,54 @@
+#include "remat/solvers/Comparison.hpp"
+
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::solvers {
+
+bool fitsBudget(const SolveResult& r) {
+  const bool claims = r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible ||
+                      r.status == SolveStatus::TimeLimit;
+  return r.plan && claims && (!r.budget || r.metrics.simulatedPeak <= *r.budget);
+}
+
+double Comparison::overheadPercent(const SolveResult& r) const {
+  const auto plain = double(vanilla.metrics.totalTime.value);
+  return plain > 0 ? 100.0 * double(r.metrics.overhead.value) / plain : 0.0;
+}
+
+std::optional<std::size_t> bestResult(const std::vector<SolveResult>& rows, bool leastBudgets) {
+  std::optional<std::size_t> best;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const SolveResult& r = rows[k];
+    if (!fitsBudget(r)) continue;
+    if (!best) {
+      best = k;
+      continue;
+    }
+    const PlanMetrics& a = r.metrics;
+    const PlanMetrics& b = rows[*best].metrics;
+    const bool better = leastBudgets ? std::pair{a.simulatedPeak, a.overhead} < std::pair{b.simulatedPeak, b.overhead}
+                                     : std::pair{a.overhead, a.simulatedPeak} < std::pair{b.overhead, b.simulatedPeak};
+    if (better) best = k;
+  }
+  return best;
+}
+
+Comparison compareSolvers(const std::vector<const Solver*>& solvers, const SolveRequest& request, bool leastBudgets,
+                          const std::function<ProgressSink(const std::string& id)>& progressFor) {
+  Comparison out;
+  out.leastBudgets = leastBudgets;
+  out.vanilla = SolverRegistry::builtin().find("store-all")->solve({.graph = request.graph});
+  for (const Solver* s : solvers) {
+    SolveRequest r = request;
+    if (progressFor) r.progress = progressFor(s->info().id);
+    out.rows.push_back(leastBudgets ? solveAtLeastBudget(*s, r) : s->solve(r));
+  }
+  if (!leastBudgets)
+    for (const SolveResult& r : out.rows)
+      if (r.overheadLowerBound && (!out.bound || *r.overheadLowerBound > out.bound->overhead))
+        out.bound = OverheadBound{*r.overheadLowerBound, r.solver};
+  out.best = bestResult(out.rows, leastBudgets);
+  return out;
+}
+
+}  // namespace remat::solvers

@@ -1,0 +1,427 @@
+#include "remat/solvers/SimulatedDpModel.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <span>
+#include <unordered_map>
+
+#include "remat/graph/LowerSets.hpp"
+#include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/sim/Simulator.hpp"
+
+namespace remat::solvers {
+namespace {
+
+constexpr std::uint8_t kKept = 1;    // kept from the forward: a checkpoint, or read by the last backward
+constexpr std::uint8_t kNeeded = 2;  // recomputed by the segment's backward
+constexpr std::uint8_t kGrad = 4;    // its gradient is in memory
+constexpr std::uint8_t kHeld = 8;    // a root whose forward storage a kept value holds
+
+}  // namespace
+
+std::string_view dpModelName(DpModelKind m) { return m == DpModelKind::Paper ? "paper" : "simulator"; }
+
+std::optional<DpModelKind> dpModelFromName(std::string_view name) {
+  if (name == "simulator") return DpModelKind::Simulator;
+  if (name == "paper") return DpModelKind::Paper;
+  return std::nullopt;
+}
+
+SimulatedDpModel::SimulatedDpModel(const graph::ComputeGraph& g) : m_graph(&g) {
+  m_ops = g.opCount();
+  m_words = (m_ops + 63) / 64;
+  m_resident = g.paramBytes().value + g.inputBytes().value;
+  const sim::ViewInfo views = sim::viewInfo(g);
+  const std::uint32_t first = g.firstOp();
+  auto opOf = [&](graph::NodeId id) { return static_cast<std::int32_t>(id.value - first); };
+  std::unordered_map<std::uint32_t, std::uint32_t> paramIndex;
+  std::vector<std::vector<std::uint32_t>> users;
+  auto range = [&](auto&& fill) {
+    const auto begin = static_cast<std::uint32_t>(m_adj.size());
+    fill();
+    return Range{begin, static_cast<std::uint32_t>(m_adj.size())};
+  };
+  m_bytes.resize(m_ops);
+  m_time.resize(m_ops);
+  m_workspace.resize(m_ops);
+  m_gradBytes.resize(m_ops);
+  m_root.resize(m_ops);
+  m_viewBase.assign(m_ops, -1);
+  m_isView.resize(m_ops);
+  m_savedByAny.assign(m_ops, 0);
+  for (std::uint32_t u = 0; u < m_ops; ++u) {
+    const graph::NodeId id = g.opNode(graph::OpIndex{u});
+    const graph::Node& node = g.node(id);
+    m_bytes[u] = node.bytes.value;
+    m_time[u] = node.fwdTime.value;
+    m_workspace[u] = node.workspace.value;
+    m_gradBytes[u] = views.gradBytes[id.value].value;
+    m_isView[u] = views.isView[id.value] ? 1 : 0;
+    m_root[u] = static_cast<std::int32_t>(u);
+    if (m_isView[u]) {
+      const graph::NodeId base = node.inputs.front();
+      m_viewBase[u] = g.isOp(base) ? opOf(base) : -1;
+      m_root[u] = m_viewBase[u] < 0 ? -1 : m_root[static_cast<std::size_t>(m_viewBase[u])];
+    }
+    m_preds.push_back(range([&] {
+      for (graph::NodeId p : g.opPredecessors(id)) m_adj.push_back(static_cast<std::uint32_t>(opOf(p)));
+    }));
+    m_succs.push_back(range([&] {
+      for (graph::NodeId s : g.successors(id)) m_adj.push_back(static_cast<std::uint32_t>(opOf(s)));
+    }));
+    m_saved.push_back(range([&] {
+      for (graph::NodeId s : sim::savedOpValues(g, id)) {
+        m_adj.push_back(static_cast<std::uint32_t>(opOf(s)));
+        m_savedByAny[static_cast<std::size_t>(opOf(s))] = 1;
+      }
+    }));
+    m_params.push_back(range([&] {
+      for (graph::NodeId p : sim::distinctParamInputs(g, id)) {
+        auto [it, added] = paramIndex.try_emplace(p.value, static_cast<std::uint32_t>(m_paramBytes.size()));
+        if (added) {
+          m_paramBytes.push_back(g.node(p).bytes.value);
+          users.emplace_back();
+        }
+        users[it->second].push_back(u);
+        m_adj.push_back(it->second);
+      }
+    }));
+  }
+  for (const auto& list : users)
+    m_paramUsers.push_back(range([&] { m_adj.insert(m_adj.end(), list.begin(), list.end()); }));
+  // N∅: read by some backward, or an input of such a value's recomputation, when nothing is kept.
+  m_neededAlone.assign(m_ops, 0);
+  for (std::uint32_t u = static_cast<std::uint32_t>(m_ops); u-- > 0;) {
+    bool needed = m_savedByAny[u] != 0;
+    for (std::uint32_t k = m_succs[u].begin; k < m_succs[u].end && !needed; ++k) needed = m_neededAlone[m_adj[k]] != 0;
+    m_neededAlone[u] = needed ? 1 : 0;
+  }
+}
+
+TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
+  TargetTerms t;
+  for (std::size_t q = 0; q < m_paramBytes.size(); ++q)
+    for (std::uint32_t k = m_paramUsers[q].begin; k < m_paramUsers[q].end; ++k)
+      if (!inSet(next, m_adj[k])) {
+        t.paramGradsOutside += m_paramBytes[q];
+        break;
+      }
+  std::vector<std::uint8_t> onBoundary(m_ops, 0);
+  for (std::uint32_t u = 0; u < m_ops; ++u) {
+    if (!inSet(next, u)) continue;
+    for (std::uint32_t k = m_succs[u].begin; k < m_succs[u].end; ++k)
+      if (!inSet(next, m_adj[k])) {
+        onBoundary[u] = 1;
+        break;
+      }
+    if (m_neededAlone[u]) t.neededTime += m_time[u];
+    if (m_savedByAny[u]) {
+      t.savedBytes += m_bytes[u];
+      if (!onBoundary[u]) t.savedInsideBytes += m_bytes[u];
+    }
+  }
+  // Needed with ∂L kept: as N∅, but a consumer on ∂L is kept, not recomputed, and reads nothing.
+  std::vector<std::uint8_t> needed(m_ops, 0);
+  std::vector<std::int32_t> rootsSeen;
+  for (std::uint32_t u = static_cast<std::uint32_t>(m_ops); u-- > 0;) {
+    if (!inSet(next, u)) continue;
+    if (onBoundary[u]) {
+      t.boundaryGrads += m_gradBytes[u];
+      std::uint8_t flags = 0;
+      if (m_neededAlone[u]) flags |= TargetTerms::kNeededAlone;
+      if (m_savedByAny[u]) flags |= TargetTerms::kSavedByAny;
+      bool within = false;
+      for (std::uint32_t k = m_saved[u].begin; k < m_saved[u].end; ++k) within |= m_adj[k] == u;
+      for (std::uint32_t k = m_succs[u].begin; k < m_succs[u].end && !within; ++k) {
+        const std::uint32_t c = m_adj[k];
+        if (!inSet(next, c)) continue;
+        for (std::uint32_t q = m_saved[c].begin; q < m_saved[c].end; ++q) within |= m_adj[q] == u;
+      }
+      if (within) flags |= TargetTerms::kSavedWithin;
+      t.boundary.push_back({u, m_bytes[u], m_time[u], flags});
+      if (m_root[u] >= 0 && std::find(rootsSeen.begin(), rootsSeen.end(), m_root[u]) == rootsSeen.end()) {
+        rootsSeen.push_back(m_root[u]);
+        t.roots.emplace_back(static_cast<std::uint32_t>(m_root[u]), m_bytes[static_cast<std::size_t>(m_root[u])]);
+      }
+      continue;
+    }
+    bool need = m_savedByAny[u] != 0;
+    for (std::uint32_t k = m_succs[u].begin; k < m_succs[u].end && !need; ++k)
+      need = !onBoundary[m_adj[k]] && needed[m_adj[k]];
+    needed[u] = need ? 1 : 0;
+    if (m_neededAlone[u] && !need) t.exceptions.emplace_back(u, m_time[u]);
+  }
+  std::reverse(t.boundary.begin(), t.boundary.end());
+  return t;
+}
+
+Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const TargetTerms& prevTerms, bool last,
+                                             const TargetTerms& terms) const {
+  Transition out;
+  // Values of the segment kept by one of its backwards, in memory at its first backward step: those
+  // off ∂(next) are kept by some backward (all their consumers are in the segment), those on it when
+  // kept by themselves or a consumer inside next.
+  std::int64_t saved = terms.savedInsideBytes - prevTerms.savedBytes;
+  for (const auto& b : terms.boundary) {
+    if (inSet(prev, b.op)) {
+      if (b.flags & TargetTerms::kSavedByAny) saved += b.bytes;
+      continue;
+    }
+    if (b.flags & TargetTerms::kSavedWithin) saved += b.bytes;
+    if (!last && (b.flags & TargetTerms::kNeededAlone)) out.dt -= b.time;
+  }
+  if (!last) {
+    for (const auto& [root, bytes] : terms.roots)
+      if (!inSet(prev, root)) out.dm += bytes;
+    out.dt += terms.neededTime - prevTerms.neededTime;
+    for (const auto& [op, time] : terms.exceptions)
+      if (!inSet(prev, op)) out.dt -= time;
+  }
+  const std::int64_t firstStep = terms.boundaryGrads + terms.paramGradsOutside + saved;
+  // At the segment's last backward step every gradient of ∂(prev) and every parameter gradient of
+  // V \ prev is in memory.
+  const std::int64_t lastStep = prevTerms.boundaryGrads + prevTerms.paramGradsOutside;
+  out.base = m_resident + std::max({out.dm, firstStep, lastStep});
+  return out;
+}
+
+Transition SimulatedDpModel::transition(const std::uint64_t* prev, const std::uint64_t* next, bool last,
+                                        const TargetTerms& terms, Scratch& sc) const {
+  if (sc.seen.size() != m_ops || sc.paramSeen.size() != m_paramBytes.size()) {
+    sc.seen.assign(m_ops, 0);
+    sc.pos.assign(m_ops, 0);
+    sc.flags.assign(m_ops, 0);
+    sc.mark.assign(m_ops, 0);
+    sc.markValue.assign(m_ops, 0);
+    sc.store.assign(m_ops, -1);
+    sc.last.assign(2 * m_ops, -1);
+    sc.paramSeen.assign(m_paramBytes.size(), 0);
+    sc.stamp = 0;
+  }
+  if (++sc.stamp == 0) {  // the stamps wrapped: forget every old one
+    std::fill(sc.seen.begin(), sc.seen.end(), 0);
+    std::fill(sc.mark.begin(), sc.mark.end(), 0);
+    std::fill(sc.paramSeen.begin(), sc.paramSeen.end(), 0);
+    sc.stamp = 1;
+  }
+  const std::uint32_t st = sc.stamp;
+  auto& members = sc.members;
+  members.clear();
+  for (std::size_t k = 0; k < m_words; ++k) {
+    std::uint64_t bits = next[k] & ~prev[k];
+    while (bits) {
+      const auto u = static_cast<std::uint32_t>(k * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      bits &= bits - 1;
+      sc.seen[u] = st;
+      sc.pos[u] = static_cast<std::uint32_t>(members.size());
+      sc.flags[u] = 0;
+      sc.last[2 * u] = sc.last[2 * u + 1] = -1;
+      members.push_back(u);
+    }
+  }
+  const auto n = static_cast<std::int32_t>(members.size());
+  auto inS = [&](std::uint32_t u) { return sc.seen[u] == st; };
+  auto adj = [&](const Range& r) { return std::span<const std::uint32_t>(m_adj.data() + r.begin, r.end - r.begin); };
+  Transition out;
+
+  // Kept from the forward: a checkpoint has a consumer beyond `next`; the last segment keeps what its
+  // own backward reads.
+  for (std::uint32_t u : members) {
+    bool kept = false;
+    if (last) {
+      kept = m_savedByAny[u] != 0;
+    } else {
+      for (std::uint32_t s : adj(m_succs[u]))
+        if (!inSet(next, s)) {
+          kept = true;
+          break;
+        }
+    }
+    if (kept) sc.flags[u] |= kKept;
+  }
+
+  // Forward phase: a storage lives from its maker's step to the last step any holder is read (a kept
+  // holder: to the end of the segment). Consumers of a value that is not kept are all in the segment.
+  std::vector<std::int64_t>& diff = sc.diff;
+  diff.assign(static_cast<std::size_t>(n) + 1, 0);
+  for (std::int32_t p = 0; p < n; ++p) {
+    const std::uint32_t h = members[static_cast<std::size_t>(p)];
+    const std::int32_t r = m_root[h];
+    if (r < 0 || !inS(static_cast<std::uint32_t>(r))) continue;  // resident, or counted in m
+    std::int32_t end = p;
+    if (sc.flags[h] & kKept) {
+      end = n - 1;
+      sc.flags[static_cast<std::size_t>(r)] |= kHeld;
+    } else if (m_succs[h].end > m_succs[h].begin) {
+      end = static_cast<std::int32_t>(sc.pos[m_adj[m_succs[h].end - 1]]);  // the highest consumer
+    }
+    std::int32_t& rootEnd = sc.last[2 * static_cast<std::size_t>(r)];
+    rootEnd = std::max(rootEnd, end);
+  }
+  for (std::int32_t p = 0; p < n; ++p) {
+    const std::uint32_t r = members[static_cast<std::size_t>(p)];
+    if (m_root[r] != static_cast<std::int32_t>(r)) continue;
+    diff[static_cast<std::size_t>(p)] += m_bytes[r];
+    diff[static_cast<std::size_t>(sc.last[2 * r]) + 1] -= m_bytes[r];
+    if (!last && (sc.flags[r] & kHeld)) out.dm += m_bytes[r];
+  }
+  std::int64_t peak = 0;
+  std::int64_t alive = 0;
+  for (std::int32_t p = 0; p < n; ++p) {
+    alive += diff[static_cast<std::size_t>(p)];
+    peak = std::max(peak, alive + m_workspace[members[static_cast<std::size_t>(p)]]);
+  }
+
+  // Backward phase. What the segment's backward recomputes (none in the last segment): values outside
+  // the checkpoints that a backward of the segment keeps, or that a recomputed value is computed from.
+  auto& recompute = sc.recompute;
+  recompute.clear();
+  if (!last) {
+    for (std::int32_t p = n - 1; p >= 0; --p) {
+      const std::uint32_t w = members[static_cast<std::size_t>(p)];
+      for (std::uint32_t u : adj(m_saved[w]))
+        if (inS(u) && !(sc.flags[u] & kKept)) sc.flags[u] |= kNeeded;
+      if (!(sc.flags[w] & kNeeded)) continue;
+      for (std::uint32_t u : adj(m_preds[w]))
+        if (inS(u) && !(sc.flags[u] & kKept)) sc.flags[u] |= kNeeded;
+    }
+    for (std::uint32_t u : members)
+      if (sc.flags[u] & kNeeded) {
+        recompute.push_back(u);
+        out.dt += m_time[u];
+      }
+  }
+  // The storage each value holds in the backward phase, as index into sc.last: 2r for the forward
+  // storage of root r (kept values), 2h + 1 for the one recomputed value h makes; -1 for none of the
+  // segment's (resident, or counted in m). Then the last step each storage is read at: recomputations
+  // are steps 0..|R|-1, the backward of members[p] step |R| + n - 1 - p.
+  for (std::uint32_t u : members) {
+    std::int32_t s = -1;
+    if (sc.flags[u] & kKept) {
+      const std::int32_t r = m_root[u];
+      if (r >= 0 && inS(static_cast<std::uint32_t>(r))) s = 2 * r;
+    } else if (sc.flags[u] & kNeeded) {
+      if (!m_isView[u]) {
+        s = 2 * static_cast<std::int32_t>(u) + 1;
+      } else {
+        const std::int32_t b = m_viewBase[u];
+        if (b >= 0 && inS(static_cast<std::uint32_t>(b))) s = sc.store[static_cast<std::size_t>(b)];
+      }
+    }
+    sc.store[u] = s;
+  }
+  auto use = [&](std::uint32_t u, std::int32_t t) {
+    if (!inS(u)) return;
+    const std::int32_t s = sc.store[u];
+    if (s >= 0) sc.last[static_cast<std::size_t>(s)] = std::max(sc.last[static_cast<std::size_t>(s)], t);
+  };
+  // sc.last[2r] held the forward phase's ends; the backward phase starts afresh.
+  for (std::uint32_t u : members) sc.last[2 * u] = -1;
+  const auto nr = static_cast<std::int32_t>(recompute.size());
+  for (std::int32_t t = 0; t < nr; ++t) {
+    const std::uint32_t c = recompute[static_cast<std::size_t>(t)];
+    use(c, t);
+    for (std::uint32_t u : adj(m_preds[c])) use(u, t);
+  }
+  for (std::int32_t p = n - 1; p >= 0; --p) {
+    const std::int32_t t = nr + n - 1 - p;
+    for (std::uint32_t u : adj(m_saved[members[static_cast<std::size_t>(p)]])) use(u, t);
+  }
+  const std::int32_t steps = nr + n;
+  diff.assign(static_cast<std::size_t>(steps) + 1, 0);
+  for (std::uint32_t r : members) {
+    const std::int32_t kept = sc.last[2 * r];
+    if (kept >= 0) {  // a checkpoint's storage, in memory since the forward
+      diff[0] += m_bytes[r];
+      diff[static_cast<std::size_t>(kept) + 1] -= m_bytes[r];
+    }
+  }
+  for (std::int32_t t = 0; t < nr; ++t) {
+    const std::uint32_t c = recompute[static_cast<std::size_t>(t)];
+    if (m_isView[c]) continue;
+    diff[static_cast<std::size_t>(t)] += m_bytes[c];
+    diff[static_cast<std::size_t>(sc.last[2 * c + 1]) + 1] -= m_bytes[c];
+  }
+  // Gradients: those of ∂(next) and the parameter gradients of V \ next are in memory from the start.
+  for (std::uint32_t u : members)
+    if (!last && (sc.flags[u] & kKept)) sc.flags[u] |= kGrad;
+  std::int64_t grads = terms.boundaryGrads;
+  std::int64_t paramGrads = terms.paramGradsOutside;
+  auto gradPresent = [&](std::uint32_t u) -> bool {
+    if (inS(u)) return sc.flags[u] & kGrad;
+    if (sc.mark[u] != st) {  // a member of prev: in memory when a consumer beyond next made it
+      sc.mark[u] = st;
+      sc.markValue[u] = 0;
+      for (std::uint32_t s : adj(m_succs[u]))
+        if (!inSet(next, s)) {
+          sc.markValue[u] = 1;
+          break;
+        }
+    }
+    return sc.markValue[u] != 0;
+  };
+  auto setGrad = [&](std::uint32_t u) {
+    if (inS(u)) sc.flags[u] |= kGrad;
+    else sc.markValue[u] = 1;
+  };
+  auto paramOutside = [&](std::uint32_t q) {
+    for (std::uint32_t user : adj(m_paramUsers[q]))
+      if (!inSet(next, user)) return true;
+    return false;
+  };
+  alive = 0;
+  for (std::int32_t t = 0; t < steps; ++t) {
+    alive += diff[static_cast<std::size_t>(t)];
+    if (t < nr) {
+      peak = std::max(peak, grads + paramGrads + alive + m_workspace[recompute[static_cast<std::size_t>(t)]]);
+      continue;
+    }
+    const std::uint32_t w = members[static_cast<std::size_t>(n - 1 - (t - nr))];
+    if (m_succs[w].end == m_succs[w].begin) grads += m_gradBytes[w];  // an output's seed
+    for (std::uint32_t u : adj(m_preds[w]))
+      if (!gradPresent(u)) {
+        setGrad(u);
+        grads += m_gradBytes[u];
+      }
+    for (std::uint32_t q : adj(m_params[w])) {
+      if (sc.paramSeen[q] == st) continue;
+      sc.paramSeen[q] = st;
+      if (!paramOutside(q)) paramGrads += m_paramBytes[q];
+    }
+    peak = std::max(peak, grads + paramGrads + alive + m_workspace[w]);
+    grads -= m_gradBytes[w];  // freed after its own backward
+  }
+  out.base = m_resident + peak;
+  return out;
+}
+
+Transition SimulatedDpModel::transition(const graph::NodeSet& prev, const graph::NodeSet& next) const {
+  Scratch scratch;
+  const bool last = next.count() == m_ops;
+  return transition(prev.words().data(), next.words().data(), last, targetTerms(next.words().data()), scratch);
+}
+
+Transition SimulatedDpModel::quickTransition(const graph::NodeSet& prev, const graph::NodeSet& next) const {
+  const bool last = next.count() == m_ops;
+  return quickTransition(prev.words().data(), targetTerms(prev.words().data()), last, targetTerms(next.words().data()));
+}
+
+SimulatedChainCost evaluateSimulatedModel(const graph::ComputeGraph& g, const std::vector<graph::NodeSet>& lowerSets) {
+  sim::checkLowerSetSequence(g, lowerSets);
+  const SimulatedDpModel model(g);
+  SimulatedChainCost cost;
+  graph::NodeSet previous = graph::emptySet(g);
+  for (std::size_t i = 0; i < lowerSets.size(); ++i) {
+    const Transition t = model.transition(previous, lowerSets[i]);
+    if (i == 0 || cost.checkpointBytes + t.base > cost.peak) {
+      cost.peak = cost.checkpointBytes + t.base;
+      cost.peakSegment = i;
+    }
+    cost.overhead += t.dt;
+    cost.checkpointBytes += t.dm;
+    previous = lowerSets[i];
+  }
+  return cost;
+}
+
+}  // namespace remat::solvers
