@@ -87,6 +87,7 @@ ExitCode exitCodeFor(solvers::SolveStatus status) {
     case solvers::SolveStatus::Feasible:
     case solvers::SolveStatus::Bound: return kOk;
     case solvers::SolveStatus::Infeasible:
+    case solvers::SolveStatus::OverBudget:
     case solvers::SolveStatus::TimeLimit:
     case solvers::SolveStatus::Limit:
     case solvers::SolveStatus::Cancelled: return kInfeasible;
@@ -160,6 +161,19 @@ void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << '\n'; }
 std::string bytesText(std::optional<Bytes> b) {
   if (!b) return "-";
   return formatByteSize(*b) + " (" + std::to_string(b->value) + " bytes)";
+}
+
+void addModelOption(CLI::App* cmd, std::string& model) {
+  cmd->add_option("--model", model,
+                  "Memory model of the DP solvers: simulator (plans fit their budget in the simulator) or paper "
+                  "(Kusumoto et al.'s, activations only, to reproduce the paper)")
+      ->capture_default_str();
+}
+
+solvers::DpModelKind parseModel(const std::string& text) {
+  const auto model = solvers::dpModelFromName(text);
+  if (!model) throw CliError(kUsage, "unknown --model '" + text + "' (simulator, paper)");
+  return *model;
 }
 
 }  // namespace remat::cli

@@ -55,6 +55,12 @@ struct LoadedGraph {
 /// The registered solver with this id; throws CliError(kUsage) naming the known ids otherwise.
 [[nodiscard]] const solvers::Solver& findSolver(const std::string& id);
 
+/// Adds --model to a command: the memory model the DP solvers (and Chen's, which lower their chains
+/// the same way) plan with, "simulator" (the default) or "paper".
+void addModelOption(CLI::App* cmd, std::string& model);
+/// Parses a --model value; throws CliError(kUsage) naming the two models otherwise.
+[[nodiscard]] solvers::DpModelKind parseModel(const std::string& text);
+
 /// Parses "2GiB"-style budgets; throws CliError(kUsage) on a bad or non-positive value.
 [[nodiscard]] std::optional<Bytes> parseBudget(const std::string& text);
 

@@ -10,6 +10,7 @@
 #include "Commands.hpp"
 #include "FigureSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
+#include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
@@ -22,6 +23,7 @@ struct CompareOptions {
   std::vector<std::string> solvers;
   std::string budget;
   std::string strategy = "time";
+  std::string model = "simulator";
   std::string table = "text";
   bool json = false;
   std::string figuresDir;
@@ -31,30 +33,6 @@ struct CompareOptions {
   bool timeLimitGiven = false;
   static constexpr double kDefaultTimeLimit = 60.0;
 };
-
-// The tightest lower bound on the overhead any row proves (lp-bound's LP value, milp's optimum or gap),
-// with the solver that proves it. Only meaningful when every row solves at the same budget.
-struct BestBound {
-  Ticks overhead{0};
-  std::string solver;
-};
-
-// A row whose plan meets the budget in the simulator, the measure the bounds are proven for (a plan over it
-// is reported infeasible; a DP plan within the budget in the DP model may still exceed it in the simulator).
-bool withinBudget(const solvers::SolveResult& r, const std::optional<Bytes>& budget) {
-  return r.plan &&
-         (r.status == solvers::SolveStatus::Optimal || r.status == solvers::SolveStatus::Feasible ||
-          r.status == solvers::SolveStatus::TimeLimit) &&
-         (!budget || r.metrics.simulatedPeak <= *budget);
-}
-
-std::optional<BestBound> bestBound(const std::vector<solvers::SolveResult>& results) {
-  std::optional<BestBound> best;
-  for (const auto& r : results)
-    if (r.overheadLowerBound && (!best || *r.overheadLowerBound > best->overhead))
-      best = BestBound{*r.overheadLowerBound, r.solver};
-  return best;
-}
 
 std::string percent(double v) {
   char buf[32];
@@ -72,10 +50,11 @@ std::string seconds(double v) {
 // the Pareto fronts of the solvers, and the graph drawing, schedule matrix and memory layout of the
 // best plan (exact-dp's, else approx-dp's, else the first one).
 std::vector<std::string> writeCompareFigures(const CompareOptions& o, const graph::ComputeGraph& g,
-                                             const solvers::SolveResult& vanilla,
-                                             const std::vector<solvers::SolveResult>& results,
+                                             const solvers::Comparison& comparison,
                                              const std::vector<const solvers::Solver*>& chosen,
                                              const std::optional<Bytes>& budget) {
+  const solvers::SolveResult& vanilla = comparison.vanilla;
+  const std::vector<solvers::SolveResult>& results = comparison.rows;
   namespace fs = std::filesystem;
   if (o.figureFormat != "svg" && o.figureFormat != "pdf" && o.figureFormat != "png")
     throw CliError(kUsage, "unknown figure format '" + o.figureFormat + "' (svg, pdf, png)");
@@ -94,9 +73,12 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
       if (plans[k].label == label) return k;
     return std::nullopt;
   };
-  std::optional<std::size_t> best = find("exact-dp");
+  // The winner's plan; without one, exact-dp's, approx-dp's, the first solver's, else the plain run.
+  std::optional<std::size_t> best;
+  if (comparison.best) best = find(results[*comparison.best].solver);
+  if (!best) best = find("exact-dp");
   if (!best) best = find("approx-dp");
-  if (!best && !plans.empty()) best = plans.size() > 1 ? 1 : 0;  // the first solver's, else the plain run
+  if (!best && !plans.empty()) best = plans.size() > 1 ? 1 : 0;
   std::vector<std::string> written;
   auto write = [&](viz::FigureRequest request) {
     request.graph = &g;
@@ -146,32 +128,35 @@ int runCompare(const CompareOptions& o) {
   const graph::ComputeGraph& g = loaded.graph;
   const bool json = o.json || o.table == "json";
 
-  const solvers::SolveResult vanilla = registry.find("store-all")->solve({.graph = &g});
+  solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = parseModel(o.model)};
+  if (o.timeLimit > 0) request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
+  // The default limit guards against a long MILP; it does not ask milp to try graphs beyond its size limit.
+  request.timeLimitLiftsSizeLimit = o.timeLimitGiven;
+  const solvers::Comparison comparison = solvers::compareSolvers(chosen, request, leastBudgets, [&](const std::string& id) {
+    return json ? solvers::ProgressSink{} : progressBar(id);
+  });
+  const solvers::SolveResult& vanilla = comparison.vanilla;
+  const std::vector<solvers::SolveResult>& results = comparison.rows;
   const double vanillaPeak = double(vanilla.metrics.simulatedPeak.value);
-  std::vector<solvers::SolveResult> results;
-  for (const solvers::Solver* s : chosen) {
-    solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
-    request.progress = json ? solvers::ProgressSink{} : progressBar(s->info().id);
-    if (o.timeLimit > 0) request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
-    // The default limit guards against a long MILP; it does not ask milp to try graphs beyond its size limit.
-    request.timeLimitLiftsSizeLimit = o.timeLimitGiven;
-    results.push_back(leastBudgets ? solvers::solveAtLeastBudget(*s, request) : s->solve(request));
-  }
   bool internalError = false;
   for (const auto& r : results) internalError |= r.status == solvers::SolveStatus::Error;
   // With each solver at its own least budget, the bounds are at different budgets: no common gap.
-  const std::optional<BestBound> bound = leastBudgets ? std::nullopt : bestBound(results);
+  const std::optional<solvers::OverheadBound>& bound = comparison.bound;
+  const std::string bestId = comparison.best ? results[*comparison.best].solver : std::string();
   std::optional<Ticks> lpBound;
   for (const auto& r : results)
     if (r.solver == "lp-bound" && r.overheadLowerBound) lpBound = r.overheadLowerBound;
   const std::vector<std::string> figures =
-      o.figuresDir.empty() ? std::vector<std::string>{} : writeCompareFigures(o, g, vanilla, results, chosen, budget);
+      o.figuresDir.empty() ? std::vector<std::string>{} : writeCompareFigures(o, g, comparison, chosen, budget);
 
   if (json) {
     nlohmann::json j;
     j["graph"] = g.name();
     j["budget_bytes"] = budget ? nlohmann::json(budget->value) : nlohmann::json(nullptr);
     j["vanilla_peak_bytes"] = vanilla.metrics.simulatedPeak.value;
+    j["vanilla_time"] = vanilla.metrics.totalTime.value;
+    j["model"] = std::string(solvers::dpModelName(request.model));
+    j["best"] = comparison.best ? nlohmann::json(bestId) : nlohmann::json(nullptr);
     j["time_limit_seconds"] = o.timeLimit > 0 ? nlohmann::json(o.timeLimit) : nlohmann::json(nullptr);
     if (lpBound) j["lp_bound_overhead"] = lpBound->value;
     if (bound) j["overhead_bound"] = {{"overhead", bound->overhead.value}, {"solver", bound->solver}};
@@ -186,11 +171,14 @@ int runCompare(const CompareOptions& o) {
       row["status"] = std::string(solvers::statusName(r.status));
       row["message"] = r.message;
       row["metrics"] = solvers::metricsToJson(r.metrics, r.plan.has_value());
+      row["fits_budget"] = solvers::fitsBudget(r);
+      row["overhead_percent"] = r.plan ? nlohmann::json(comparison.overheadPercent(r)) : nlohmann::json(nullptr);
+      row["best"] = comparison.best == k;
       row["reduction_percent"] =
           r.plan ? nlohmann::json(100.0 * (vanillaPeak - double(r.metrics.simulatedPeak.value)) / vanillaPeak)
                  : nlohmann::json(nullptr);
       if (r.overheadLowerBound) row["overhead_lower_bound"] = r.overheadLowerBound->value;
-      if (bound && withinBudget(r, budget)) row["over_bound"] = r.metrics.overhead.value - bound->overhead.value;
+      if (bound && solvers::fitsBudget(r)) row["over_bound"] = r.metrics.overhead.value - bound->overhead.value;
       j["rows"].push_back(std::move(row));
     }
     j["warnings"] = loaded.warnings;
@@ -200,10 +188,10 @@ int runCompare(const CompareOptions& o) {
   }
 
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
-  std::vector<std::vector<std::string>> rows{{"solver", "status", "model peak", "simulated peak", "vs vanilla",
-                                              "overhead", "recomputed", "solve s"}};
-  if (leastBudgets) rows.front().insert(rows.front().begin() + 2, "least budget");
-  if (bound) rows.front().insert(rows.front().begin() + 6, "over bound");
+  std::vector<std::vector<std::string>> rows{{"solver", "best", "status", "fits", "model peak", "simulated peak",
+                                              "vs vanilla", "overhead", "overhead %", "recomputed", "solve s"}};
+  if (leastBudgets) rows.front().insert(rows.front().begin() + 4, "least budget");
+  if (bound) rows.front().insert(rows.front().begin() + 9, "over bound");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const auto& r = results[k];
     const auto& m = r.metrics;
@@ -211,17 +199,19 @@ int runCompare(const CompareOptions& o) {
     if (!r.plan) {
       // A plan-less bound (lp-bound; milp stopped before any schedule) shows the bound as its overhead.
       const std::string overhead = r.overheadLowerBound ? ">= " + std::to_string(r.overheadLowerBound->value) : "-";
-      row = {
-          r.solver, std::string(solvers::statusName(r.status)), "-", "-", "-", overhead, "-", seconds(m.solveSeconds)};
+      row = {r.solver, std::string(solvers::statusName(r.status)), "-", "-", "-", "-", overhead, "-", "-",
+             seconds(m.solveSeconds)};
     } else {
-      row = {r.solver, std::string(solvers::statusName(r.status)), m.modelPeak ? formatByteSize(*m.modelPeak) : "-",
-             formatByteSize(m.simulatedPeak), percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
-             std::to_string(m.overhead.value), std::to_string(m.recomputedNodes), seconds(m.solveSeconds)};
+      row = {r.solver, std::string(solvers::statusName(r.status)), solvers::fitsBudget(r) ? "yes" : "no",
+             m.modelPeak ? formatByteSize(*m.modelPeak) : "-", formatByteSize(m.simulatedPeak),
+             percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak), std::to_string(m.overhead.value),
+             percent(comparison.overheadPercent(r)), std::to_string(m.recomputedNodes), seconds(m.solveSeconds)};
     }
-    if (leastBudgets) row.insert(row.begin() + 2, results[k].budget ? formatByteSize(*results[k].budget) : "-");
+    row.insert(row.begin() + 1, comparison.best == k ? "*" : "");
+    if (leastBudgets) row.insert(row.begin() + 4, results[k].budget ? formatByteSize(*results[k].budget) : "-");
     if (bound)
-      row.insert(row.begin() + 6,
-                 withinBudget(r, budget) ? std::to_string(m.overhead.value - bound->overhead.value) : std::string("-"));
+      row.insert(row.begin() + 9,
+                 solvers::fitsBudget(r) ? std::to_string(m.overhead.value - bound->overhead.value) : std::string("-"));
     rows.push_back(std::move(row));
   }
   std::cout << "Graph " << g.name() << ": " << g.opCount() << " operations, vanilla peak "
@@ -229,6 +219,11 @@ int runCompare(const CompareOptions& o) {
             << (leastBudgets ? std::string("each solver's least") : budget ? formatByteSize(*budget) : std::string("none"))
             << ", time in " << g.timeUnit() << "\n\n";
   printTable(rows, o.table);
+  std::cout << "\n* best: "
+            << (comparison.best ? bestId + (leastBudgets ? ", the lowest simulated peak at its own least budget"
+                                                         : ", the least overhead among the plans that fit the budget in the simulator")
+                                : std::string("none; no plan fits the budget in the simulator"))
+            << "\n";
   for (const auto& r : results)
     if (!r.message.empty()) std::cout << "\n" << r.solver << ": " << r.message;
   if (bound)
@@ -257,6 +252,7 @@ void addCompareCommand(CLI::App& app, Runner& run) {
                   "Memory budget: bytes, a size such as 2GiB, or 'least' for each solver's least feasible budget "
                   "(default: none)");
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
+  addModelOption(cmd, o->model);
   addGraphOptions(cmd, o->graph);
   cmd->add_option("--table", o->table, "Table style: text, markdown, csv or json")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output (same as --table json)");

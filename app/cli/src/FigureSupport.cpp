@@ -75,7 +75,7 @@ void writeSceneAtomically(const viz::Scene& scene, const std::string& path, doub
 
 std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g, const std::vector<std::string>& ids,
                                                const std::string& budgetText, const std::string& strategyName,
-                                               bool quiet) {
+                                               bool quiet, solvers::DpModelKind model) {
   const auto strategy = solvers::strategyFromName(strategyName);
   if (!strategy) throw CliError(kUsage, "unknown strategy '" + strategyName + "' (time, memory, auto)");
   const bool least = budgetText == "least";
@@ -83,7 +83,7 @@ std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g, con
   std::vector<viz::LabeledPlan> plans;
   for (const std::string& id : ids) {
     const solvers::Solver& s = findSolver(id);
-    solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
+    solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = model};
     request.progress = quiet ? solvers::ProgressSink{} : progressBar(id);
     solvers::SolveResult r = least ? solvers::solveAtLeastBudget(s, request) : s.solve(request);
     if (!r.plan) {

@@ -47,7 +47,8 @@ void writeSceneAtomically(const viz::Scene& scene, const std::string& path, doub
 [[nodiscard]] std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g,
                                                              const std::vector<std::string>& ids,
                                                              const std::string& budgetText,
-                                                             const std::string& strategyName, bool quiet);
+                                                             const std::string& strategyName, bool quiet,
+                                                             solvers::DpModelKind model);
 
 /// Whether a solver's front is drawn in a Pareto figure when the user names no solvers: not `lp-bound`
 /// (a bound, no plans) nor `milp` (CBC at every budget of the front, each possibly minutes; name it to

@@ -17,6 +17,7 @@ struct MaxBatchOptions {
   std::string solver = "exact-dp";
   std::string memory;
   std::int64_t batch = 0;
+  std::string model = "simulator";
   bool json = false;
 };
 
@@ -38,7 +39,8 @@ int runMaxBatch(const MaxBatchOptions& o) {
     base = *inferred;
   }
   const solvers::MaxBatchResult r =
-      solvers::maxBatch(solver, g, base, *memory, {}, o.json ? solvers::ProgressSink{} : progressBar(o.solver));
+      solvers::maxBatch(solver, g, base, *memory, {}, o.json ? solvers::ProgressSink{} : progressBar(o.solver),
+                        parseModel(o.model));
   if (o.json) {
     nlohmann::json j{{"graph", g.name()},
                      {"solver", o.solver},
@@ -79,6 +81,7 @@ void addMaxBatchCommand(CLI::App& app, Runner& run) {
                   "imported at it");
   addGraphOptions(cmd, o->graph, "Times: file (as given), paper, flops or flops:<device> (a100, h100, v100, cpu-generic)",
                   false);
+  addModelOption(cmd, o->model);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runMaxBatch(*o); }; });
 }

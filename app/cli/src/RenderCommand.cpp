@@ -22,6 +22,7 @@ struct RenderOptions {
   std::vector<std::string> solvers;
   std::string budget;
   std::string strategy = "time";
+  std::string model = "simulator";
   std::size_t points = 20;
   bool timeAxis = false;
   bool collapseChains = false;
@@ -79,7 +80,7 @@ int runRender(const RenderOptions& o) {
     // Plans from solvers; with neither files nor solvers, the plain run (the graph drawing stays bare).
     std::vector<std::string> ids = o.solvers;
     if (ids.empty() && o.planFiles.empty() && *kind != viz::FigureKind::Graph) ids.push_back("store-all");
-    for (auto& p : plansFromSolvers(g, ids, o.budget, o.strategy, o.json)) request.plans.push_back(std::move(p));
+    for (auto& p : plansFromSolvers(g, ids, o.budget, o.strategy, o.json, parseModel(o.model))) request.plans.push_back(std::move(p));
   }
   writeFigure(request, style, o.output, o.style.dpi);
   if (o.json) {
@@ -107,6 +108,7 @@ void addRenderCommand(CLI::App& app, Runner& run) {
       ->delimiter(',');
   cmd->add_option("--budget,-b", o->budget, "The solvers' budget: bytes, a size such as 2GiB, or 'least'");
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
+  addModelOption(cmd, o->model);
   cmd->add_option("--points", o->points, "pareto: at most this many plans per front")->capture_default_str();
   cmd->add_flag("--time-axis", o->timeAxis, "timeline: compute time on the x axis instead of steps");
   cmd->add_flag("--collapse-chains", o->collapseChains, "graph: draw chains of simple ops as one box");

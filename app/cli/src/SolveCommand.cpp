@@ -18,6 +18,7 @@ struct SolveOptions {
   std::string solver;
   std::string budget;
   std::string strategy = "time";
+  std::string model = "simulator";
   double timeLimit = 0;
   bool noLiveness = false;
   std::string output;
@@ -33,7 +34,7 @@ int runSolve(const SolveOptions& o) {
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
 
-  solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
+  solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = parseModel(o.model)};
   request.liveness = !o.noLiveness;
   request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
   if (o.timeLimit > 0)
@@ -58,7 +59,11 @@ int runSolve(const SolveOptions& o) {
     std::cout << "Peak         " << bytesText(m.simulatedPeak) << "  simulated"
               << (request.liveness ? " with liveness" : "") << ", at step " << m.peakStep << " ("
               << sim::describeStep(g, r.plan->schedule[m.peakStep]) << ")\n";
-    if (m.modelPeak) std::cout << "Model peak   " << bytesText(m.modelPeak) << "  (the paper's DP model, activations only)\n";
+    if (m.modelPeak)
+      std::cout << "Model peak   " << bytesText(m.modelPeak)
+                << (r.plan->model == solvers::DpModelKind::Paper
+                        ? "  (the paper's DP model, activations only)\n"
+                        : "  (the simulator's DP model: everything counted, never below the simulated peak)\n");
     std::cout << "Overhead     " << m.overhead.value << ' ' << g.timeUnit() << "  (" << m.recomputedNodes
               << " nodes recomputed, " << m.recomputations << " recomputations; total time " << m.totalTime.value << ' '
               << g.timeUnit() << ")\n";
@@ -82,6 +87,7 @@ void addSolveCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--solver,-s", o->solver, "Solver id (see `remat solvers`)")->required();
   cmd->add_option("--budget,-b", o->budget, "Memory budget: bytes or a size such as 2GiB (default: none)");
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
+  addModelOption(cmd, o->model);
   addGraphOptions(cmd, o->graph);
   cmd->add_option("--time-limit", o->timeLimit, "Stop after this many seconds (0: none)");
   cmd->add_flag("--no-liveness", o->noLiveness, "Simulate without liveness analysis (only explicit frees)");

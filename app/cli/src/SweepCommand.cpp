@@ -17,6 +17,7 @@ struct SweepOptions {
   std::string solver = "exact-dp";
   std::size_t points = 20;
   double timeLimit = 0;
+  std::string model = "simulator";
   bool json = false;
 };
 
@@ -26,7 +27,7 @@ int runSweep(const SweepOptions& o) {
   if (o.timeLimit < 0) throw CliError(kUsage, "the time limit must not be negative");
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
-  solvers::SolveRequest request{.graph = &g};
+  solvers::SolveRequest request{.graph = &g, .model = parseModel(o.model)};
   request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
   if (o.timeLimit > 0) request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
   const solvers::Solver::TradeOff r = solver.tradeOff(request, o.points);
@@ -51,6 +52,7 @@ int runSweep(const SweepOptions& o) {
                {"status", std::string(solvers::statusName(r.status))},
                {"message", r.message},
                {"measure", model ? "dp-model" : "simulated"},
+               {"model", std::string(solvers::dpModelName(request.model))},
                {"points", std::move(points)},
                {"solve_seconds", r.seconds},
                {"warnings", loaded.warnings}});
@@ -83,6 +85,7 @@ void addSweepCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--points", o->points, "Show at most this many points of the front")->capture_default_str();
   cmd->add_option("--time-limit", o->timeLimit, "Stop after this many seconds (0: none)");
   addGraphOptions(cmd, o->graph);
+  addModelOption(cmd, o->model);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runSweep(*o); }; });
 }

@@ -25,6 +25,7 @@ struct ValidateOptions {
   std::vector<std::string> solvers;
   std::string budget;
   std::string strategy = "time";
+  std::string model = "simulator";
   bool noCheckGrads = false;
   std::string figure;
   std::string outDir;
@@ -66,7 +67,7 @@ int runValidate(const ValidateOptions& o) {
     const auto budget = least ? std::nullopt : parseBudget(o.budget);
     for (const auto& id : o.solvers) {
       const solvers::Solver& s = findSolver(id);
-      solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy};
+      solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = parseModel(o.model)};
       request.progress = json ? solvers::ProgressSink{} : progressBar(id);
       solvers::SolveResult r = least ? solvers::solveAtLeastBudget(s, request) : s.solve(request);
       if (!r.plan || r.status == solvers::SolveStatus::Infeasible) {
@@ -151,6 +152,7 @@ void addValidateCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--solvers", o->solvers, "Or: solve with these solvers here (comma-separated ids)")->delimiter(',');
   cmd->add_option("--budget,-b", o->budget, "Budget for --solvers: bytes, a size such as 2GiB, or 'least'");
   cmd->add_option("--strategy", o->strategy, "DP strategy for --solvers: time, memory or auto")->capture_default_str();
+  addModelOption(cmd, o->model);
   addMeasureOptions(cmd, o->measure);
   cmd->add_flag("--no-check-grads", o->noCheckGrads,
                 "Skip the comparison of every plan's gradients with the plain run");
