@@ -58,18 +58,20 @@ ComputeGraph load(const std::string& name) {
 }  // namespace
 
 TEST_CASE("exact-dp equals the reference DP on the paper's smaller graphs at several budgets") {
+  // The reference is the paper's model (section 5.1), so exact-dp runs in that model here.
   const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
   for (const char* name : {"cg_vgg19.txt", "cg_unet.txt", "cg_resnet50.txt"}) {
     const ComputeGraph g = load(name);
-    const auto least = exact.minBudget({.graph = &g});
+    const auto least = exact.minBudget({.graph = &g, .model = DpModelKind::Paper});
     REQUIRE(least.bytes);
     for (double factor : {1.0, 1.1, 1.5, 2.0, 4.0}) {
       const std::int64_t budget = static_cast<std::int64_t>(double(least.bytes->value) * factor);
       INFO(name << " budget " << budget);
       const std::int64_t reference = referenceLeastOverhead(g, budget);
       REQUIRE(reference >= 0);
-      SolveResult r = exact.solve({.graph = &g, .budget = Bytes{budget}});
-      REQUIRE(r.status == SolveStatus::Optimal);
+      SolveResult r = exact.solve({.graph = &g, .budget = Bytes{budget}, .model = DpModelKind::Paper});
+      // Optimal in the paper's model; over budget where the simulator counts more than that budget.
+      REQUIRE((r.status == SolveStatus::Optimal || r.status == SolveStatus::OverBudget));
       CHECK(r.metrics.modelOverhead->value == reference);
       CHECK(r.metrics.modelPeak->value <= budget);
     }

@@ -160,7 +160,11 @@ TEST_CASE("reduced transformers of datasets/: the runner's bytes equal the simul
   const auto plain = registry.find("store-all")->solve(request);
   REQUIRE(plain.plan);
   aliasHeld = std::max(aliasHeld, playAndCompare(name, g, "store-all", name + "-store-all", plain));
-  const auto least = remat::solvers::solveAtLeastBudget(*registry.find("approx-dp"), request);
+  // These reduced transformers are mostly parameters: in the simulator's model no chain beats the plain
+  // peak, so the plan with recomputations (views recomputed and shared) comes from the paper's model.
+  remat::solvers::SolveRequest paper = request;
+  paper.model = remat::solvers::DpModelKind::Paper;
+  const auto least = remat::solvers::solveAtLeastBudget(*registry.find("approx-dp"), paper);
   REQUIRE(least.plan);
   CHECK(least.metrics.recomputations > 0);
   aliasHeld = std::max(aliasHeld, playAndCompare(name, g, "approx-dp", name + "-approx-dp-least", least));

@@ -7,7 +7,7 @@
 using namespace remat;
 using namespace remat::viz;
 
-TEST_CASE("plan marks of a canonical plan: boundaries kept, the rest recomputed, segments in order") {
+TEST_CASE("plan marks of a canonical plan: boundaries kept, what is read recomputed, the last segment kept") {
   const auto g = test::makeChain(9);
   std::vector<graph::NodeSet> sets;
   for (std::uint32_t upTo : {3U, 6U, 9U}) {
@@ -21,8 +21,14 @@ TEST_CASE("plan marks of a canonical plan: boundaries kept, the rest recomputed,
     const auto v = g.opNode(graph::OpIndex{k}).value;
     INFO("op " << k);
     CHECK(marks.segment[v] == static_cast<int>(k / 3));
-    // a2 and a5 end their segments and feed the next: the checkpoints.
-    CHECK(marks.role[v] == (k == 2 || k == 5 ? NodeRole::Kept : NodeRole::Recomputed));
+    // a2 and a5 end their segments and feed the next: the checkpoints. Every op keeps its input, so
+    // the first two segments recompute the rest; the last keeps a6 and a7 from its forward, and a8's
+    // value is read by no backward.
+    const NodeRole expected = k == 2 || k == 5 ? NodeRole::Kept
+                              : k < 6          ? NodeRole::Recomputed
+                              : k < 8          ? NodeRole::NeverFreed
+                                               : NodeRole::Other;
+    CHECK(marks.role[v] == expected);
   }
   CHECK(marks.role[0] == NodeRole::Other);  // the input
 }

@@ -53,7 +53,19 @@ NodeMarks planMarks(const graph::ComputeGraph& g, const sim::Schedule& schedule,
   for (std::uint32_t v = g.firstOp(); v < n; ++v) {
     NodeRole& role = marks.role[v];
     if (forwards[v] > 1) role = NodeRole::Recomputed;
-    else if (forwards[v] == 1 && lowerSets) role = boundary[v] ? NodeRole::Kept : NodeRole::Other;
+    else if (forwards[v] == 1 && lowerSets) {
+      // Not a checkpoint and computed once: kept from its forward when the last segment's backward
+      // reads it (canonical schedules keep the last segment), else dropped and never needed again.
+      const bool last = marks.segment[v] + 1 == marks.segments;
+      const graph::NodeId id{v};
+      bool read = false;
+      if (last)
+        for (graph::NodeId w : g.successors(id))
+          for (graph::NodeId u : sim::savedOpValues(g, w)) read |= u == id;
+      if (last)
+        for (graph::NodeId u : sim::savedOpValues(g, id)) read |= u == id;
+      role = boundary[v] ? NodeRole::Kept : read ? NodeRole::NeverFreed : NodeRole::Other;
+    }
     else if (forwards[v] == 1 && aliveAtTurn[v]) role = readByRecompute[v] ? NodeRole::Kept : NodeRole::NeverFreed;
   }
   marks.computations = std::move(forwards);
