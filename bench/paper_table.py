@@ -42,8 +42,8 @@ def main():
         chen = remat("solve", path, "--solver", "chen-sqrtn")["metrics"]["simulated_peak_bytes"]
         dp = {}
         for solver in ("approx-dp", "exact-dp"):
-            least = remat("min-budget", path, "--solver", solver)["min_budget_bytes"]
-            plan = remat("solve", path, "--solver", solver, "--strategy", "memory", "--budget", str(least))
+            least = remat("min-budget", path, "--solver", solver, "--model", "paper")["min_budget_bytes"]
+            plan = remat("solve", path, "--solver", solver, "--strategy", "memory", "--budget", str(least), "--model", "paper")
             dp[solver] = (least, plan["metrics"]["simulated_peak_bytes"])
 
         def cell(b):
