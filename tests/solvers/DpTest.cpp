@@ -33,26 +33,11 @@ std::optional<std::vector<Sequence>> allSequences(const ComputeGraph& g, std::si
     return true;
   });
   std::vector<Sequence> out;
-  std::vector<NodeSet> chain;
-  const NodeSet all = fullSet(g);
-  bool tooMany = false;
-  std::function<void(const NodeSet&)> extend = [&](const NodeSet& current) {
-    if (tooMany) return;
-    for (const NodeSet& s : sets) {
-      if (!current.subsetOf(s) || current == s) continue;
-      chain.push_back(s);
-      if (s == all) {
-        const DpModelCost c = evaluateDpModel(g, chain);
-        out.push_back({c.peak, c.overhead, c.checkpointBytes});
-        if (out.size() > limit) tooMany = true;
-      } else {
-        extend(s);
-      }
-      chain.pop_back();
-    }
-  };
-  extend(emptySet(g));
-  if (tooMany) return std::nullopt;
+  const bool complete = test::forEachChain(g, sets, limit, [&](const std::vector<NodeSet>& chain) {
+    const DpModelCost c = evaluateDpModel(g, chain);
+    out.push_back({c.peak, c.overhead, c.checkpointBytes});
+  });
+  if (!complete) return std::nullopt;
   return out;
 }
 

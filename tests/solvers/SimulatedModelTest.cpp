@@ -83,25 +83,10 @@ struct Chain {
 // evaluated by evaluateSimulatedModel; nullopt past `limit` chains.
 std::optional<std::vector<Chain>> allChains(const ComputeGraph& g, const std::vector<NodeSet>& sets, std::size_t limit) {
   std::vector<Chain> out;
-  std::vector<NodeSet> chain;
-  const NodeSet all = fullSet(g);
-  bool tooMany = false;
-  std::function<void(const NodeSet&)> extend = [&](const NodeSet& current) {
-    for (const NodeSet& s : sets) {
-      if (tooMany) return;
-      if (!current.subsetOf(s) || current == s) continue;
-      chain.push_back(s);
-      if (s == all) {
-        out.push_back({chain, evaluateSimulatedModel(g, chain)});
-        tooMany = out.size() > limit;
-      } else {
-        extend(s);
-      }
-      chain.pop_back();
-    }
-  };
-  extend(emptySet(g));
-  if (tooMany) return std::nullopt;
+  const bool complete = test::forEachChain(g, sets, limit, [&](const std::vector<NodeSet>& chain) {
+    out.push_back({chain, evaluateSimulatedModel(g, chain)});
+  });
+  if (!complete) return std::nullopt;
   return out;
 }
 

@@ -3,6 +3,7 @@
 // Small graphs for tests, built through the real GraphBuilder.
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -119,6 +120,27 @@ inline std::vector<graph::NodeSet> evenLowerSets(const graph::ComputeGraph& g, s
   }
   sets.push_back(graph::fullSet(g));
   return sets;
+}
+
+/// Calls `visit` with every increasing chain ∅ ⊊ L_1 ⊊ ... ⊊ V whose sets come from `sets` (which must
+/// hold V), by depth-first search; false, and no more calls, once there are more than `limit` chains.
+inline bool forEachChain(const graph::ComputeGraph& g, const std::vector<graph::NodeSet>& sets, std::size_t limit,
+                         const std::function<void(const std::vector<graph::NodeSet>&)>& visit) {
+  std::vector<graph::NodeSet> chain;
+  const graph::NodeSet all = graph::fullSet(g);
+  std::size_t seen = 0;
+  std::function<bool(const graph::NodeSet&)> extend = [&](const graph::NodeSet& current) {
+    for (const graph::NodeSet& s : sets) {
+      if (!current.subsetOf(s) || current == s) continue;
+      chain.push_back(s);
+      const bool more = s == all ? ++seen <= limit : extend(s);
+      if (s == all && more) visit(chain);
+      chain.pop_back();
+      if (!more) return false;
+    }
+    return true;
+  };
+  return extend(graph::emptySet(g));
 }
 
 }  // namespace remat::test
