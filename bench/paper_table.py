@@ -39,7 +39,7 @@ def main():
     for name, file, pub_approx, pub_exact, pub_chen in NETWORKS:
         path = str(CORPUS / file)
         vanilla = remat("solve", path, "--solver", "store-all")["metrics"]["simulated_peak_bytes"]
-        chen = remat("solve", path, "--solver", "chen-sqrtn")["metrics"]["simulated_peak_bytes"]
+        chen = remat("solve", path, "--solver", "chen-sqrtn", "--model", "paper")["metrics"]["simulated_peak_bytes"]
         dp = {}
         for solver in ("approx-dp", "exact-dp"):
             least = remat("min-budget", path, "--solver", solver, "--model", "paper")["min_budget_bytes"]
