@@ -138,11 +138,7 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
         for (std::uint32_t q = m_saved[c].begin; q < m_saved[c].end; ++q) within |= m_adj[q] == u;
       }
       if (within) flags |= TargetTerms::kSavedWithin;
-      t.boundary.push_back({u, m_bytes[u], m_time[u], flags});
-      if (m_root[u] >= 0 && std::find(rootsSeen.begin(), rootsSeen.end(), m_root[u]) == rootsSeen.end()) {
-        rootsSeen.push_back(m_root[u]);
-        t.roots.emplace_back(static_cast<std::uint32_t>(m_root[u]), m_bytes[static_cast<std::size_t>(m_root[u])]);
-      }
+      t.boundary.push_back({u, u, m_bytes[u], m_time[u], 0, flags});
       continue;
     }
     bool need = m_savedByAny[u] != 0;
@@ -152,6 +148,14 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
     if (m_neededAlone[u] && !need) t.exceptions.emplace_back(u, m_time[u]);
   }
   std::reverse(t.boundary.begin(), t.boundary.end());
+  // The storages ∂L holds, each counted on its first holder (views share their base's).
+  for (auto& b : t.boundary) {
+    const std::int32_t root = m_root[b.op];
+    if (root < 0 || std::find(rootsSeen.begin(), rootsSeen.end(), root) != rootsSeen.end()) continue;
+    rootsSeen.push_back(root);
+    b.rootOp = static_cast<std::uint32_t>(root);
+    b.rootBytes = m_bytes[static_cast<std::size_t>(root)];
+  }
   return t;
 }
 
@@ -163,16 +167,19 @@ Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const Ta
   // kept by themselves or a consumer inside next.
   std::int64_t saved = terms.savedInsideBytes - prevTerms.savedBytes;
   for (const auto& b : terms.boundary) {
-    if (inSet(prev, b.op)) {
+    const bool held = inSet(prev, b.op);
+    if (b.rootBytes != 0 && !(b.rootOp == b.op ? held : inSet(prev, b.rootOp))) out.dm += b.rootBytes;
+    if (held) {
       if (b.flags & TargetTerms::kSavedByAny) saved += b.bytes;
       continue;
     }
     if (b.flags & TargetTerms::kSavedWithin) saved += b.bytes;
-    if (!last && (b.flags & TargetTerms::kNeededAlone)) out.dt -= b.time;
+    if (b.flags & TargetTerms::kNeededAlone) out.dt -= b.time;
   }
-  if (!last) {
-    for (const auto& [root, bytes] : terms.roots)
-      if (!inSet(prev, root)) out.dm += bytes;
+  if (last) {
+    out.dm = 0;  // ∂V is empty: nothing to keep
+    out.dt = 0;
+  } else {
     out.dt += terms.neededTime - prevTerms.neededTime;
     for (const auto& [op, time] : terms.exceptions)
       if (!inSet(prev, op)) out.dt -= time;

@@ -41,12 +41,13 @@ struct TargetTerms {
   std::int64_t savedInsideBytes = 0;  ///< the same over L \ ∂L
   struct BoundaryEntry {
     std::uint32_t op;
+    std::uint32_t rootOp;    ///< the op whose storage it holds (itself unless a view)
     std::int64_t bytes;
     std::int64_t time;
-    std::uint8_t flags;  ///< kNeededAlone, kSavedByAny, kSavedWithin
+    std::int64_t rootBytes;  ///< that storage's bytes, on the first entry holding it (0 on the others, or resident)
+    std::uint8_t flags;      ///< kNeededAlone, kSavedByAny, kSavedWithin
   };
-  std::vector<BoundaryEntry> boundary;                        ///< ∂L
-  std::vector<std::pair<std::uint32_t, std::int64_t>> roots;  ///< storages ∂L holds: (root op, bytes)
+  std::vector<BoundaryEntry> boundary;  ///< ∂L, ascending
   /// Members of L \ ∂L in N∅ that a transition into L does not recompute after all (every path to a
   /// value some backward keeps runs through ∂L): (op, time).
   std::vector<std::pair<std::uint32_t, std::int64_t>> exceptions;
