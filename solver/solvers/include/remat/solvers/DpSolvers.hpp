@@ -9,9 +9,12 @@ namespace remat::solvers {
 
 /// `exact-dp`: the exact dynamic program of Kusumoto et al., "A Graph Theoretic Framework of
 /// Recomputation Algorithms for Memory-Efficient Backpropagation", NeurIPS 2019, over all lower sets
-/// and every pair L ⊊ L' (ARCHITECTURE.md section 5.1). Exact for the paper's model: the time-centric
-/// strategy returns the least overhead T under M ≤ B, the memory-centric one the least checkpoint
-/// memory. Any DAG; exponential in the graph's width (the number of lower sets), O(Σ pairs · front).
+/// and every pair L ⊊ L' (ARCHITECTURE.md section 5.1). Exact for its model, the simulator's by default
+/// (SimulatedDpModel: a plan within the budget fits it in the simulator) or the paper's
+/// (SolveRequest::model): the time-centric strategy returns the least overhead under the budget, the
+/// memory-centric one the least checkpoint memory. Any DAG; exponential in the graph's width (the
+/// number of lower sets), O(Σ pairs · front), each pair's memory O(1) in the paper's model and a pass
+/// over the segment in the simulator's where its O(|boundary|) bound does not decide.
 class ExactDp final : public Solver {
  public:
   /// More lower sets than this is refused with a message that suggests approx-dp.
