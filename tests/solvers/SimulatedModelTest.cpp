@@ -107,7 +107,9 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
   std::size_t differ = 0;
   double gap = 0.0;
   double gapSum = 0.0;
-  for (const auto& [seed, g] : graphs(120)) {
+  for (const auto& entry : graphs(120)) {
+    const std::uint32_t seed = entry.first;
+    const ComputeGraph& g = entry.second;
     INFO("seed " << seed << ", " << g.opCount() << " ops");
     auto all = allChains(g, nonEmptyLowerSets(g), 5000);
     if (!all) continue;
@@ -131,7 +133,9 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
 }
 
 TEST_CASE("the canonical lowering recomputes only what a later step reads") {
-  for (const auto& [seed, g] : graphs(40)) {
+  for (const auto& entry : graphs(40)) {
+    const std::uint32_t seed = entry.first;
+    const ComputeGraph& g = entry.second;
     INFO("seed " << seed);
     auto all = allChains(g, nonEmptyLowerSets(g), 300);
     if (!all) continue;
@@ -207,7 +211,9 @@ void checkSolverAgainst(const Solver& solver, const ComputeGraph& g, const std::
 TEST_CASE("exact-dp in the simulator's model equals a brute force over every chain, run through the simulator") {
   const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
   std::size_t checked = 0;
-  for (const auto& [seed, g] : graphs(220)) {
+  for (const auto& entry : graphs(220)) {
+    const std::uint32_t seed = entry.first;
+    const ComputeGraph& g = entry.second;
     auto chains = allChains(g, nonEmptyLowerSets(g), 100000);
     if (!chains) continue;
     ++checked;
@@ -220,7 +226,9 @@ TEST_CASE("exact-dp in the simulator's model equals a brute force over every cha
 TEST_CASE("approx-dp in the simulator's model equals a brute force over chains of ancestor closures") {
   const Solver& approx = *SolverRegistry::builtin().find("approx-dp");
   std::size_t checked = 0;
-  for (const auto& [seed, g] : graphs(220)) {
+  for (const auto& entry : graphs(220)) {
+    const std::uint32_t seed = entry.first;
+    const ComputeGraph& g = entry.second;
     std::vector<NodeSet> closures;
     for (std::uint32_t v = 0; v < g.opCount(); ++v) closures.push_back(ancestorClosure(g, OpIndex{v}));
     closures.push_back(fullSet(g));
@@ -238,7 +246,9 @@ TEST_CASE("approx-dp in the simulator's model equals a brute force over chains o
 TEST_CASE("the trade-off front of the simulator's model equals the brute-force front") {
   const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
   std::size_t checked = 0;
-  for (const auto& [seed, g] : graphs(100)) {
+  for (const auto& entry : graphs(100)) {
+    const std::uint32_t seed = entry.first;
+    const ComputeGraph& g = entry.second;
     auto chains = allChains(g, nonEmptyLowerSets(g), 100000);
     if (!chains) continue;
     ++checked;
@@ -268,7 +278,9 @@ TEST_CASE("no plan is called optimal or feasible above its budget, and the compa
   for (const char* id : {"exact-dp", "approx-dp", "chen-sqrtn", "chen-greedy", "dtr", "chain-dp"})
     chosen.push_back(registry.find(id));
   std::size_t overBudget = 0;
-  for (const auto& [seed, g] : graphs(40)) {
+  for (const auto& entry : graphs(40)) {
+    const std::uint32_t seed = entry.first;
+    const ComputeGraph& g = entry.second;
     INFO("seed " << seed);
     const SolveResult plain = registry.find("store-all")->solve({.graph = &g});
     for (double fraction : {0.6, 0.75, 0.9}) {
