@@ -112,6 +112,7 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
     const ComputeGraph& g = entry.second;
     INFO("seed " << seed << ", " << g.opCount() << " ops");
     auto all = allChains(g, nonEmptyLowerSets(g), 5000);
+    const SimulatedDpModel model(g);
     if (!all) continue;
     for (const Chain& c : *all) {
       const sim::SimulationResult r = sim::Simulator(g).run(sim::canonicalSchedule(g, c.sets));
@@ -119,6 +120,16 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
       ++chains;
       CHECK(c.model.overhead == r.overhead.value);
       CHECK(c.model.peak >= r.peak.value);
+      // The quick figures the DP filters with: dt and dm exact, base a lower bound.
+      NodeSet prev = emptySet(g);
+      for (const NodeSet& next : c.sets) {
+        const Transition exact = model.transition(prev, next);
+        const Transition quick = model.quickTransition(prev, next);
+        CHECK(quick.dt == exact.dt);
+        CHECK(quick.dm == exact.dm);
+        CHECK(quick.base <= exact.base);
+        prev = next;
+      }
       if (c.model.peak != r.peak.value) ++differ;
       gap = std::max(gap, double(c.model.peak - r.peak.value) / double(r.peak.value));
       gapSum += double(c.model.peak - r.peak.value) / double(r.peak.value);

@@ -17,8 +17,6 @@ std::int64_t saturatingAdd(std::int64_t a, std::int64_t b) {
   return a > 0 ? INT64_MAX : INT64_MIN;
 }
 
-std::int64_t transitionBase(const LowerSetFamily& f, std::size_t i, std::size_t j) { return f.transition(i, j).base; }
-
 namespace {
 
 unsigned threadCount(unsigned requested) {

@@ -27,7 +27,7 @@ std::optional<DpModelKind> dpModelFromName(std::string_view name) {
   return std::nullopt;
 }
 
-SimulatedDpModel::SimulatedDpModel(const graph::ComputeGraph& g) : m_graph(&g) {
+SimulatedDpModel::SimulatedDpModel(const graph::ComputeGraph& g) {
   m_ops = g.opCount();
   m_words = (m_ops + 63) / 64;
   m_resident = g.paramBytes().value + g.inputBytes().value;

@@ -116,9 +116,6 @@ struct DpRun {
 
 /// a + b, or INT64_MAX when that overflows.
 [[nodiscard]] std::int64_t saturatingAdd(std::int64_t a, std::int64_t b);
-/// The model term of the transition L_i -> L_j without the checkpoint memory held on entry
-/// (LowerSetFamily::transition; the paper's 2 M(L_j \ L_i) + M(A_j) + M(B_j), saturated, in its model).
-[[nodiscard]] std::int64_t transitionBase(const LowerSetFamily& f, std::size_t i, std::size_t j);
 
 /// The least budget B for which the model has a solution over the family: the least peak over all
 /// continuations from ∅, from one backward pass (continuationBounds) and, where the family's quick

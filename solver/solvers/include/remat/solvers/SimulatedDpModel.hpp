@@ -71,9 +71,6 @@ class SimulatedDpModel {
  public:
   explicit SimulatedDpModel(const graph::ComputeGraph& g);
 
-  [[nodiscard]] const graph::ComputeGraph& graph() const { return *m_graph; }
-  [[nodiscard]] std::size_t words() const { return m_words; }
-
   /// The shared terms of the lower set with these words.
   [[nodiscard]] TargetTerms targetTerms(const std::uint64_t* next) const;
 
@@ -115,7 +112,6 @@ class SimulatedDpModel {
     std::uint32_t begin;
     std::uint32_t end;
   };
-  const graph::ComputeGraph* m_graph;
   std::size_t m_ops = 0;
   std::size_t m_words = 0;
   std::int64_t m_resident = 0;
