@@ -2,7 +2,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <QImage>
 #include <QMouseEvent>
+#include <QPainter>
 #include <QTest>
 #include <QToolTip>
 
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "VizQtTestSupport.hpp"
+#include "remat/vizqt/ScenePainter.hpp"
 #include "remat/vizqt/SceneView.hpp"
 
 using remat::vizqt::SceneView;
@@ -249,4 +252,93 @@ TEST_CASE("SceneView builds figures on a worker thread and shows the latest", "[
   release.join();
   QApplication::processEvents();
   CHECK(calls == built + 1);
+}
+
+namespace {
+
+// The widget's picture of `scene` painted afresh, as paintEvent does without a kept picture: the
+// background, then the scene at the widget's fit, zoom and pan.
+QImage paintedAfresh(SceneView& view, const viz::Scene& scene) {
+  QImage image(view.size() * view.devicePixelRatioF(), QImage::Format_ARGB32_Premultiplied);
+  image.setDevicePixelRatio(view.devicePixelRatioF());
+  image.setDotsPerMeterX(static_cast<int>(std::lround(view.logicalDpiX() / 0.0254)));
+  image.setDotsPerMeterY(static_cast<int>(std::lround(view.logicalDpiY() / 0.0254)));
+  image.fill(QColor(scene.background.r, scene.background.g, scene.background.b, scene.background.a));
+  QPainter painter(&image);
+  painter.setRenderHint(QPainter::Antialiasing);
+  painter.setRenderHint(QPainter::TextAntialiasing);
+  const QPointF origin = view.mapFromScene(QPointF(0, 0));
+  const double s = std::min(view.width() / scene.width, view.height() / scene.height) * view.zoom();
+  painter.translate(origin);
+  painter.scale(s, s);
+  remat::vizqt::paintScene(scene, painter);
+  painter.end();
+  return image;
+}
+
+QImage shown(SceneView& view) {
+  return view.grab().toImage().convertToFormat(QImage::Format_ARGB32_Premultiplied);
+}
+
+// The same pixels (QImage's == also compares what the pixels are not: the colour space, the DPI).
+bool samePixels(const QImage& a, const QImage& b) {
+  if (a.size() != b.size()) return false;
+  for (int y = 0; y < a.height(); ++y)
+    for (int x = 0; x < a.width(); ++x)
+      if (a.pixel(x, y) != b.pixel(x, y)) return false;
+  return true;
+}
+
+viz::Scene labelled(const std::string& text, viz::Color fill) {
+  viz::Scene s;
+  s.width = 200;
+  s.height = 100;
+  s.add(viz::RectItem{10, 10, 80, 40, viz::Fill{fill}, viz::Stroke{{0, 0, 0}, 1.5}, 0});
+  s.add(viz::RectItem{100, 20, 60, 50, viz::Fill{fill, viz::Hatch::Cross}, std::nullopt, 6});
+  s.add(viz::TextItem{{20, 80}, text});
+  return s;
+}
+
+}  // namespace
+
+// Repaints copy a kept picture of the scene (painting every item again took tens of milliseconds on
+// large figures): whatever changed since, the widget must show what a fresh paint would.
+TEST_CASE("SceneView shows a fresh paint of its scene after every change, its kept picture never stale",
+          "[vizqt][sceneview]") {
+  remat::test::ensureTestApplication();
+  SceneView view;
+  view.resize(300, 200);
+  view.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&view));
+  const viz::Scene first = labelled("first", {200, 40, 40});
+  const viz::Scene second = labelled("second", {40, 40, 200});
+  view.setScene(first);
+  const QImage a = shown(view);
+  CHECK(samePixels(a, paintedAfresh(view, first)));
+  CHECK(samePixels(shown(view), a));  // painted again unchanged: the same picture
+  view.setScene(second);
+  CHECK_FALSE(samePixels(shown(view), a));
+  CHECK(samePixels(shown(view), paintedAfresh(view, second)));
+  view.zoomAt(2.0, QPointF(100, 50));
+  CHECK(samePixels(shown(view), paintedAfresh(view, second)));
+  view.panBy(QPointF(-30, 12));
+  CHECK(samePixels(shown(view), paintedAfresh(view, second)));
+  view.resetView();
+  view.resize(240, 260);
+  CHECK(samePixels(shown(view), paintedAfresh(view, second)));
+
+  // A figure built on the worker arrives with its picture already painted there: the same pixels.
+  std::atomic<int> builds{0};
+  view.setAsyncSceneBuilder([&](double, double) -> SceneView::SceneJob {
+    return [&] {
+      ++builds;
+      return labelled("from the worker", {40, 160, 40});
+    };
+  });
+  view.repaint();
+  REQUIRE(QTest::qWaitFor([&] { return builds == 1 && !view.building(); }, 10000));
+  CHECK(samePixels(shown(view), paintedAfresh(view, labelled("from the worker", {40, 160, 40}))));
+  CHECK(builds == 1);  // showing it did not build it again
+  view.zoomAt(0.5, QPointF(10, 10));
+  CHECK(samePixels(shown(view), paintedAfresh(view, labelled("from the worker", {40, 160, 40}))));
 }

@@ -201,7 +201,12 @@ Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGrap
   const bool named = rows <= kMaxNamedRows;
   // The chart draws no y ticks (an Integer axis over (0.25, 0.75) holds no integer): it cannot count
   // downwards, so rows are placed and labelled here, the first operation on top.
-  const Axis x{0, static_cast<double>(std::max<std::size_t>(matrix.steps, 1)), "step", AxisFormat::Integer};
+  // The x axis ends after the last cell drawn: the frees that close a schedule (a step each, with
+  // nothing of the matrix in them) would otherwise leave an empty band on the right.
+  std::size_t drawnSteps = 0;
+  for (const auto& row : matrix.runs)
+    if (!row.empty()) drawnSteps = std::max(drawnSteps, row.back().last + 1);
+  const Axis x{0, static_cast<double>(std::max<std::size_t>(drawnSteps, 1)), "step", AxisFormat::Integer};
   const Axis y{0.25, 0.75, "", AxisFormat::Integer};
 
   // The plot's height does not depend on the canvas width: a first layout finds the row height and

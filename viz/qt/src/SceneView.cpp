@@ -1,5 +1,6 @@
 #include "remat/vizqt/SceneView.hpp"
 
+#include <QImage>
 #include <QLineF>
 #include <QMetaObject>
 #include <QMouseEvent>
@@ -22,6 +23,41 @@ namespace remat::vizqt {
 namespace {
 constexpr int kResizeSettleMs = 150;
 bool hasSize(const viz::Scene& s) { return s.width > 0 && s.height > 0; }
+
+double fitScaleFor(const viz::Scene& scene, QSize widget) {
+  if (!hasSize(scene)) return 1.0;
+  return std::min(widget.width() / scene.width, widget.height() / scene.height);
+}
+
+// Where the scene's origin lands in a widget of `widget`'s size at `zoom` and `pan` (see mapFromScene).
+QPointF originFor(const viz::Scene& scene, QSize widget, double zoom, QPointF pan) {
+  const double s = fitScaleFor(scene, widget) * zoom;
+  const QPointF centre(widget.width() / 2.0, widget.height() / 2.0);
+  const QPointF sceneCentre(scene.width / 2.0, scene.height / 2.0);
+  return centre + pan - sceneCentre * s;
+}
+
+// The widget's picture of the scene: what paintEvent shows, drawn into an image of the widget's size in
+// device pixels, with the widget's font resolution, so that text and lines come out as on the widget.
+// Safe on any thread (QPainter on a QImage).
+QImage renderView(const viz::Scene& scene, const SceneView::RasterKey& key) {
+  const QSize pixels(static_cast<int>(std::ceil(key.size.width() * key.dpr)),
+                     static_cast<int>(std::ceil(key.size.height() * key.dpr)));
+  QImage image(pixels.expandedTo(QSize(1, 1)), QImage::Format_ARGB32_Premultiplied);
+  image.setDevicePixelRatio(key.dpr);
+  image.setDotsPerMeterX(static_cast<int>(std::lround(key.dpiX / 0.0254)));
+  image.setDotsPerMeterY(static_cast<int>(std::lround(key.dpiY / 0.0254)));
+  const auto& bg = scene.background;
+  image.fill(QColor(bg.r, bg.g, bg.b, bg.a));
+  QPainter painter(&image);
+  painter.setRenderHint(QPainter::Antialiasing);
+  painter.setRenderHint(QPainter::TextAntialiasing);
+  const double s = fitScaleFor(scene, key.size) * key.zoom;
+  painter.translate(originFor(scene, key.size, key.zoom, key.pan));
+  painter.scale(s, s);
+  paintScene(scene, painter);
+  return image;
+}
 
 // The handlers are the owner's code; an exception must not cross the event loop.
 template <class Call>
@@ -57,6 +93,7 @@ void SceneView::setScene(viz::Scene scene) {
   ++m_generation;
   dropHover();
   m_scene = std::move(scene);
+  ++m_sceneVersion;
   m_dirty = false;
   update();
 }
@@ -104,6 +141,7 @@ void SceneView::rebuildIfNeeded(bool now) {
   m_builtFor = size();
   dropHover();
   // The builder is the owner's code; an exception must not cross the event loop from paintEvent.
+  ++m_sceneVersion;
   try {
     m_scene = m_builder(std::max(1, width()), std::max(1, height()));
   } catch (const std::exception& e) {
@@ -115,6 +153,10 @@ void SceneView::rebuildIfNeeded(bool now) {
   }
 }
 
+SceneView::RasterKey SceneView::currentRasterKey() const {
+  return {m_sceneVersion, size(), devicePixelRatioF(), logicalDpiX(), logicalDpiY(), m_zoom, m_pan};
+}
+
 void SceneView::startBuild() {
   m_dirty = false;
   m_builtFor = size();
@@ -122,39 +164,57 @@ void SceneView::startBuild() {
   try {
     job = m_async(std::max(1, width()), std::max(1, height()));
   } catch (const std::exception& e) {
-    onBuilt(++m_generation, std::nullopt, QString::fromUtf8(e.what()));
+    onBuilt(++m_generation, std::nullopt, QString::fromUtf8(e.what()), {}, {});
     return;
   }
   if (!job) {
-    onBuilt(++m_generation, viz::Scene{}, {});
+    onBuilt(++m_generation, viz::Scene{}, {}, {}, {});
     return;
   }
   const std::uint64_t generation = ++m_generation;
   m_building = true;
+  // The worker also paints the figure as it will first be shown, unzoomed at this size, so that the GUI
+  // thread only copies the picture (painting a large figure takes tens of milliseconds).
+  RasterKey key = currentRasterKey();
+  key.zoom = 1.0;
+  key.pan = {};
   waitForBuild();  // the previous worker has ended: it delivered its result
-  m_worker = std::jthread([this, job = std::move(job), generation] {
+  m_worker = std::jthread([this, job = std::move(job), generation, key] {
     auto scene = std::make_shared<std::optional<viz::Scene>>();
     auto error = std::make_shared<QString>();
+    auto picture = std::make_shared<QImage>();
     try {
       *scene = job();
+      if (hasSize(**scene)) *picture = renderView(**scene, key);
     } catch (const std::exception& e) {
+      scene->reset();
       *error = QString::fromUtf8(e.what());
     } catch (...) {
+      scene->reset();
       *error = QStringLiteral("the figure could not be drawn");
     }
     // Delivered on the GUI thread; dropped by Qt if this view is gone (its destructor joins us first).
     QMetaObject::invokeMethod(
-        this, [this, generation, scene, error] { onBuilt(generation, std::move(*scene), *error); },
+        this,
+        [this, generation, scene, error, picture, key] {
+          onBuilt(generation, std::move(*scene), *error, std::move(*picture), key);
+        },
         Qt::QueuedConnection);
   });
 }
 
-void SceneView::onBuilt(std::uint64_t generation, std::optional<viz::Scene> scene, const QString& error) {
+void SceneView::onBuilt(std::uint64_t generation, std::optional<viz::Scene> scene, const QString& error,
+                        QImage picture, RasterKey key) {
   m_building = false;                // at most one worker is in flight, and this was its result
   if (generation == m_generation) {  // not overtaken by a build on the GUI thread since
     dropHover();
+    ++m_sceneVersion;
     if (scene) {
       m_scene = std::move(*scene);
+      if (!picture.isNull()) {
+        key.version = m_sceneVersion;
+        m_raster = {std::move(picture), key};
+      }
     } else {
       m_scene = {};
       m_placeholder = error;
@@ -163,10 +223,7 @@ void SceneView::onBuilt(std::uint64_t generation, std::optional<viz::Scene> scen
   update();  // paints the new figure, and starts the next build if the inputs changed meanwhile
 }
 
-double SceneView::fitScale() const {
-  if (!hasSize(m_scene)) return 1.0;
-  return std::min(width() / m_scene.width, height() / m_scene.height);
-}
+double SceneView::fitScale() const { return fitScaleFor(m_scene, size()); }
 
 QPointF SceneView::mapFromScene(QPointF p) const {
   const double s = fitScale() * m_zoom;
@@ -253,13 +310,11 @@ void SceneView::paintEvent(QPaintEvent* /*event*/) {
                      m_building ? tr("Drawing the figure\u2026") : m_placeholder);
     return;
   }
-  const auto& bg = m_scene.background;
-  painter.fillRect(rect(), QColor(bg.r, bg.g, bg.b, bg.a));
-  const QPointF origin = mapFromScene(QPointF(0, 0));
-  const double s = fitScale() * m_zoom;
-  painter.translate(origin);
-  painter.scale(s, s);
-  paintScene(m_scene, painter);
+  // The picture is kept until the scene, the size, the zoom or the pan changes: a repaint (the tab shown
+  // again, a window over it, a tool tip) copies it instead of painting every item again.
+  const RasterKey key = currentRasterKey();
+  if (m_raster.image.isNull() || !(m_raster.key == key)) m_raster = {renderView(m_scene, key), key};
+  painter.drawImage(QPointF(0, 0), m_raster.image);
 }
 
 void SceneView::resizeEvent(QResizeEvent* event) {

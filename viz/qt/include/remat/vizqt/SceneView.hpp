@@ -1,5 +1,8 @@
 #pragma once
 
+#include <QImage>
+#include <QPointF>
+#include <QSize>
 #include <QString>
 #include <QTimer>
 #include <QWidget>
@@ -98,6 +101,19 @@ class SceneView : public QWidget {
   /// A press and release of the left button closer than this, in widget pixels, is a click, not a drag.
   static constexpr double kClickSlop = 4.0;
 
+  /// What a painted picture of the scene was drawn for: the scene (by version), the widget's size,
+  /// device pixel ratio and font resolution, the zoom and the pan.
+  struct RasterKey {
+    std::uint64_t version = 0;
+    QSize size;
+    qreal dpr = 1.0;
+    int dpiX = 96;
+    int dpiY = 96;
+    double zoom = 1.0;
+    QPointF pan;
+    bool operator==(const RasterKey&) const = default;
+  };
+
  protected:
   void paintEvent(QPaintEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
@@ -113,7 +129,9 @@ class SceneView : public QWidget {
   /// a build on the worker.
   void rebuildIfNeeded(bool now = true);
   void startBuild();
-  void onBuilt(std::uint64_t generation, std::optional<viz::Scene> scene, const QString& error);
+  void onBuilt(std::uint64_t generation, std::optional<viz::Scene> scene, const QString& error, QImage picture,
+               RasterKey key);
+  [[nodiscard]] RasterKey currentRasterKey() const;
   [[nodiscard]] double fitScale() const;
   /// The hotspot of the current scene at a widget point, within kHoverTolerance pixels.
   [[nodiscard]] const viz::Hotspot* hotspotUnder(QPointF widgetPoint);
@@ -128,6 +146,12 @@ class SceneView : public QWidget {
   std::uint64_t m_generation = 0;  ///< of the latest build started; results of older ones are dropped
   bool m_building = false;
   viz::Scene m_scene;
+  std::uint64_t m_sceneVersion = 0;  ///< counts the changes of m_scene
+  struct Raster {
+    QImage image;
+    RasterKey key;
+  };
+  Raster m_raster;  ///< the scene as last painted (see paintEvent)
   bool m_dirty = false;
   QSize m_builtFor;
   QString m_placeholder;
