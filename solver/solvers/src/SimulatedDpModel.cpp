@@ -148,6 +148,27 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
     if (m_neededAlone[u] && !need) t.exceptions.emplace_back(u, m_time[u]);
   }
   std::reverse(t.boundary.begin(), t.boundary.end());
+  // What the backward step of each of L's last members adds when it opens a segment's backward (see
+  // quickTransition): the members of ∂L are exactly those `onBoundary` marks.
+  for (std::uint32_t w = static_cast<std::uint32_t>(m_ops); w-- > 0 && t.firstSteps.size() < TargetTerms::kFirstSteps;) {
+    if (!inSet(next, w)) continue;
+    std::int64_t extra = m_workspace[w];
+    if (m_succs[w].end == m_succs[w].begin) extra += m_gradBytes[w];  // an output's seed
+    for (std::uint32_t k = m_preds[w].begin; k < m_preds[w].end; ++k) {
+      const std::uint32_t u = m_adj[k];
+      bool repeated = false;  // an input read twice gets one gradient
+      for (std::uint32_t q = m_preds[w].begin; q < k && !repeated; ++q) repeated = m_adj[q] == u;
+      if (!repeated && !onBoundary[u]) extra += m_gradBytes[u];
+    }
+    for (std::uint32_t k = m_params[w].begin; k < m_params[w].end; ++k) {
+      const std::uint32_t q = m_adj[k];
+      bool outside = false;
+      for (std::uint32_t x = m_paramUsers[q].begin; x < m_paramUsers[q].end && !outside; ++x)
+        outside = !inSet(next, m_adj[x]);
+      if (!outside) extra += m_paramBytes[q];
+    }
+    t.firstSteps.push_back({w, extra});
+  }
   // The storages ∂L holds, each counted on its first holder (views share their base's).
   for (auto& b : t.boundary) {
     const std::int32_t root = m_root[b.op];
@@ -184,7 +205,14 @@ Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const Ta
     for (const auto& [op, time] : terms.exceptions)
       if (!inSet(prev, op)) out.dt -= time;
   }
-  const std::int64_t firstStep = terms.boundaryGrads + terms.paramGradsOutside + saved;
+  // The first backward step is that of the segment's last member: the first of `next`'s last members
+  // that `prev` lacks (when prev holds all of those listed, the step's own terms are left out).
+  std::int64_t firstStep = terms.boundaryGrads + terms.paramGradsOutside + saved;
+  for (const auto& step : terms.firstSteps)
+    if (!inSet(prev, step.op)) {
+      firstStep += step.extra;
+      break;
+    }
   // At the segment's last backward step every gradient of ∂(prev) and every parameter gradient of
   // V \ prev is in memory.
   const std::int64_t lastStep = prevTerms.boundaryGrads + prevTerms.paramGradsOutside;

@@ -119,8 +119,9 @@ struct DpRun {
 
 /// The least budget B for which the model has a solution over the family: the least peak over all
 /// continuations from ∅, from one backward pass (continuationBounds) and, where the family's quick
-/// transitions only bound the memory (the simulator's model), a branch and bound on exact transitions
-/// (exactLeastPeak). nullopt when stopped.
+/// transitions only bound the memory (the simulator's model), a second backward pass over exact
+/// transitions (exactLeastPeak): largest sets first, each set's candidate steps in the order of their
+/// quick bounds, simulated only until a bound reaches the best value found. nullopt when stopped.
 [[nodiscard]] std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& family, const ContinuationBounds& bounds,
                                                          std::stop_token stop = {});
 [[nodiscard]] std::optional<std::int64_t> leastFeasibleBudget(const LowerSetFamily& family, std::stop_token stop = {});

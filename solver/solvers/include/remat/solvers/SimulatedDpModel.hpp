@@ -51,6 +51,16 @@ struct TargetTerms {
   /// Members of L \ ∂L in N∅ that a transition into L does not recompute after all (every path to a
   /// value some backward keeps runs through ∂L): (op, time).
   std::vector<std::pair<std::uint32_t, std::int64_t>> exceptions;
+  /// The last members of L by index, the last first (at most kFirstSteps), each with what the backward
+  /// step of that op adds to the memory of a segment's first backward step when it is the segment's
+  /// last member: its workspace, the gradients it makes for its predecessors off ∂L, its parameter
+  /// gradients that no op beyond L made, and an output's seed gradient.
+  struct FirstStep {
+    std::uint32_t op;
+    std::int64_t extra;
+  };
+  static constexpr std::size_t kFirstSteps = 4;
+  std::vector<FirstStep> firstSteps;
 
   static constexpr std::uint8_t kNeededAlone = 1;
   static constexpr std::uint8_t kSavedByAny = 2;
