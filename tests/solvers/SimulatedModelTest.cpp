@@ -120,7 +120,7 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
       ++chains;
       CHECK(c.model.overhead == r.overhead.value);
       CHECK(c.model.peak >= r.peak.value);
-      // The quick figures the DP filters with: dt and dm exact, base a lower bound.
+      // The quick figures the DP filters with: dt and dm exact, base between a lower and an upper bound.
       NodeSet prev = emptySet(g);
       for (const NodeSet& next : c.sets) {
         const Transition exact = model.transition(prev, next);
@@ -128,6 +128,7 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
         CHECK(quick.dt == exact.dt);
         CHECK(quick.dm == exact.dm);
         CHECK(quick.base <= exact.base);
+        CHECK(model.baseCeiling(prev, next) >= exact.base);
         prev = next;
       }
       if (c.model.peak != r.peak.value) ++differ;

@@ -589,9 +589,14 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
         // The bound's run holds the exact one (a higher base only drops points of larger m): where it
         // is empty or dominated, so is the exact run, and the segment need not be simulated.
         if (builder.runDominated(first, last, s.dt, s.dm)) continue;
-        s = f.transition(i, j);
-        if (s.base > o.budget) continue;
-        std::tie(first, last) = runWithin(s.base);
+        // The exact base lies between the bound and the ceiling: where the ceiling keeps the same run
+        // (a generous budget, where j's own limits cap the run), so does the exact base.
+        const std::int64_t ceiling = f.baseCeiling(i, j);
+        if (ceiling > o.budget || runWithin(ceiling) != std::pair{first, last}) {
+          s = f.transition(i, j);
+          if (s.base > o.budget) continue;
+          std::tie(first, last) = runWithin(s.base);
+        }
       }
       builder.addRun(first, last, begin, s.dt, s.dm, static_cast<std::uint32_t>(i));
     }

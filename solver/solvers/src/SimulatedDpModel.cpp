@@ -55,6 +55,7 @@ SimulatedDpModel::SimulatedDpModel(const graph::ComputeGraph& g) {
     m_bytes[u] = node.bytes.value;
     m_time[u] = node.fwdTime.value;
     m_workspace[u] = node.workspace.value;
+    m_maxWorkspace = std::max(m_maxWorkspace, m_workspace[u]);
     m_gradBytes[u] = views.gradBytes[id.value].value;
     m_isView[u] = views.isView[id.value] ? 1 : 0;
     m_root[u] = static_cast<std::int32_t>(u);
@@ -114,6 +115,8 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
         onBoundary[u] = 1;
         break;
       }
+    t.valueBytes += m_bytes[u];
+    t.gradTotal += m_gradBytes[u];
     if (m_neededAlone[u]) t.neededTime += m_time[u];
     if (m_savedByAny[u]) {
       t.savedBytes += m_bytes[u];
@@ -434,6 +437,10 @@ Transition SimulatedDpModel::transition(const graph::NodeSet& prev, const graph:
   Scratch scratch;
   const bool last = next.count() == m_ops;
   return transition(prev.words().data(), next.words().data(), last, targetTerms(next.words().data()), scratch);
+}
+
+std::int64_t SimulatedDpModel::baseCeiling(const graph::NodeSet& prev, const graph::NodeSet& next) const {
+  return baseCeiling(targetTerms(prev.words().data()), targetTerms(next.words().data()));
 }
 
 Transition SimulatedDpModel::quickTransition(const graph::NodeSet& prev, const graph::NodeSet& next) const {

@@ -44,6 +44,11 @@ class LowerSetFamily {
     return m_model ? m_model->quickTransition(words(i), m_terms[i], m_count[j] == m_universe, m_terms[j])
                    : paperTransition(i, j);
   }
+  /// An upper bound on transition()'s base in O(1): the base itself in the paper's model,
+  /// SimulatedDpModel::baseCeiling in the simulator's.
+  [[nodiscard]] std::int64_t baseCeiling(std::size_t i, std::size_t j) const {
+    return m_model ? m_model->baseCeiling(m_terms[i], m_terms[j]) : paperTransition(i, j).base;
+  }
   /// Whether quickTransition's base is exact.
   [[nodiscard]] bool quickIsExact() const { return !m_model; }
 

@@ -39,6 +39,8 @@ struct TargetTerms {
   std::int64_t neededTime = 0;        ///< Σ T(u), u ∈ L recomputed if no checkpoint stopped it (N∅)
   std::int64_t savedBytes = 0;        ///< Σ M(u), u ∈ L kept by some backward
   std::int64_t savedInsideBytes = 0;  ///< the same over L \ ∂L
+  std::int64_t valueBytes = 0;        ///< Σ M(u), u ∈ L
+  std::int64_t gradTotal = 0;         ///< Σ of the gradients' bytes over L
   struct BoundaryEntry {
     std::uint32_t op;
     std::uint32_t rootOp;    ///< the op whose storage it holds (itself unless a view)
@@ -113,9 +115,20 @@ class SimulatedDpModel {
   [[nodiscard]] Transition quickTransition(const std::uint64_t* prev, const TargetTerms& prevTerms, bool last,
                                            const TargetTerms& terms) const;
 
+  /// An upper bound on transition()'s base, in O(1): every value of the segment at once (a value holds
+  /// one storage at a time, kept or recomputed), every gradient the segment's backward can make (its
+  /// members' and those of ∂(prev)) with those of ∂(next), the parameter gradients of V \ prev, and
+  /// the largest workspace. Where the base's lower and upper bounds lead the DP to the same decision,
+  /// it need not simulate the segment.
+  [[nodiscard]] std::int64_t baseCeiling(const TargetTerms& prevTerms, const TargetTerms& terms) const {
+    return m_resident + (terms.valueBytes - prevTerms.valueBytes) + (terms.gradTotal - prevTerms.gradTotal) +
+           terms.boundaryGrads + prevTerms.boundaryGrads + prevTerms.paramGradsOutside + m_maxWorkspace;
+  }
+
   /// The same for NodeSets (tests and plan evaluation).
   [[nodiscard]] Transition transition(const graph::NodeSet& prev, const graph::NodeSet& next) const;
   [[nodiscard]] Transition quickTransition(const graph::NodeSet& prev, const graph::NodeSet& next) const;
+  [[nodiscard]] std::int64_t baseCeiling(const graph::NodeSet& prev, const graph::NodeSet& next) const;
 
  private:
   struct Range {
@@ -125,6 +138,7 @@ class SimulatedDpModel {
   std::size_t m_ops = 0;
   std::size_t m_words = 0;
   std::int64_t m_resident = 0;
+  std::int64_t m_maxWorkspace = 0;
   std::vector<std::int64_t> m_bytes, m_time, m_workspace, m_gradBytes;
   std::vector<std::int32_t> m_root;  ///< the op whose storage a value holds (itself unless a view); -1: resident
   std::vector<std::int32_t> m_viewBase;  ///< a view's first input as an op, -1 when resident or not a view
