@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <QFont>
+
 #include "remat/graph/ByteSize.hpp"
 #include "remat/studio/ComparisonModel.hpp"
 
@@ -64,12 +66,50 @@ TEST_CASE("ComparisonModel copies as Markdown and CSV", "[studio][table]") {
   model.startRun({"approx-dp", "a|b, \"c\""});
   model.setResult(result("approx-dp", solvers::SolveStatus::Optimal, true));
   model.setResult(result("a|b, \"c\"", solvers::SolveStatus::Infeasible, false));
+  model.setPlainStepTime(Ticks{840});
   CHECK(model.toMarkdown() ==
-        QStringLiteral("| solver | status | model peak | simulated peak | overhead | recomputed | solve s |\n"
-                       "|---|---|---:|---:|---:|---:|---:|\n"
-                       "| approx-dp | optimal | 3.00 MiB | 2.00 MiB | 42 | 7 | 0.250 |\n"
-                       "| a\\|b, \"c\" | infeasible | - | - | - | - | 0.250 |\n"));
-  CHECK(model.toCsv() == QStringLiteral("solver,status,model peak,simulated peak,overhead,recomputed,solve s\n"
-                                        "approx-dp,optimal,3.00 MiB,2.00 MiB,42,7,0.250\n"
-                                        "\"a|b, \"\"c\"\"\",infeasible,-,-,-,-,0.250\n"));
+        QStringLiteral("| solver | best | status | fits | model peak | simulated peak | overhead | overhead % | recomputed | solve s |\n"
+                       "|---|---|---|---|---:|---:|---:|---:|---:|---:|\n"
+                       "| approx-dp | * | optimal | yes | 3.00 MiB | 2.00 MiB | 42 | 5.0% | 7 | 0.250 |\n"
+                       "| a\\|b, \"c\" |  | infeasible | - | - | - | - | - | - | 0.250 |\n"));
+  CHECK(model.toCsv() ==
+        QStringLiteral("solver,best,status,fits,model peak,simulated peak,overhead,overhead %,recomputed,solve s\n"
+                       "approx-dp,*,optimal,yes,3.00 MiB,2.00 MiB,42,5.0%,7,0.250\n"
+                       "\"a|b, \"\"c\"\"\",,infeasible,-,-,-,-,-,-,0.250\n"));
+}
+
+// The winner by `remat compare`'s rule (solvers::bestResult): the least overhead among the plans that
+// fit their budget in the simulator; a plan over its budget never wins, however cheap.
+TEST_CASE("ComparisonModel marks the plan that fits with the least overhead as the best", "[studio][table]") {
+  ComparisonModel model;
+  model.startRun({"exact-dp", "dtr", "chen-sqrtn"});
+  CHECK_FALSE(model.bestRow());
+  auto withBudget = [](solvers::SolveResult r, std::int64_t budget, std::int64_t peak, std::int64_t overhead) {
+    r.budget = Bytes{budget};
+    r.metrics.simulatedPeak = Bytes{peak};
+    r.metrics.overhead = Ticks{overhead};
+    return r;
+  };
+  // Over its budget in the simulator: the cheapest, but it does not fit.
+  model.setResult(withBudget(result("exact-dp", solvers::SolveStatus::OverBudget, true), 100, 120, 5));
+  CHECK_FALSE(model.bestRow());
+  CHECK(model.data(model.index(0, ComparisonModel::Fits)).toString() == QStringLiteral("no"));
+  CHECK(model.data(model.index(0, ComparisonModel::Fits), Qt::ForegroundRole).isValid());
+  model.setResult(withBudget(result("dtr", solvers::SolveStatus::Feasible, true), 100, 90, 30));
+  CHECK(model.bestRow() == 1);
+  model.setResult(withBudget(result("chen-sqrtn", solvers::SolveStatus::Feasible, true), 100, 60, 20));
+  CHECK(model.bestRow() == 2);
+  CHECK(model.data(model.index(2, ComparisonModel::Best)).toString() == QStringLiteral("*"));
+  CHECK(model.data(model.index(1, ComparisonModel::Best)).toString().isEmpty());
+  CHECK(model.data(model.index(2, ComparisonModel::Solver), Qt::FontRole).value<QFont>().bold());
+  // Without the plain run's time there is no percentage.
+  CHECK(model.data(model.index(2, ComparisonModel::OverheadPercent)).toString() == QStringLiteral("-"));
+  model.setPlainStepTime(Ticks{400});
+  CHECK(model.data(model.index(2, ComparisonModel::OverheadPercent)).toString() == QStringLiteral("5.0%"));
+
+  // Each solver at its own least budget: the lowest simulated peak wins.
+  model.startRun({"dtr", "chen-sqrtn"}, true);
+  model.setResult(withBudget(result("dtr", solvers::SolveStatus::Feasible, true), 50, 50, 30));
+  model.setResult(withBudget(result("chen-sqrtn", solvers::SolveStatus::Feasible, true), 70, 70, 10));
+  CHECK(model.bestRow() == 0);
 }

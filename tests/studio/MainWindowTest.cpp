@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -23,6 +24,7 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
 #include "remat/solvers/PlanJson.hpp"
+#include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/ComparisonModel.hpp"
@@ -197,6 +199,55 @@ TEST_CASE("Studio opens a dataset and runs two solvers side by side", "[studio][
     CHECK(timeline->width() >= 400);
     CHECK(timeline->height() >= 200);
     CHECK(timeline->currentScene().width == Approx(timeline->width()));
+  }
+}
+
+// ISSUE 16: Studio plans in the DP model chosen (the simulator's by default) and names the winner as
+// `remat compare` does: ResNet-50 at 2 GiB, where exact-dp wins in the simulator's model and DTR in the
+// paper's.
+TEST_CASE("Studio plans in the chosen DP model and names the winner as remat compare does", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(QStringLiteral(REMAT_SOURCE_DIR "/datasets/resnet50.json")));
+  CHECK(w.dpModel() == solvers::DpModelKind::Simulator);
+  win.only({"exact-dp", "dtr"});
+  const Bytes budget{std::int64_t{2} << 30};
+  w.budgetEditor()->setBudget({BudgetChoice::Kind::Fixed, budget});
+  const std::vector<const solvers::Solver*> chosen{solvers::SolverRegistry::builtin().find("exact-dp"),
+                                                   solvers::SolverRegistry::builtin().find("dtr")};
+  for (const solvers::DpModelKind model : {solvers::DpModelKind::Simulator, solvers::DpModelKind::Paper}) {
+    INFO(solvers::dpModelName(model));
+    w.setDpModel(model);
+    REQUIRE(win.runAndWait());
+    const studio::ComparisonModel& table = *w.comparisonModel();
+    const auto exact = table.rowOf("exact-dp");
+    REQUIRE(exact);
+    const auto& result = table.rows()[static_cast<std::size_t>(*exact)].result;
+    REQUIRE(result);
+    REQUIRE(result->plan);
+    CHECK(result->plan->model == model);
+    // The library's comparison of the same request: the same winner, the same figures.
+    const solvers::Comparison direct =
+        solvers::compareSolvers(chosen, {.graph = w.graph(), .budget = budget, .model = model}, false);
+    REQUIRE(direct.best);
+    const std::string winner = direct.rows[*direct.best].solver;
+    CHECK(winner == (model == solvers::DpModelKind::Simulator ? "exact-dp" : "dtr"));
+    REQUIRE(table.bestRow());
+    CHECK(table.rows()[static_cast<std::size_t>(*table.bestRow())].solver == winner);
+    CHECK(table.data(table.index(*table.bestRow(), studio::ComparisonModel::Best)).toString() == QStringLiteral("*"));
+    CHECK(table.data(table.index(*table.bestRow(), studio::ComparisonModel::Fits)).toString() == QStringLiteral("yes"));
+    CHECK(w.focusedSolver() == winner);  // nothing selected: the views show the winner's plan
+    const auto row = *table.rowOf(winner);
+    const solvers::SolveResult& mine = *table.rows()[static_cast<std::size_t>(row)].result;
+    CHECK(mine.metrics.overhead == direct.rows[*direct.best].metrics.overhead);
+    char percent[32];
+    std::snprintf(percent, sizeof percent, "%.1f%%", direct.overheadPercent(direct.rows[*direct.best]));
+    CHECK(table.data(table.index(row, studio::ComparisonModel::OverheadPercent)).toString() ==
+          QString::fromLatin1(percent));
+    // Whether exact-dp's plan fits its budget in the simulator, as the library judges it.
+    CHECK(table.data(table.index(*exact, studio::ComparisonModel::Fits)).toString() ==
+          (solvers::fitsBudget(*result) ? QStringLiteral("yes") : QStringLiteral("no")));
   }
 }
 
@@ -507,6 +558,7 @@ TEST_CASE("Studio saves a session and opens it again", "[studio][window]") {
     REQUIRE(w.setCostModel(QStringLiteral("paper")));
     win.only({"approx-dp", "chen-greedy"});
     w.setStrategy(solvers::Strategy::Memory);
+    w.setDpModel(solvers::DpModelKind::Paper);
     w.budgetEditor()->slider()->setValue(700);
     budget = w.budgetEditor()->budget();
     w.setTimeLimit(12.5);
@@ -522,6 +574,7 @@ TEST_CASE("Studio saves a session and opens it again", "[studio][window]") {
   std::sort(checked.begin(), checked.end());
   CHECK(checked == std::vector<std::string>{"approx-dp", "chen-greedy"});
   CHECK(w.strategy() == solvers::Strategy::Memory);
+  CHECK(w.dpModel() == solvers::DpModelKind::Paper);
   CHECK(w.budgetEditor()->budget() == budget);  // the exact bytes, not the field's rounding
   CHECK(w.timeLimit() == 12.5);
 

@@ -110,7 +110,7 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
 }
 
 ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& chosen,
-                          std::size_t points, std::stop_token stop) {
+                          std::size_t points, std::stop_token stop, solvers::DpModelKind model) {
   ParetoInputs out;
   ParetoData& data = out.data;
   data.timeUnit = g.timeUnit();
@@ -121,7 +121,7 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
   }
   data.memoryLowerBound = double(sim::memoryLowerBound(g).value);
   for (const solvers::Solver* s : chosen) {
-    solvers::SolveRequest request{.graph = &g, .stop = stop};
+    solvers::SolveRequest request{.graph = &g, .stop = stop, .model = model};
     const solvers::Solver::TradeOff front = s->tradeOff(request, points);
     if (front.plans.empty()) {
       out.skipped.push_back(s->info().id + ": " + front.message);

@@ -47,8 +47,8 @@ std::string seconds(double v) {
 }
 
 // Every figure of the comparison into o.figuresDir: the timeline of all plans (the plain run first),
-// the Pareto fronts of the solvers, and the graph drawing, schedule matrix and memory layout of the
-// best plan (exact-dp's, else approx-dp's, else the first one).
+// the Pareto fronts of the solvers (in the comparison's DP model), and the graph drawing, schedule
+// matrix and memory layout of the winner's plan (else exact-dp's, approx-dp's, the first one).
 std::vector<std::string> writeCompareFigures(const CompareOptions& o, const graph::ComputeGraph& g,
                                              const solvers::Comparison& comparison,
                                              const std::vector<const solvers::Solver*>& chosen,
@@ -97,7 +97,7 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
   if (!fronts.empty()) {
     viz::FigureRequest pareto;
     pareto.kind = viz::FigureKind::Pareto;
-    viz::ParetoInputs inputs = viz::paretoInputs(g, fronts, 20);
+    viz::ParetoInputs inputs = viz::paretoInputs(g, fronts, 20, {}, parseModel(o.model));
     for (const auto& s : inputs.skipped) std::cerr << "remat: warning: no front from " << s << '\n';
     pareto.pareto = std::move(inputs.data);
     if (!pareto.pareto.series.empty()) write(std::move(pareto));

@@ -73,7 +73,7 @@ int runRender(const RenderOptions& o) {
     if (chosen.empty())
       for (const std::string& id : solvers::SolverRegistry::builtin().ids())
         if (id != "store-all" && inDefaultFronts(id)) chosen.push_back(&findSolver(id));
-    viz::ParetoInputs inputs = viz::paretoInputs(g, chosen, o.points);
+    viz::ParetoInputs inputs = viz::paretoInputs(g, chosen, o.points, {}, parseModel(o.model));
     for (const auto& s : inputs.skipped) std::cerr << "remat: warning: no front from " << s << '\n';
     request.pareto = std::move(inputs.data);
   } else {

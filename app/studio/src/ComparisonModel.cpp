@@ -1,15 +1,17 @@
 #include "remat/studio/ComparisonModel.hpp"
 
 #include <QColor>
+#include <QFont>
 
 #include "remat/graph/ByteSize.hpp"
+#include "remat/solvers/Comparison.hpp"
 
 namespace remat::studio {
 
 namespace {
 
-const char* const kHeaders[] = {"solver",   "status",     "model peak", "simulated peak",
-                                "overhead", "recomputed", "solve s"};
+const char* const kHeaders[] = {"solver",   "best",       "status",     "fits",   "model peak", "simulated peak",
+                                "overhead", "overhead %", "recomputed", "solve s"};
 
 QString csvCell(const QString& cell) {
   if (!cell.contains(QLatin1Char(',')) && !cell.contains(QLatin1Char('"')) && !cell.contains(QLatin1Char('\n')))
@@ -25,11 +27,18 @@ bool numeric(int column) { return column >= ComparisonModel::ModelPeak; }
 
 ComparisonModel::ComparisonModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-void ComparisonModel::startRun(const std::vector<std::string>& solverIds) {
+void ComparisonModel::startRun(const std::vector<std::string>& solverIds, bool leastBudgets) {
   beginResetModel();
   m_rows.clear();
+  m_leastBudgets = leastBudgets;
+  m_best.reset();
   for (const auto& id : solverIds) m_rows.push_back({id, std::nullopt, true});
   endResetModel();
+}
+
+void ComparisonModel::setPlainStepTime(Ticks time) {
+  m_plainTime = time;
+  if (!m_rows.empty()) emit dataChanged(index(0, OverheadPercent), index(rowCount() - 1, OverheadPercent));
 }
 
 void ComparisonModel::setResult(const solvers::SolveResult& result) {
@@ -37,17 +46,36 @@ void ComparisonModel::setResult(const solvers::SolveResult& result) {
     m_rows[static_cast<std::size_t>(*row)].result = result;
     m_rows[static_cast<std::size_t>(*row)].running = false;
     emit dataChanged(index(*row, 0), index(*row, ColumnCount - 1));
-    return;
+  } else {
+    const int added = static_cast<int>(m_rows.size());
+    beginInsertRows({}, added, added);
+    m_rows.push_back({result.solver, result, false});
+    endInsertRows();
   }
-  const int row = static_cast<int>(m_rows.size());
-  beginInsertRows({}, row, row);
-  m_rows.push_back({result.solver, result, false});
-  endInsertRows();
+  judge();
+}
+
+void ComparisonModel::judge() {
+  // The rule of `remat compare`, over the rows that have a result.
+  std::vector<solvers::SolveResult> results;
+  std::vector<int> rowOfResult;
+  for (std::size_t k = 0; k < m_rows.size(); ++k)
+    if (m_rows[k].result) {
+      results.push_back(*m_rows[k].result);
+      rowOfResult.push_back(static_cast<int>(k));
+    }
+  const auto best = solvers::bestResult(results, m_leastBudgets);
+  const std::optional<int> next = best ? std::optional<int>(rowOfResult[*best]) : std::nullopt;
+  if (next == m_best) return;
+  m_best = next;
+  // The mark and the bold face move: every row may change.
+  emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 void ComparisonModel::clear() {
   beginResetModel();
   m_rows.clear();
+  m_best.reset();
   endResetModel();
 }
 
@@ -69,7 +97,12 @@ QString ComparisonModel::cellText(int row, int column) const {
   const Row& r = m_rows.at(static_cast<std::size_t>(row));
   if (column == Solver) return QString::fromStdString(r.solver);
   if (column == Status) return statusText(row);
+  if (column == Best) return m_best == row ? QStringLiteral("*") : QString();
   if (!r.result) return {};
+  if (column == Fits) {
+    if (!r.result->plan) return QStringLiteral("-");
+    return solvers::fitsBudget(*r.result) ? tr("yes") : tr("no");
+  }
   const solvers::PlanMetrics& m = r.result->metrics;
   if (column == SolveSeconds) return QString::number(m.solveSeconds, 'f', 3);
   // A bound without a plan (lp-bound) shows what it proves: the overhead is at least this.
@@ -83,6 +116,10 @@ QString ComparisonModel::cellText(int row, int column) const {
       return QString::fromStdString(formatByteSize(m.simulatedPeak));
     case Overhead:
       return QString::number(m.overhead.value);
+    case OverheadPercent:
+      if (m_plainTime.value <= 0) return QStringLiteral("-");
+      return QString::number(100.0 * double(m.overhead.value) / double(m_plainTime.value), 'f', 1) +
+             QStringLiteral("%");
     case Recomputed:
       return QString::number(m.recomputedNodes);
     default:
@@ -106,11 +143,23 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
       return QVariant::fromValue(numeric(index.column()) ? Qt::AlignRight | Qt::AlignVCenter
                                                          : Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ToolTipRole:
+      if (index.column() == Best && m_best == index.row())
+        return m_leastBudgets ? tr("the lowest simulated peak, each solver at its own least budget")
+                              : tr("the least overhead among the plans that fit the budget in the simulator");
       if (r.result && !r.result->message.empty()) return QString::fromStdString(r.result->message);
       return {};
     case Qt::ForegroundRole:
       if (index.column() == Status && r.result && !r.result->plan && r.result->status != solvers::SolveStatus::Bound)
         return QColor(0xc0, 0x39, 0x2b);
+      if (index.column() == Fits && r.result && r.result->plan && !solvers::fitsBudget(*r.result))
+        return QColor(0xc0, 0x39, 0x2b);
+      return {};
+    case Qt::FontRole:
+      if (m_best == index.row()) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
+      }
       return {};
     default:
       return {};

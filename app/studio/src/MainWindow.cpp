@@ -268,6 +268,24 @@ QWidget* MainWindow::buildSolverPanel() {
     m_strategy->addItem(qstr(solvers::strategyName(s)), static_cast<int>(s));
   m_strategy->setToolTip(tr("The DP solvers' strategy: least overhead (time), least memory, or auto"));
 
+  m_dpModel = new QComboBox;
+  for (solvers::DpModelKind m : {solvers::DpModelKind::Simulator, solvers::DpModelKind::Paper})
+    m_dpModel->addItem(qstr(solvers::dpModelName(m)), static_cast<int>(m));
+  m_dpModel->setToolTip(
+      tr("The memory model the DP solvers (and Chen's, which lower chains alike) plan with: simulator (their "
+         "plans fit the budget as the simulator counts it; the default) or paper (Kusumoto et al.'s, "
+         "activations only, to reproduce the paper's tables)"));
+  connect(m_dpModel, &QComboBox::currentIndexChanged, this, [this] {
+    // The fronts and plans at hand were planned in the other model.
+    stopFronts();
+    m_fronts.clear();
+    stopPareto();
+    m_pareto.reset();
+    m_paretoPlans.clear();
+    if (m_views.contains(viz::FigureKind::Pareto)) m_views[viz::FigureKind::Pareto]->invalidate();
+    if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
+  });
+
   m_costModel = new QComboBox;
   for (const std::string& name : graph::costModelNames()) m_costModel->addItem(QString::fromStdString(name));
   m_costModel->setToolTip(
@@ -320,6 +338,7 @@ QWidget* MainWindow::buildSolverPanel() {
 
   auto* form = new QFormLayout;
   form->addRow(tr("Strategy"), m_strategy);
+  form->addRow(tr("DP model"), m_dpModel);
   form->addRow(tr("Cost model"), m_costModel);
   form->addRow(tr("Time limit"), m_timeLimit);
   form->addRow(tr("Budget"), m_budget);
@@ -358,6 +377,14 @@ std::vector<std::string> MainWindow::checkedSolvers() const {
     if (item->checkState(0) == Qt::Checked) ids.push_back(item->text(0).toStdString());
   }
   return ids;
+}
+
+void MainWindow::setDpModel(solvers::DpModelKind model) {
+  m_dpModel->setCurrentIndex(m_dpModel->findData(static_cast<int>(model)));
+}
+
+solvers::DpModelKind MainWindow::dpModel() const {
+  return static_cast<solvers::DpModelKind>(m_dpModel->currentData().toInt());
 }
 
 void MainWindow::setStrategy(solvers::Strategy strategy) {
@@ -427,6 +454,7 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   }
   m_budget->setBudget({});
   m_budget->setVanillaPeak(m_vanilla->metrics.simulatedPeak);
+  m_model->setPlainStepTime(m_vanilla->metrics.totalTime);
   m_lastError.clear();
 
   const QString summary =
@@ -497,6 +525,7 @@ bool MainWindow::saveSession(const QString& path) {
   for (const auto& id : checkedSolvers()) ids.append(QString::fromStdString(id));
   session[QStringLiteral("solvers")] = ids;
   session[QStringLiteral("strategy")] = qstr(solvers::strategyName(strategy()));
+  session[QStringLiteral("model")] = qstr(solvers::dpModelName(dpModel()));
   const BudgetChoice& budget = m_budget->budget();
   // Exact bytes, not the field's rounded text, so that the session runs under the same budget.
   session[QStringLiteral("budget")] = budget.kind == BudgetChoice::Kind::Fixed   ? QString::number(budget.bytes.value)
@@ -541,6 +570,10 @@ bool MainWindow::openSession(const QString& path) {
   const auto strategy =
       solvers::strategyFromName(s.value(QStringLiteral("strategy")).toString(QStringLiteral("time")).toStdString());
   if (!strategy) return bad(tr("unknown \"strategy\" (time, memory, auto)"));
+  // Sessions saved before the model was a setting planned in the simulator's (the default then too).
+  const auto dpModel =
+      solvers::dpModelFromName(s.value(QStringLiteral("model")).toString(QStringLiteral("simulator")).toStdString());
+  if (!dpModel) return bad(tr("unknown \"model\" (simulator, paper)"));
   BudgetChoice budget;
   QString budgetError;
   if (!BudgetEditor::parse(s.value(QStringLiteral("budget")).toString(), budget, budgetError)) return bad(budgetError);
@@ -570,6 +603,7 @@ bool MainWindow::openSession(const QString& path) {
   for (auto& [id, item] : m_solverItems) item->setCheckState(0, Qt::Unchecked);
   for (const auto& id : ids) setSolverChecked(id, true);
   setStrategy(*strategy);
+  setDpModel(*dpModel);
   m_budget->setBudget(budget);
   m_timeLimit->setValue(limit);
   logMessage(tr("Opened session %1").arg(path));
@@ -711,6 +745,10 @@ const solvers::SolveResult* MainWindow::focusedResult() const {
     const std::string& id = m_model->rows()[static_cast<std::size_t>(current.row())].solver;
     if (const auto it = m_results.find(id); it != m_results.end()) return &it->second;
   }
+  // Nothing selected: the winner's plan, as `remat compare` draws it.
+  if (const auto best = m_model->bestRow())
+    if (const auto it = m_results.find(m_model->rows()[static_cast<std::size_t>(*best)].solver); it != m_results.end())
+      return &it->second;
   for (const auto& row : m_model->rows())
     if (const auto it = m_results.find(row.solver); it != m_results.end()) return &it->second;
   if (m_vanilla && m_vanilla->plan) return &*m_vanilla;
@@ -834,6 +872,7 @@ void MainWindow::runSolvers() {
     SolveRunner::Settings settings;
     settings.budget = m_budget->budget();
     settings.strategy = strategy();
+    settings.model = dpModel();
     if (m_timeLimit->value() > 0)
       settings.timeLimit = std::chrono::milliseconds(std::llround(m_timeLimit->value() * 1000));
     if (settings.strategy != solvers::Strategy::Memory) settings.fronts = m_fronts;
@@ -841,19 +880,19 @@ void MainWindow::runSolvers() {
     m_runBudget.reset();
     if (settings.budget.kind == BudgetChoice::Kind::Fixed) m_runBudget = settings.budget.bytes;
     m_results.clear();
-    m_model->startRun(ids);
+    m_model->startRun(ids, settings.budget.kind == BudgetChoice::Kind::Least);
     for (auto& [id, bar] : m_progress) {
       bar->setValue(0);
       bar->setFormat(QString());
     }
     for (const auto& id : ids) m_progress[id]->setFormat(QStringLiteral("%p%"));
-    logMessage(tr("Running %1 (strategy %2, budget %3)")
+    logMessage(tr("Running %1 (strategy %2, DP model %3, budget %4)")
                    .arg(QString::fromStdString([&] {
                      std::string all;
                      for (const auto& id : ids) all += (all.empty() ? "" : ", ") + id;
                      return all;
                    }()))
-                   .arg(m_strategy->currentText(),
+                   .arg(m_strategy->currentText(), m_dpModel->currentText(),
                         m_budget->field()->text().isEmpty() ? tr("none") : m_budget->field()->text()));
     m_runner->start(m_graph, chosen, settings);
     refreshViews();
@@ -880,11 +919,11 @@ void MainWindow::computePareto() {
     const std::uint64_t run = ++m_paretoRun;
     m_paretoRunning = true;
     statusBar()->showMessage(tr("Computing the Pareto front..."));
-    m_paretoThread = std::jthread([this, graph = m_graph, chosen, run](std::stop_token stop) {
+    m_paretoThread = std::jthread([this, graph = m_graph, chosen, run, model = dpModel()](std::stop_token stop) {
       auto out = std::make_shared<viz::ParetoInputs>();
       auto error = std::make_shared<std::string>();
       try {
-        *out = viz::paretoInputs(*graph, chosen, kParetoPoints, stop);
+        *out = viz::paretoInputs(*graph, chosen, kParetoPoints, stop, model);
       } catch (const std::exception& e) {
         *error = e.what();
       } catch (...) {
@@ -1006,11 +1045,11 @@ void MainWindow::computeFronts() {
     const std::uint64_t run = ++m_frontRun;
     m_frontsRunning = true;
     statusBar()->showMessage(tr("Computing the budget fronts..."), 5000);
-    m_frontThread = std::jthread([this, graph = m_graph, wanted, run](std::stop_token stop) {
+    m_frontThread = std::jthread([this, graph = m_graph, wanted, run, model = dpModel()](std::stop_token stop) {
       for (const solvers::Solver* s : wanted) {
         auto front = std::make_shared<solvers::Solver::TradeOff>();
         try {
-          *front = s->tradeOff({.graph = graph.get(), .stop = stop}, 0);
+          *front = s->tradeOff({.graph = graph.get(), .stop = stop, .model = model}, 0);
         } catch (const std::exception& e) {
           front->status = solvers::SolveStatus::Error;
           front->message = e.what();

@@ -48,7 +48,8 @@ solvers::SolveResult runJob(const graph::ComputeGraph& g, const solvers::Solver&
                                   .strategy = settings.strategy,
                                   .stop = stop,
                                   .progress = std::move(progress),
-                                  .timeLimit = settings.timeLimit};
+                                  .timeLimit = settings.timeLimit,
+                                  .model = settings.model};
     if (settings.budget.kind == BudgetChoice::Kind::Fixed) request.budget = settings.budget.bytes;
     if (const auto it = settings.fronts.find(s.info().id); it != settings.fronts.end() && it->second) {
       const solvers::Solver::TradeOff& front = *it->second;

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/MainWindow.hpp"
 #include "remat/studio/Screenshots.hpp"
 
@@ -23,12 +24,30 @@ int main(int argc, char** argv) {
 #endif
     window.show();
     QStringList args = QApplication::arguments();
-    // `--screenshots DIR GRAPH`: run a session on GRAPH, save a PNG of the window per view into DIR, quit.
-    if (args.size() == 4 && args.at(1) == QStringLiteral("--screenshots")) {
+    // `--screenshots DIR GRAPH [BUDGET [SOLVER,...]]`: run a session on GRAPH (under BUDGET, with those
+    // solvers; else none and the default ones), save a PNG of the window per view into DIR, quit.
+    if (args.size() >= 4 && args.size() <= 6 && args.at(1) == QStringLiteral("--screenshots")) {
       window.setInteractive(false);
       if (!window.openFile(args.at(3))) {
         std::cerr << "remat-studio: " << window.lastError().toStdString() << '\n';
         return 3;
+      }
+      if (args.size() >= 5) {
+        remat::studio::BudgetChoice budget;
+        QString error;
+        if (!remat::studio::BudgetEditor::parse(args.at(4), budget, error)) {
+          std::cerr << "remat-studio: budget '" << args.at(4).toStdString() << "': " << error.toStdString() << '\n';
+          return 2;
+        }
+        window.budgetEditor()->setBudget(budget);
+      }
+      if (args.size() == 6) {
+        for (const std::string& id : window.checkedSolvers()) window.setSolverChecked(id, false);
+        for (const QString& id : args.at(5).split(QLatin1Char(','), Qt::SkipEmptyParts))
+          if (!window.setSolverChecked(id.toStdString(), true)) {
+            std::cerr << "remat-studio: unknown solver '" << id.toStdString() << "'\n";
+            return 2;
+          }
       }
       remat::studio::captureScreenshots(window, args.at(2), [](const QString& error) {
         if (!error.isEmpty()) std::cerr << "remat-studio: " << error.toStdString() << '\n';

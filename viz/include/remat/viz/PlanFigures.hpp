@@ -56,7 +56,8 @@ struct FigureResult {
 /// The Pareto figure's data for a graph: each solver's budget/overhead front from its tradeOff (one DP
 /// run for the DP solvers), every plan placed at its simulated peak (the common measure of all
 /// solvers) and its simulated overhead; the plain run; the least feasible budget of the DP model (of
-/// the first DP solver among them); the simulator's memory lower bound. Solvers that give no front are
+/// the first DP solver among them); the simulator's memory lower bound. The DP solvers (and Chen's) plan
+/// in `model`. Solvers that give no front are
 /// left out, and their messages returned in `skipped`.
 struct ParetoInputs {
   ParetoData data;
@@ -66,7 +67,8 @@ struct ParetoInputs {
   std::vector<std::vector<solvers::Plan>> plans;
 };
 [[nodiscard]] ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& solvers,
-                                        std::size_t points, std::stop_token stop = {});
+                                        std::size_t points, std::stop_token stop = {},
+                                        solvers::DpModelKind model = solvers::DpModelKind::Simulator);
 
 /// A node's details, for a click on it in an interactive drawing: name, op, output bytes, forward and
 /// backward time, and its part in each plan (nodeRoleText), one line per plan as "label: role".

@@ -12,12 +12,26 @@
 namespace remat::studio {
 
 /// The side-by-side table of a run: one row per solver with its status and the figures of its plan
-/// (the DP model's peak, the simulated peak, the simulated overhead, recomputed nodes, solve time).
+/// (the DP model's peak, the simulated peak, the simulated overhead also as a percentage of the plain
+/// run's step time, recomputed nodes, solve time), whether it fits its budget in the simulator, and
+/// the winner as `remat compare` judges it (solvers::bestResult), marked * in the best column.
 class ComparisonModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { Solver, Status, ModelPeak, SimulatedPeak, Overhead, Recomputed, SolveSeconds, ColumnCount };
+  enum Column {
+    Solver,
+    Best,
+    Status,
+    Fits,
+    ModelPeak,
+    SimulatedPeak,
+    Overhead,
+    OverheadPercent,
+    Recomputed,
+    SolveSeconds,
+    ColumnCount
+  };
 
   /// A row: the solver, and its result once it has one.
   struct Row {
@@ -28,8 +42,13 @@ class ComparisonModel : public QAbstractTableModel {
 
   explicit ComparisonModel(QObject* parent = nullptr);
 
-  /// New rows, all waiting for their result.
-  void startRun(const std::vector<std::string>& solverIds);
+  /// New rows, all waiting for their result; `leastBudgets` when each solver runs at its own least
+  /// budget (the winner is then the lowest simulated peak).
+  void startRun(const std::vector<std::string>& solverIds, bool leastBudgets = false);
+  /// The plain run's step time, the unit of the overhead percentages (none while zero).
+  void setPlainStepTime(Ticks time);
+  /// The winning row, if any plan fits.
+  [[nodiscard]] std::optional<int> bestRow() const { return m_best; }
   /// The solver's result (a row is added if it has none).
   void setResult(const solvers::SolveResult& result);
   void clear();
@@ -52,7 +71,11 @@ class ComparisonModel : public QAbstractTableModel {
 
  private:
   [[nodiscard]] QString cellText(int row, int column) const;
+  void judge();
   std::vector<Row> m_rows;
+  bool m_leastBudgets = false;
+  Ticks m_plainTime{0};
+  std::optional<int> m_best;
 };
 
 }  // namespace remat::studio

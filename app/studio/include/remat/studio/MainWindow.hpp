@@ -68,6 +68,8 @@ class MainWindow : public QMainWindow {
   /// folder) under its settings. A bad session is reported like a bad graph. Returns whether it opened.
   bool openSession(const QString& path);
   [[nodiscard]] solvers::Strategy strategy() const;
+  /// The memory model the DP solvers plan with (the "DP model" setting).
+  [[nodiscard]] solvers::DpModelKind dpModel() const;
   [[nodiscard]] double timeLimit() const;
 
   /// Where the recent files are remembered between runs; without settings the list lives only as long
@@ -145,6 +147,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] std::vector<std::string> checkedSolvers() const;
   /// The strategy the panel selects.
   void setStrategy(solvers::Strategy strategy);
+  void setDpModel(solvers::DpModelKind model);
 
   /// Off: errors are recorded (lastError) instead of shown in a modal dialog, for tests and scripts.
   void setInteractive(bool interactive) { m_interactive = interactive; }
@@ -206,8 +209,8 @@ class MainWindow : public QMainWindow {
   void onBudgetChanged();
   void refreshViews();
   void updateActions();
-  /// The plan the graph, schedule and layout views show: the table's selected row's, else the first
-  /// finished solver's, else the plain run's.
+  /// The plan the graph, schedule and layout views show: the table's selected row's, else the winner's
+  /// (ComparisonModel::bestRow), else the first finished solver's, else the plain run's.
   [[nodiscard]] std::optional<viz::LabeledPlan> focusedPlan() const;
   [[nodiscard]] const solvers::SolveResult* focusedResult() const;
   void logMessage(const QString& text);
@@ -242,6 +245,7 @@ class MainWindow : public QMainWindow {
   std::map<std::string, QTreeWidgetItem*> m_solverItems;
   std::map<std::string, QProgressBar*> m_progress;
   QComboBox* m_strategy = nullptr;
+  QComboBox* m_dpModel = nullptr;
   QComboBox* m_costModel = nullptr;
   int m_appliedCostModel = 0;  ///< the combo index the open graph's times come from
   QDoubleSpinBox* m_timeLimit = nullptr;

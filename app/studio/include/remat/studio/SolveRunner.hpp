@@ -28,6 +28,7 @@ class SolveRunner : public QObject {
   struct Settings {
     BudgetChoice budget;
     solvers::Strategy strategy = solvers::Strategy::Time;
+    solvers::DpModelKind model = solvers::DpModelKind::Simulator;
     std::optional<std::chrono::milliseconds> timeLimit;  ///< per solver; none means no limit
     /// Whole budget/overhead fronts by solver id: a solver with one answers from it when it can
     /// (solvers::solveFromFront: the time-centric strategy, or auto where a plan fits) instead of
