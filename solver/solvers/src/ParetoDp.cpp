@@ -351,6 +351,13 @@ struct FrontBuilder {
     return std::partition_point(lo, hi, [below](const DpPoint& x) { return x.m >= below; });
   }
 
+  // Whether a candidate at (t, m) is dominated by one already stored (false when it cannot tell).
+  [[nodiscard]] bool pointDominated(std::int64_t t, std::int64_t m) {
+    if (range < 0) return false;
+    maybeRebuild();
+    return prefixMin(t) <= m;
+  }
+
   // One candidate on its own.
   void addPoint(std::int64_t t, std::int64_t m, std::uint32_t source, std::uint32_t point) {
     if (range < 0) {
@@ -796,22 +803,36 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   auto outOfTime = [&] {
     return o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline);
   };
+  const bool exactQuick = f.quickIsExact();
   // The candidates of set i from every shards-th superset with tails, nearest (smallest) first.
   auto collect = [&](std::size_t i, FrontBuilder& builder, unsigned shard, unsigned shards) {
     builder.begin(f.time(n - 1) - f.time(i));  // a continuation recomputes at most what is left
     for (std::size_t k = shard; k < alive.size(); k += shards) {
       const std::size_t j = alive[alive.size() - 1 - k];
       if (!f.subset(i, j)) continue;
-      if (f.quickTransition(i, j).base > o.budget) continue;
-      const Transition s = f.transition(i, j);
-      const std::int64_t base = s.base;
-      if (base > o.budget) continue;
+      const Transition q = f.quickTransition(i, j);
+      if (q.base > o.budget) continue;
       const std::vector<DpPoint>& tail = tails[j];
       // Tails run by t ascending and peak descending: those whose shifted peak exceeds the step's own
       // term are a prefix and keep it; of the rest, all at peak `base`, the first has the least t.
       const DpPoint* begin = tail.data();
       const DpPoint* end = begin + tail.size();
-      const DpPoint* rest = std::partition_point(begin, end, [&](const DpPoint& p) { return p.m > base - s.dm; });
+      auto split = [&](std::int64_t base, std::int64_t dm) {
+        return std::partition_point(begin, end, [&](const DpPoint& p) { return p.m > base - dm; });
+      };
+      if (!exactQuick) {
+        // With the quick base the step's candidates are no higher than with the exact one, at the same
+        // overheads (a higher base moves the split left: the points it passes then sit at the base,
+        // above their quick place); when those are all dominated, the segment need not be simulated.
+        const DpPoint* restQ = split(q.base, q.dm);
+        if (builder.runDominated(begin, restQ, q.dt, q.dm) &&
+            (restQ == end || builder.pointDominated(restQ->t + q.dt, q.base)))
+          continue;
+      }
+      const Transition s = exactQuick ? q : f.transition(i, j);
+      const std::int64_t base = s.base;
+      if (base > o.budget) continue;
+      const DpPoint* rest = split(base, s.dm);
       builder.addRun(begin, rest, begin, s.dt, s.dm, static_cast<std::uint32_t>(j));
       if (rest != end)
         builder.addPoint(rest->t + s.dt, base, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(rest - begin));
