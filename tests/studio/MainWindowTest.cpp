@@ -376,6 +376,53 @@ TEST_CASE("Studio's budget field follows the slider over the plain run's peak", 
   CHECK(w.comparisonModel()->rows()[0].result->status == solvers::SolveStatus::Infeasible);
 }
 
+// ISSUE 18: "a typed budget is ignored unless Enter is pressed". Run takes the text in the field as it
+// stands; text that is not a budget stops the run, in red at the field, instead of running under the
+// previous budget.
+TEST_CASE("Studio runs under the budget typed in the field, Enter pressed or not", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  win.only({"chen-greedy"});
+  studio::BudgetEditor& budget = *w.budgetEditor();
+  budget.slider()->setValue(900);  // an earlier budget, which the typed text must replace
+  const Bytes peak = w.vanilla()->metrics.simulatedPeak;
+  const Bytes typed{peak.value / 2};
+  QLineEdit* field = budget.field();
+  field->setFocus();
+  field->selectAll();
+  QTest::keyClicks(field, QString::number(typed.value));  // no Enter
+  CHECK(budget.errorText().isEmpty());
+  REQUIRE(win.runAndWait());
+  REQUIRE(w.comparisonModel()->rows().size() == 1);
+  REQUIRE(w.comparisonModel()->rows()[0].result);
+  CHECK(w.comparisonModel()->rows()[0].result->budget == typed);
+  CHECK(budget.budget() == BudgetChoice{BudgetChoice::Kind::Fixed, typed});
+
+  // A size with units, still without Enter.
+  field->selectAll();
+  QTest::keyClicks(field, QStringLiteral("3GiB"));
+  REQUIRE(win.runAndWait());
+  CHECK(w.comparisonModel()->rows()[0].result->budget == Bytes{std::int64_t{3} << 30});
+
+  // Not a budget: marked at once, and Run refuses with the reason; the last results stay.
+  field->selectAll();
+  QTest::keyClicks(field, QStringLiteral("abc"));
+  CHECK_FALSE(budget.errorText().isEmpty());
+  w.runSolvers();
+  CHECK_FALSE(w.solving());
+  CHECK(w.lastError().contains(QStringLiteral("abc")));
+  CHECK(budget.budget() == BudgetChoice{BudgetChoice::Kind::Fixed, Bytes{std::int64_t{3} << 30}});
+  CHECK(w.comparisonModel()->rows()[0].result->budget == Bytes{std::int64_t{3} << 30});
+  // Fixed by hand, it runs again.
+  field->selectAll();
+  QTest::keyClicks(field, QStringLiteral("least"));
+  CHECK(budget.errorText().isEmpty());
+  REQUIRE(win.runAndWait());
+  CHECK(budget.budget().kind == BudgetChoice::Kind::Least);
+}
+
 TEST_CASE("Studio scrubs the budget from each DP's whole front", "[studio][window]") {
   test::ensureWidgetApplication();
   Window win;

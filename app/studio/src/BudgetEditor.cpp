@@ -38,7 +38,13 @@ BudgetEditor::BudgetEditor(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_slider, 1, 0);
   layout->addWidget(m_fraction, 1, 1);
   connect(m_slider, &QSlider::valueChanged, this, &BudgetEditor::onSliderMoved);
-  connect(m_field, &QLineEdit::editingFinished, this, &BudgetEditor::onFieldEdited);
+  connect(m_field, &QLineEdit::editingFinished, this, [this] { (void)commit(); });
+  // Every keystroke is checked, so that a budget that will not parse is red before anything runs.
+  connect(m_field, &QLineEdit::textEdited, this, [this](const QString& text) {
+    BudgetChoice parsed;
+    QString error;
+    showError(parse(text, parsed, error) ? QString() : error);
+  });
   showBudget();
 }
 
@@ -88,9 +94,12 @@ Bytes BudgetEditor::fullScale() const {
 }
 
 void BudgetEditor::setBudget(const BudgetChoice& budget) {
-  if (budget == m_budget) return;
+  showError({});
+  if (budget == m_budget) {
+    showBudget();  // the field shows the budget again, over whatever text was typed
+    return;
+  }
   m_budget = budget;
-  m_error.clear();
   showBudget();
   emit budgetChanged();
 }
@@ -102,23 +111,26 @@ void BudgetEditor::onSliderMoved(int value) {
   setBudget({BudgetChoice::Kind::Fixed, Bytes{std::max<std::int64_t>(1, bytes)}});
 }
 
-void BudgetEditor::onFieldEdited() {
+void BudgetEditor::showError(const QString& error) {
+  m_error = error;
+  m_field->setStyleSheet(error.isEmpty() ? QString() : QStringLiteral("QLineEdit { color: #c0392b; }"));
+  m_field->setToolTip(error.isEmpty() ? fieldHelp() : error);
+}
+
+bool BudgetEditor::commit() {
   BudgetChoice parsed;
   QString error;
   if (!parse(m_field->text(), parsed, error)) {
-    m_error = error;
-    m_field->setStyleSheet(QStringLiteral("QLineEdit { color: #c0392b; }"));
-    m_field->setToolTip(error);
-    return;
+    showError(error);
+    return false;
   }
-  m_field->setStyleSheet({});
-  m_field->setToolTip(fieldHelp());
-  m_error.clear();
+  showError({});
   // The field shows sizes rounded to three digits; re-reading that text must not move the budget.
   if (parsed.kind == BudgetChoice::Kind::Fixed && m_budget.kind == BudgetChoice::Kind::Fixed &&
       m_field->text().trimmed() == QString::fromStdString(formatByteSize(m_budget.bytes)))
-    return;
+    return true;
   setBudget(parsed);
+  return true;
 }
 
 void BudgetEditor::showBudget() {

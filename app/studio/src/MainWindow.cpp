@@ -867,6 +867,13 @@ void MainWindow::runSolvers() {
       reportError(tr("Nothing to solve"), tr("Check at least one solver."));
       return;
     }
+    // The text in the budget field is the budget, Enter pressed or not; one that does not parse stops
+    // the run rather than running under the previous budget.
+    if (!m_budget->commit()) {
+      m_budget->field()->setFocus();
+      reportError(tr("Cannot run"), m_budget->errorText());
+      return;
+    }
     std::vector<const solvers::Solver*> chosen;
     for (const auto& id : ids) chosen.push_back(solvers::SolverRegistry::builtin().find(id));
     SolveRunner::Settings settings;
@@ -886,14 +893,20 @@ void MainWindow::runSolvers() {
       bar->setFormat(QString());
     }
     for (const auto& id : ids) m_progress[id]->setFormat(QStringLiteral("%p%"));
+    const QString budgetText =
+        settings.budget.kind == BudgetChoice::Kind::Fixed
+            ? tr("%1 (%2 bytes)")
+                  .arg(QString::fromStdString(formatByteSize(settings.budget.bytes)))
+                  .arg(settings.budget.bytes.value)
+        : settings.budget.kind == BudgetChoice::Kind::Least ? tr("least")
+                                                             : tr("none");
     logMessage(tr("Running %1 (strategy %2, DP model %3, budget %4)")
                    .arg(QString::fromStdString([&] {
                      std::string all;
                      for (const auto& id : ids) all += (all.empty() ? "" : ", ") + id;
                      return all;
                    }()))
-                   .arg(m_strategy->currentText(), m_dpModel->currentText(),
-                        m_budget->field()->text().isEmpty() ? tr("none") : m_budget->field()->text()));
+                   .arg(m_strategy->currentText(), m_dpModel->currentText(), budgetText));
     m_runner->start(m_graph, chosen, settings);
     refreshViews();
     updateActions();

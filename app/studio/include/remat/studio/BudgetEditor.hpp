@@ -40,12 +40,17 @@ class BudgetEditor : public QWidget {
   /// The budget at the slider's right end.
   [[nodiscard]] Bytes fullScale() const;
 
+  /// The budget last taken from the field or the slider. Text typed since is taken by commit(), which
+  /// Enter, leaving the field and Run call.
   [[nodiscard]] const BudgetChoice& budget() const { return m_budget; }
   void setBudget(const BudgetChoice& budget);
+  /// Takes the field's text as the budget: true when it parses (budgetChanged is emitted if it moved the
+  /// budget), false with errorText() set and the budget unchanged.
+  [[nodiscard]] bool commit();
   /// Parses a text as the field does: true and the choice, or false and a readable message.
   [[nodiscard]] static bool parse(const QString& text, BudgetChoice& out, QString& error);
 
-  /// The error of the last text typed into the field, empty when it was valid.
+  /// The error of the text in the field (checked at every keystroke), empty when it is valid.
   [[nodiscard]] const QString& errorText() const { return m_error; }
 
   [[nodiscard]] QLineEdit* field() const { return m_field; }
@@ -58,7 +63,7 @@ class BudgetEditor : public QWidget {
 
  private:
   void onSliderMoved(int value);
-  void onFieldEdited();
+  void showError(const QString& error);
   void showBudget();
 
   QLineEdit* m_field = nullptr;
