@@ -118,8 +118,7 @@ QString ComparisonModel::cellText(int row, int column) const {
       return QString::number(m.overhead.value);
     case OverheadPercent:
       if (m_plainTime.value <= 0) return QStringLiteral("-");
-      return QString::number(100.0 * double(m.overhead.value) / double(m_plainTime.value), 'f', 1) +
-             QStringLiteral("%");
+      return QString::number(solvers::overheadPercent(m.overhead, m_plainTime), 'f', 1) + QStringLiteral("%");
     case Recomputed:
       return QString::number(m.recomputedNodes);
     default:

@@ -10,9 +10,12 @@ bool fitsBudget(const SolveResult& r) {
   return r.plan && claims && (!r.budget || r.metrics.simulatedPeak <= *r.budget);
 }
 
+double overheadPercent(Ticks overhead, Ticks plainStepTime) {
+  return plainStepTime.value > 0 ? 100.0 * double(overhead.value) / double(plainStepTime.value) : 0.0;
+}
+
 double Comparison::overheadPercent(const SolveResult& r) const {
-  const auto plain = double(vanilla.metrics.totalTime.value);
-  return plain > 0 ? 100.0 * double(r.metrics.overhead.value) / plain : 0.0;
+  return solvers::overheadPercent(r.metrics.overhead, vanilla.metrics.totalTime);
 }
 
 std::optional<std::size_t> bestResult(const std::vector<SolveResult>& rows, bool leastBudgets) {

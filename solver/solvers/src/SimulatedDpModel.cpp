@@ -101,12 +101,8 @@ SimulatedDpModel::SimulatedDpModel(const graph::ComputeGraph& g) {
 
 TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
   TargetTerms t;
-  for (std::size_t q = 0; q < m_paramBytes.size(); ++q)
-    for (std::uint32_t k = m_paramUsers[q].begin; k < m_paramUsers[q].end; ++k)
-      if (!inSet(next, m_adj[k])) {
-        t.paramGradsOutside += m_paramBytes[q];
-        break;
-      }
+  for (std::uint32_t q = 0; q < m_paramBytes.size(); ++q)
+    if (usedOutside(q, next)) t.paramGradsOutside += m_paramBytes[q];
   std::vector<std::uint8_t> onBoundary(m_ops, 0);
   for (std::uint32_t u = 0; u < m_ops; ++u) {
     if (!inSet(next, u)) continue;
@@ -165,10 +161,7 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
     }
     for (std::uint32_t k = m_params[w].begin; k < m_params[w].end; ++k) {
       const std::uint32_t q = m_adj[k];
-      bool outside = false;
-      for (std::uint32_t x = m_paramUsers[q].begin; x < m_paramUsers[q].end && !outside; ++x)
-        outside = !inSet(next, m_adj[x]);
-      if (!outside) extra += m_paramBytes[q];
+      if (!usedOutside(q, next)) extra += m_paramBytes[q];
     }
     t.firstSteps.push_back({w, extra});
   }
@@ -181,6 +174,12 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
     b.rootBytes = m_bytes[static_cast<std::size_t>(root)];
   }
   return t;
+}
+
+bool SimulatedDpModel::usedOutside(std::uint32_t param, const std::uint64_t* set) const {
+  for (std::uint32_t k = m_paramUsers[param].begin; k < m_paramUsers[param].end; ++k)
+    if (!inSet(set, m_adj[k])) return true;
+  return false;
 }
 
 Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const TargetTerms& prevTerms, bool last,
@@ -402,11 +401,6 @@ Transition SimulatedDpModel::transition(const std::uint64_t* prev, const std::ui
     if (inS(u)) sc.flags[u] |= kGrad;
     else sc.markValue[u] = 1;
   };
-  auto paramOutside = [&](std::uint32_t q) {
-    for (std::uint32_t user : adj(m_paramUsers[q]))
-      if (!inSet(next, user)) return true;
-    return false;
-  };
   alive = 0;
   for (std::int32_t t = 0; t < steps; ++t) {
     alive += diff[static_cast<std::size_t>(t)];
@@ -424,7 +418,7 @@ Transition SimulatedDpModel::transition(const std::uint64_t* prev, const std::ui
     for (std::uint32_t q : adj(m_params[w])) {
       if (sc.paramSeen[q] == st) continue;
       sc.paramSeen[q] = st;
-      if (!paramOutside(q)) paramGrads += m_paramBytes[q];
+      if (!usedOutside(q, next)) paramGrads += m_paramBytes[q];
     }
     peak = std::max(peak, grads + paramGrads + alive + m_workspace[w]);
     grads -= m_gradBytes[w];  // freed after its own backward

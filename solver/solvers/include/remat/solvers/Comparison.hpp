@@ -14,6 +14,9 @@ namespace remat::solvers {
 /// budget (any, without one).
 [[nodiscard]] bool fitsBudget(const SolveResult& r);
 
+/// An overhead as a percentage of the plain run's step time (0 when that time is not positive).
+[[nodiscard]] double overheadPercent(Ticks overhead, Ticks plainStepTime);
+
 /// The tightest proven lower bound on the overhead among the results (lp-bound's LP value, milp's
 /// optimum or gap), with the solver that proves it.
 struct OverheadBound {

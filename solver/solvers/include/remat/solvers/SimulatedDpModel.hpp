@@ -149,6 +149,9 @@ class SimulatedDpModel {
   std::vector<Range> m_paramUsers;
 
   [[nodiscard]] bool inSet(const std::uint64_t* s, std::uint32_t op) const { return (s[op >> 6] >> (op & 63)) & 1U; }
+  /// Whether some op outside the set uses the parameter (its gradient then accumulates before the set's
+  /// backward begins).
+  [[nodiscard]] bool usedOutside(std::uint32_t param, const std::uint64_t* set) const;
 };
 
 /// The simulator's model of a whole chain: its peak max_i [m_{i-1} + base_i], its overhead and its
