@@ -211,6 +211,41 @@ TEST_CASE("a thinned front is not whole and answers nothing") {
   CHECK_FALSE(solveFromFront(exact, thinned, {.graph = &g}));
 }
 
+TEST_CASE("a family's superset and subset masks hold exactly the sets the subset test admits") {
+  // The masks come from the membership table (maximal elements, minimal elements outside) in families
+  // of all lower sets, and from the O(1) test in families of ancestor closures; both must agree with
+  // the plain word-by-word test on every pair.
+  std::vector<ComputeGraph> graphs;
+  graphs.push_back(test::makeChain(70));  // more sets than one mask word
+  for (std::uint32_t seed = 1; seed <= 60; ++seed) graphs.push_back(test::makeRandomDag(2 + int(seed % 11), seed));
+  for (const ComputeGraph& g : graphs) {
+    auto all = LowerSetFamily::allLowerSets(g, 100000);
+    REQUIRE(all);
+    const LowerSetFamily closures = LowerSetFamily::ancestorClosures(g);
+    for (const LowerSetFamily* each : {static_cast<const LowerSetFamily*>(&*all), &closures}) {
+      const LowerSetFamily& family = *each;
+      if (family.size() > 600) continue;  // the check below is quadratic
+      std::vector<NodeSet> sets;
+      for (std::size_t i = 0; i < family.size(); ++i) sets.push_back(family.set(i));
+      std::vector<std::uint64_t> up(family.maskWords()), down(family.maskWords());
+      for (std::size_t i = 0; i < family.size(); ++i) {
+        family.supersets(i, up.data());
+        family.subsets(i, down.data());
+        for (std::size_t j = 0; j < family.size(); ++j) {
+          const bool aInB = (sets[i] - sets[j]).empty();
+          const bool bInA = (sets[j] - sets[i]).empty();
+          CHECK(((up[j / 64] >> (j % 64)) & 1U) == (aInB ? 1U : 0U));
+          CHECK(((down[j / 64] >> (j % 64)) & 1U) == (bInA ? 1U : 0U));
+        }
+        for (std::size_t j = family.size(); j < family.maskWords() * 64; ++j) {  // no bits past the family
+          CHECK(((up[j / 64] >> (j % 64)) & 1U) == 0U);
+          CHECK(((down[j / 64] >> (j % 64)) & 1U) == 0U);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("the DP's fronts do not depend on the number of threads") {
   // Narrow layers (chains have one set per size) share each set's sources out among the threads and
   // merge their fronts; the result, down to the chosen predecessors, must be the same as on one thread.

@@ -37,11 +37,16 @@ void LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind) {
   if (kind == DpModelKind::Paper) {
     m_model.reset();
     m_terms.clear();
+    m_sources.clear();
     return;
   }
   auto model = std::make_shared<const SimulatedDpModel>(g);
   m_terms.resize(size());
-  for (std::size_t i = 0; i < size(); ++i) m_terms[i] = model->targetTerms(words(i));
+  m_sources.resize(size());
+  for (std::size_t i = 0; i < size(); ++i) {
+    m_terms[i] = model->targetTerms(words(i));
+    m_sources[i] = m_terms[i].source();
+  }
   m_model = std::move(model);
 }
 
@@ -124,7 +129,79 @@ std::optional<LowerSetFamily> LowerSetFamily::allLowerSets(const graph::ComputeG
   });
   if (!count || stopped) return std::nullopt;
   f.sortBySize();
+  f.buildIndex(g);
   return f;
+}
+
+void LowerSetFamily::buildIndex(const graph::ComputeGraph& g) {
+  const std::size_t n = size();
+  const std::size_t w = maskWords();
+  m_members.assign(m_universe * w, 0);
+  m_maximal.clear();
+  m_outside.clear();
+  m_maximalFrom.assign(1, 0);
+  m_outsideFrom.assign(1, 0);
+  auto has = [](const std::uint64_t* s, std::uint32_t u) { return (s[u >> 6] >> (u & 63)) & 1U; };
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint64_t* s = words(k);
+    for (std::uint32_t u = 0; u < m_universe; ++u) {
+      const graph::NodeId node = g.opNode(OpIndex{u});
+      if (has(s, u)) {
+        m_members[u * w + k / 64] |= std::uint64_t{1} << (k % 64);
+        bool maximal = true;
+        for (graph::NodeId v : g.successors(node))
+          if (g.isOp(v) && has(s, g.opIndex(v).value)) {
+            maximal = false;
+            break;
+          }
+        if (maximal) m_maximal.push_back(u);
+      } else {
+        bool minimal = true;
+        for (graph::NodeId v : g.opPredecessors(node))
+          if (!has(s, g.opIndex(v).value)) {
+            minimal = false;
+            break;
+          }
+        if (minimal) m_outside.push_back(u);
+      }
+    }
+    m_maximalFrom.push_back(static_cast<std::uint32_t>(m_maximal.size()));
+    m_outsideFrom.push_back(static_cast<std::uint32_t>(m_outside.size()));
+  }
+}
+
+void LowerSetFamily::supersets(std::size_t i, std::uint64_t* out) const {
+  const std::size_t n = size();
+  const std::size_t w = maskWords();
+  std::fill_n(out, w, 0);
+  if (m_members.empty()) {
+    for (std::size_t j = i; j < n; ++j)
+      if (subset(i, j)) out[j / 64] |= std::uint64_t{1} << (j % 64);
+    return;
+  }
+  std::fill_n(out, w, ~std::uint64_t{0});
+  for (std::uint32_t k = m_maximalFrom[i]; k < m_maximalFrom[i + 1]; ++k) {
+    const std::uint64_t* column = m_members.data() + std::size_t{m_maximal[k]} * w;
+    for (std::size_t x = 0; x < w; ++x) out[x] &= column[x];
+  }
+  if (n % 64) out[w - 1] &= (std::uint64_t{1} << (n % 64)) - 1;
+}
+
+void LowerSetFamily::subsets(std::size_t j, std::uint64_t* out) const {
+  const std::size_t n = size();
+  const std::size_t w = maskWords();
+  std::fill_n(out, w, 0);
+  if (m_members.empty()) {
+    for (std::size_t i = 0; i <= j; ++i)
+      if (subset(i, j)) out[i / 64] |= std::uint64_t{1} << (i % 64);
+    return;
+  }
+  for (std::uint32_t k = m_outsideFrom[j]; k < m_outsideFrom[j + 1]; ++k) {
+    const std::uint64_t* column = m_members.data() + std::size_t{m_outside[k]} * w;
+    for (std::size_t x = 0; x < w; ++x) out[x] |= column[x];
+  }
+  for (std::size_t x = 0; x < w; ++x) out[x] = ~out[x];
+  if (n % 64) out[w - 1] &= (std::uint64_t{1} << (n % 64)) - 1;
 }
 
 LowerSetFamily LowerSetFamily::ancestorClosures(const graph::ComputeGraph& g) {

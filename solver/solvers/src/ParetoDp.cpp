@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <barrier>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -54,6 +55,37 @@ void parallelOver(std::size_t begin, std::size_t end, unsigned threads, Body&& b
     pool.emplace_back([&, w] {
       for (std::size_t j = next++; j < end; j = next++) body(j, w);
     });
+}
+
+// Calls f(k) for every set bit k of mask in [from, to), ascending.
+template <class F>
+void forEachSet(const std::uint64_t* mask, std::size_t from, std::size_t to, F&& f) {
+  if (from >= to) return;
+  for (std::size_t w = from / 64; w * 64 < to; ++w) {
+    std::uint64_t bits = mask[w];
+    if (w == from / 64) bits &= ~std::uint64_t{0} << (from % 64);
+    if ((w + 1) * 64 > to && to % 64) bits &= (std::uint64_t{1} << (to % 64)) - 1;
+    while (bits) {
+      f(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      bits &= bits - 1;
+    }
+  }
+}
+
+// The same, descending.
+template <class F>
+void forEachSetDown(const std::uint64_t* mask, std::size_t from, std::size_t to, F&& f) {
+  if (from >= to) return;
+  for (std::size_t w = (to - 1) / 64 + 1; w-- > from / 64;) {
+    std::uint64_t bits = mask[w];
+    if (w == from / 64) bits &= ~std::uint64_t{0} << (from % 64);
+    if ((w + 1) * 64 > to && to % 64) bits &= (std::uint64_t{1} << (to % 64)) - 1;
+    while (bits) {
+      const int top = 63 - std::countl_zero(bits);
+      f(w * 64 + static_cast<std::size_t>(top));
+      bits &= ~(std::uint64_t{1} << top);
+    }
+  }
 }
 
 }  // namespace
@@ -155,11 +187,20 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
     peak.fill(INT64_MAX);
     overhead.fill(INT64_MAX);
     checkpoints.fill(INT64_MAX);
-    for (std::size_t j = supersetsFrom; j < n; ++j) {
+    // Each set's supersets, and their union: the only j worth a look.
+    const std::size_t words = f.maskWords();
+    thread_local std::vector<std::uint64_t> masks;
+    masks.assign((kBlock + 1) * words, 0);
+    std::uint64_t* any = masks.data() + kBlock * words;
+    for (std::size_t k = 0; k < size; ++k) {
+      f.supersets(first + k, masks.data() + k * words);
+      for (std::size_t x = 0; x < words; ++x) any[x] |= masks[k * words + x];
+    }
+    forEachSet(any, supersetsFrom, n, [&](std::size_t j) {
       const double* theirs = count ? b.paths.data() + j * count : nullptr;
       for (std::size_t k = 0; k < size; ++k) {
         const std::size_t i = first + k;
-        if (!f.subset(i, j)) continue;
+        if (!((masks[k * words + j / 64] >> (j % 64)) & 1U)) continue;
         const Transition s = f.quickTransition(i, j);
         const std::int64_t base = s.base;
         const std::int64_t through = std::max(base, saturatingAdd(s.dm, b.minPeak[j]));
@@ -174,7 +215,7 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
         const double dm = double(j == n - 1 ? base : s.dm);
         relaxPaths(b.paths.data() + i * count, theirs, b.lambdas.data(), value, dm, count);
       }
-    }
+    });
     for (std::size_t k = 0; k < size; ++k) {
       b.minPeak[first + k] = peak[k];
       b.minOverhead[first + k] = overhead[k];
@@ -571,20 +612,28 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   // The sets of finished layers whose fronts are not empty, by index: the only possible sources. Under
   // a tight threshold most fronts are empty, and this spares the scan over all pairs.
   std::vector<std::uint32_t> alive{0};
+  std::vector<std::uint64_t> aliveMask(f.maskWords(), 0);  // the same as a bitset
+  aliveMask[0] = 1;
   // The candidates of j from every shards-th source, starting at `shard`, into `builder`.
   auto collect = [&](std::size_t j, const Limits& lim, FrontBuilder& builder, unsigned shard, unsigned shards) {
     builder.begin(lim.tMax);
     // Larger sources first: their steps are short, and their runs tend to dominate those of far ones.
     const std::size_t sources = o.nearestSources > 0 ? std::min(alive.size(), o.nearestSources) : alive.size();
-    for (std::size_t k = shard; k < sources; k += shards) {
-      const std::size_t i = alive[alive.size() - 1 - k];
-      if (!f.subset(i, j)) continue;
+    if (sources == 0) return;
+    // The alive subsets of j, from the nearest source allowed on; shard `shard` takes every shards-th.
+    thread_local std::vector<std::uint64_t> mask;
+    mask.resize(f.maskWords());
+    f.subsets(j, mask.data());
+    for (std::size_t x = 0; x < mask.size(); ++x) mask[x] &= aliveMask[x];
+    std::size_t ordinal = 0;
+    forEachSetDown(mask.data(), alive[alive.size() - sources], j, [&](std::size_t i) {
+      if (ordinal++ % shards != shard) return;
       const std::vector<DpPoint>& source = run.fronts[i];
       // Fronts run by t ascending and m descending: the points within both limits are a contiguous run.
       const DpPoint* begin = source.data();
       const DpPoint* end = begin + source.size();
       Transition s = f.quickTransition(i, j);
-      if (s.base > o.budget) continue;
+      if (s.base > o.budget) return;
       const std::int64_t tCap = lim.tMax - s.dt;
       auto runWithin = [&](std::int64_t base) {
         const std::int64_t mCap = std::min(o.budget - base, lim.mMax - s.dm);
@@ -595,18 +644,18 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
       if (!exactQuick) {
         // The bound's run holds the exact one (a higher base only drops points of larger m): where it
         // is empty or dominated, so is the exact run, and the segment need not be simulated.
-        if (builder.runDominated(first, last, s.dt, s.dm)) continue;
+        if (builder.runDominated(first, last, s.dt, s.dm)) return;
         // The exact base lies between the bound and the ceiling: where the ceiling keeps the same run
         // (a generous budget, where j's own limits cap the run), so does the exact base.
         const std::int64_t ceiling = f.baseCeiling(i, j);
         if (ceiling > o.budget || runWithin(ceiling) != std::pair{first, last}) {
           s = f.transition(i, j);
-          if (s.base > o.budget) continue;
+          if (s.base > o.budget) return;
           std::tie(first, last) = runWithin(s.base);
         }
       }
       builder.addRun(first, last, begin, s.dt, s.dm, static_cast<std::uint32_t>(i));
-    }
+    });
   };
   // With the budget's bounds, a point whose least possible completion is infeasible or worse than the
   // incumbent goes (no point of a front dominates another, so dropping one revives nothing).
@@ -621,6 +670,10 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
         const std::int64_t rest = remaining(j, p.m);
         const std::int64_t total = saturatingAdd(memory ? p.m : p.t, rest);
         if (budgeted && (rest == INT64_MAX || (o.incumbent && total > *o.incumbent))) continue;
+        // At best a tie with the incumbent: worth keeping only if it may finish with less of the other.
+        if (budgeted && o.incumbent && o.tieBreak && total == *o.incumbent &&
+            saturatingAdd(memory ? p.t : p.m, memory ? bounds->minOverhead[j] : bounds->minCheckpoints[j]) >= *o.tieBreak)
+          continue;
         front[kept++] = p;
         score.emplace_back(total, p.m);
       }
@@ -663,7 +716,10 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     }
     run.processed = end;
     for (std::size_t j = begin; j < end; ++j)
-      if (!run.fronts[j].empty()) alive.push_back(static_cast<std::uint32_t>(j));
+      if (!run.fronts[j].empty()) {
+        alive.push_back(static_cast<std::uint32_t>(j));
+        aliveMask[j / 64] |= std::uint64_t{1} << (j % 64);
+      }
     if (o.progress) o.progress(double(end) / double(n), "DP over lower sets");
     if (points > o.maxPoints) {
       run.outcome = DpOutcome::MemoryLimit;
@@ -702,11 +758,14 @@ std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& f, const Contin
   auto leastOf = [&](std::size_t i, std::size_t supersetsFrom, unsigned worker) {
     auto& candidates = scratch[worker];
     candidates.clear();
-    for (std::size_t j = supersetsFrom; j < n; ++j) {
-      if (!f.subset(i, j) || least[j] == INT64_MAX) continue;
+    thread_local std::vector<std::uint64_t> mask;
+    mask.resize(f.maskWords());
+    f.supersets(i, mask.data());
+    forEachSet(mask.data(), supersetsFrom, n, [&](std::size_t j) {
+      if (least[j] == INT64_MAX) return;
       const Transition q = f.quickTransition(i, j);
       candidates.emplace_back(std::max(q.base, saturatingAdd(q.dm, least[j])), static_cast<std::uint32_t>(j));
-    }
+    });
     // A heap, least bound on top: only the candidates popped (those under the best value) are ordered.
     const auto later = [](const auto& a, const auto& b) { return a > b; };
     std::make_heap(candidates.begin(), candidates.end(), later);
@@ -799,6 +858,8 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   tails[n - 1] = {DpPoint{0, INT64_MIN, 0, 0}};
   const unsigned threads = threadCount(o.threads);
   std::vector<std::uint32_t> alive{static_cast<std::uint32_t>(n - 1)};  // finished sets with tails
+  std::vector<std::uint64_t> aliveMask(f.maskWords(), 0);                 // the same as a bitset
+  aliveMask[(n - 1) / 64] |= std::uint64_t{1} << ((n - 1) % 64);
   std::atomic<std::size_t> points{1};
   auto outOfTime = [&] {
     return o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline);
@@ -807,11 +868,16 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   // The candidates of set i from every shards-th superset with tails, nearest (smallest) first.
   auto collect = [&](std::size_t i, FrontBuilder& builder, unsigned shard, unsigned shards) {
     builder.begin(f.time(n - 1) - f.time(i));  // a continuation recomputes at most what is left
-    for (std::size_t k = shard; k < alive.size(); k += shards) {
-      const std::size_t j = alive[alive.size() - 1 - k];
-      if (!f.subset(i, j)) continue;
+    // The supersets of i with tails; shard `shard` takes every shards-th.
+    thread_local std::vector<std::uint64_t> mask;
+    mask.resize(f.maskWords());
+    f.supersets(i, mask.data());
+    for (std::size_t x = 0; x < mask.size(); ++x) mask[x] &= aliveMask[x];
+    std::size_t ordinal = 0;
+    forEachSet(mask.data(), i + 1, n, [&](std::size_t j) {
+      if (ordinal++ % shards != shard) return;
       const Transition q = f.quickTransition(i, j);
-      if (q.base > o.budget) continue;
+      if (q.base > o.budget) return;
       const std::vector<DpPoint>& tail = tails[j];
       // Tails run by t ascending and peak descending: those whose shifted peak exceeds the step's own
       // term are a prefix and keep it; of the rest, all at peak `base`, the first has the least t.
@@ -827,16 +893,16 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
         const DpPoint* restQ = split(q.base, q.dm);
         if (builder.runDominated(begin, restQ, q.dt, q.dm) &&
             (restQ == end || builder.pointDominated(restQ->t + q.dt, q.base)))
-          continue;
+          return;
       }
       const Transition s = exactQuick ? q : f.transition(i, j);
       const std::int64_t base = s.base;
-      if (base > o.budget) continue;
+      if (base > o.budget) return;
       const DpPoint* rest = split(base, s.dm);
       builder.addRun(begin, rest, begin, s.dt, s.dm, static_cast<std::uint32_t>(j));
       if (rest != end)
         builder.addPoint(rest->t + s.dt, base, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(rest - begin));
-    }
+    });
   };
   auto store = [&](std::size_t i, std::vector<DpPoint> front) {
     points += front.size();
@@ -857,7 +923,10 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
       return result;
     }
     for (std::size_t i = begin; i < end; ++i)
-      if (!tails[i].empty()) alive.push_back(static_cast<std::uint32_t>(i));
+      if (!tails[i].empty()) {
+        alive.push_back(static_cast<std::uint32_t>(i));
+        aliveMask[i / 64] |= std::uint64_t{1} << (i % 64);
+      }
     if (o.progress) o.progress(double(n - begin) / double(n), "budget/overhead front");
     if (points > o.maxPoints) {
       result.outcome = DpOutcome::MemoryLimit;

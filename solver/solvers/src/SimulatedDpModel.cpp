@@ -17,6 +17,15 @@ constexpr std::uint8_t kNeeded = 2;  // recomputed by the segment's backward
 constexpr std::uint8_t kGrad = 4;    // its gradient is in memory
 constexpr std::uint8_t kHeld = 8;    // a root whose forward storage a kept value holds
 
+// The number of set bits, without a call: a build for the baseline x86-64 has no popcnt instruction,
+// and std::popcount then calls into libgcc on the DP's hottest path.
+inline std::size_t bitCount(std::uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<std::size_t>((x * 0x0101010101010101ULL) >> 56);
+}
+
 }  // namespace
 
 std::string_view dpModelName(DpModelKind m) { return m == DpModelKind::Paper ? "paper" : "simulator"; }
@@ -173,6 +182,38 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
     b.rootOp = static_cast<std::uint32_t>(root);
     b.rootBytes = m_bytes[static_cast<std::size_t>(root)];
   }
+  // quickTransition's sums for a source holding none of ∂L, and what holding each member changes.
+  std::reverse(t.exceptions.begin(), t.exceptions.end());  // ascending, as the groups need
+  auto groups = [](auto&& opAt, std::size_t count) {
+    std::vector<TargetTerms::Group> out;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::uint32_t op = opAt(k);
+      if (out.empty() || out.back().word != op >> 6) out.push_back({op >> 6, static_cast<std::uint32_t>(k), 0});
+      out.back().bits |= std::uint64_t{1} << (op & 63);
+    }
+    return out;
+  };
+  for (const auto& b : t.boundary) {
+    TargetTerms::Sums change;
+    if (b.rootBytes != 0) {
+      t.sums.dm += b.rootBytes;
+      if (b.rootOp == b.op) change.dm = -b.rootBytes;  // its own storage, held with it
+      else t.viewRoots.emplace_back(b.rootOp, b.rootBytes);
+    }
+    if (b.flags & TargetTerms::kSavedWithin) {
+      t.sums.saved += b.bytes;
+      change.saved -= b.bytes;
+    }
+    if (b.flags & TargetTerms::kSavedByAny) change.saved += b.bytes;
+    if (b.flags & TargetTerms::kNeededAlone) {
+      t.sums.dt -= b.time;
+      change.dt = b.time;
+    }
+    t.held.push_back(change);
+  }
+  for (const auto& [op, time] : t.exceptions) t.sums.dt -= time;
+  t.boundaryGroups = groups([&](std::size_t k) { return t.boundary[k].op; }, t.boundary.size());
+  t.exceptionGroups = groups([&](std::size_t k) { return t.exceptions[k].first; }, t.exceptions.size());
   return t;
 }
 
@@ -182,30 +223,39 @@ bool SimulatedDpModel::usedOutside(std::uint32_t param, const std::uint64_t* set
   return false;
 }
 
-Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const TargetTerms& prevTerms, bool last,
+Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const SourceTerms& prevTerms, bool last,
                                              const TargetTerms& terms) const {
   Transition out;
   // Values of the segment kept by one of its backwards, in memory at its first backward step: those
   // off ∂(next) are kept by some backward (all their consumers are in the segment), those on it when
-  // kept by themselves or a consumer inside next.
-  std::int64_t saved = terms.savedInsideBytes - prevTerms.savedBytes;
-  for (const auto& b : terms.boundary) {
-    const bool held = inSet(prev, b.op);
-    if (b.rootBytes != 0 && !(b.rootOp == b.op ? held : inSet(prev, b.rootOp))) out.dm += b.rootBytes;
-    if (held) {
-      if (b.flags & TargetTerms::kSavedByAny) saved += b.bytes;
-      continue;
+  // kept by themselves or a consumer inside next. A member of ∂(next) that prev holds is no checkpoint
+  // of this step, is not recomputed, and is in memory when some backward keeps it. The sums start from
+  // a prev holding none of ∂(next); only the members it holds are visited (few: most sources are far).
+  std::int64_t saved = terms.savedInsideBytes - prevTerms.savedBytes + terms.sums.saved;
+  out.dm = terms.sums.dm;
+  out.dt = terms.sums.dt;
+  for (const auto& g : terms.boundaryGroups) {
+    for (std::uint64_t held = prev[g.word] & g.bits; held; held &= held - 1) {
+      const std::uint64_t below = (held & -held) - 1;
+      const auto& change = terms.held[g.first + bitCount(g.bits & below)];
+      out.dm += change.dm;
+      saved += change.saved;
+      out.dt += change.dt;
     }
-    if (b.flags & TargetTerms::kSavedWithin) saved += b.bytes;
-    if (b.flags & TargetTerms::kNeededAlone) out.dt -= b.time;
   }
+  for (const auto& [root, bytes] : terms.viewRoots)
+    if (inSet(prev, root)) out.dm -= bytes;
   if (last) {
     out.dm = 0;  // ∂V is empty: nothing to keep
     out.dt = 0;
   } else {
     out.dt += terms.neededTime - prevTerms.neededTime;
-    for (const auto& [op, time] : terms.exceptions)
-      if (!inSet(prev, op)) out.dt -= time;
+    for (const auto& g : terms.exceptionGroups) {
+      for (std::uint64_t held = prev[g.word] & g.bits; held; held &= held - 1) {
+        const std::uint64_t below = (held & -held) - 1;
+        out.dt += terms.exceptions[g.first + bitCount(g.bits & below)].second;
+      }
+    }
   }
   // The first backward step is that of the segment's last member: the first of `next`'s last members
   // that `prev` lacks (when prev holds all of those listed, the step's own terms are left out).
@@ -217,7 +267,7 @@ Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const Ta
     }
   // At the segment's last backward step every gradient of ∂(prev) and every parameter gradient of
   // V \ prev is in memory.
-  const std::int64_t lastStep = prevTerms.boundaryGrads + prevTerms.paramGradsOutside;
+  const std::int64_t lastStep = prevTerms.lastStep;
   out.base = m_resident + std::max({out.dm, firstStep, lastStep});
   return out;
 }
@@ -439,7 +489,8 @@ std::int64_t SimulatedDpModel::baseCeiling(const graph::NodeSet& prev, const gra
 
 Transition SimulatedDpModel::quickTransition(const graph::NodeSet& prev, const graph::NodeSet& next) const {
   const bool last = next.count() == m_ops;
-  return quickTransition(prev.words().data(), targetTerms(prev.words().data()), last, targetTerms(next.words().data()));
+  return quickTransition(prev.words().data(), targetTerms(prev.words().data()).source(), last,
+                         targetTerms(next.words().data()));
 }
 
 SimulatedChainCost evaluateSimulatedModel(const graph::ComputeGraph& g, const std::vector<graph::NodeSet>& lowerSets) {

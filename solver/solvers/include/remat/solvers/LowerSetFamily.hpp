@@ -41,7 +41,7 @@ class LowerSetFamily {
   /// model; SimulatedDpModel::quickTransition in the simulator's, whose exact base costs a pass over the
   /// segment (so the DP asks for it only where the bound leaves a point that might fit).
   [[nodiscard]] Transition quickTransition(std::size_t i, std::size_t j) const {
-    return m_model ? m_model->quickTransition(words(i), m_terms[i], m_count[j] == m_universe, m_terms[j])
+    return m_model ? m_model->quickTransition(words(i), m_sources[i], m_count[j] == m_universe, m_terms[j])
                    : paperTransition(i, j);
   }
   /// An upper bound on transition()'s base in O(1): the base itself in the paper's model,
@@ -75,6 +75,17 @@ class LowerSetFamily {
   };
   [[nodiscard]] const std::vector<BoundaryNode>& boundary(std::size_t i) const { return m_boundary[i]; }
 
+  /// Words of a bitset over the family's indices (bit k of word k / 64 stands for set k).
+  [[nodiscard]] std::size_t maskWords() const { return (size() + 63) / 64; }
+  /// Writes into out[0, maskWords()) the sets that contain set i (i itself among them). A superset of
+  /// a lower set is one holding its maximal elements, so this is the intersection of those elements'
+  /// columns of the family's membership table: O(|max L_i| · |family| / 64), against a subset test per
+  /// set for a scan (ancestor closures, whose test is O(1), are scanned).
+  void supersets(std::size_t i, std::uint64_t* out) const;
+  /// Writes the sets contained in set j (j itself among them): those holding none of the minimal
+  /// elements of V \ L_j (a lower set with an op outside L_j holds one of them below it).
+  void subsets(std::size_t j, std::uint64_t* out) const;
+
   /// True when set i ⊆ set j. Ancestor closures compare in O(1): L_u ⊆ L_v exactly when u ∈ L_v.
   [[nodiscard]] bool subset(std::size_t i, std::size_t j) const {
     if (m_generator[i] != kNoGenerator) {
@@ -95,6 +106,8 @@ class LowerSetFamily {
 
   void add(const graph::ComputeGraph& g, const graph::NodeSet& s, std::uint32_t generator = kNoGenerator);
   void sortBySize();
+  /// The membership table and each set's maximal and outside-minimal elements (not for closures).
+  void buildIndex(const graph::ComputeGraph& g);
 
   std::size_t m_universe = 0;
   std::size_t m_words = 0;
@@ -107,8 +120,13 @@ class LowerSetFamily {
   std::vector<std::int64_t> m_boundaryTime;
   std::vector<std::int64_t> m_frontierBytes;
   std::vector<std::vector<BoundaryNode>> m_boundary;
+  /// By op u: the bitset (maskWords() words) of the sets holding u; empty for closure families.
+  std::vector<std::uint64_t> m_members;
+  /// Per set, flat with offsets: its maximal elements, and the minimal elements of V \ L.
+  std::vector<std::uint32_t> m_maximal, m_maximalFrom, m_outside, m_outsideFrom;
   std::shared_ptr<const SimulatedDpModel> m_model;  ///< null: the paper's model
   std::vector<TargetTerms> m_terms;                 ///< by set, for the simulator's model
+  std::vector<SourceTerms> m_sources;               ///< by set: m_terms[i].source()
 };
 
 }  // namespace remat::solvers

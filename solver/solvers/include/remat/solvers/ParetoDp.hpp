@@ -85,6 +85,11 @@ struct DpOptions {
   const ContinuationBounds* bounds = nullptr;
   Strategy strategy = Strategy::Time;
   std::optional<std::int64_t> incumbent;
+  /// With an incumbent: its other coordinate (checkpoint memory for the time-centric strategy,
+  /// overhead for the memory-centric one). A point that can at best tie the incumbent's objective then
+  /// goes as well unless it might finish with less of this one, so V's front holds only plans better
+  /// than the incumbent in (objective, other) order.
+  std::optional<std::int64_t> tieBreak;
   /// A heuristic when > 0: each set keeps only this many points, those with the best bound on the
   /// finished objective (with bounds). Every path kept is still a real plan, so V's best point is
   /// feasible, but not necessarily optimal: a close incumbent for the exact run.

@@ -28,6 +28,15 @@ struct Transition {
   std::int64_t dm = 0;
 };
 
+/// What quickTransition reads of the set a transition leaves, apart from its op bits: a few words,
+/// kept together by the DP (one cache line for many sets, where the whole TargetTerms would be one
+/// or more lines of its own for each).
+struct SourceTerms {
+  std::int64_t savedBytes = 0;  ///< TargetTerms::savedBytes
+  std::int64_t neededTime = 0;  ///< TargetTerms::neededTime
+  std::int64_t lastStep = 0;    ///< TargetTerms::boundaryGrads + paramGradsOutside
+};
+
 /// Terms of a lower set L that the transitions into and out of it share. Two are in memory whenever
 /// the backward of a segment ending at L runs: the parameter gradients made by the backward of V \ L,
 /// and the gradients of ∂(L). The rest give the recomputation time and checkpoint bytes of a
@@ -63,6 +72,30 @@ struct TargetTerms {
   };
   static constexpr std::size_t kFirstSteps = 4;
   std::vector<FirstStep> firstSteps;
+
+  /// The boundary and exception terms of quickTransition, arranged so that a source set costs only
+  /// what it holds of them. The sums are those of a source that holds none of ∂L and none of the
+  /// exceptions; `held` corrects them for each boundary member a source holds, and `viewRoots` for
+  /// the storages ∂L's views hold (by their root, which is not on ∂L).
+  struct Sums {
+    std::int64_t dm = 0;     ///< Σ bytes of the storages ∂L holds
+    std::int64_t saved = 0;  ///< Σ M(u), u ∈ ∂L kept by its own backward or a consumer's within L
+    std::int64_t dt = 0;     ///< −Σ T(u) over ∂L ∩ N∅ and over the exceptions
+  };
+  Sums sums;
+  std::vector<Sums> held;  ///< by boundary entry: what holding it changes
+  /// The ops of ∂L (or of the exceptions) that lie in one word of an op bitset: that word's index, its
+  /// bits, and the index (in boundary, or exceptions) of the lowest of them.
+  struct Group {
+    std::uint32_t word;
+    std::uint32_t first;
+    std::uint64_t bits;
+  };
+  std::vector<Group> boundaryGroups;
+  std::vector<Group> exceptionGroups;
+  std::vector<std::pair<std::uint32_t, std::int64_t>> viewRoots;  ///< (root op, its storage's bytes)
+
+  [[nodiscard]] SourceTerms source() const { return {savedBytes, neededTime, boundaryGrads + paramGradsOutside}; }
 
   static constexpr std::uint8_t kNeededAlone = 1;
   static constexpr std::uint8_t kSavedByAny = 2;
@@ -112,7 +145,7 @@ class SimulatedDpModel {
   /// with the gradients of ∂(next) and the parameter gradients of V \ next), at its last (every gradient
   /// of ∂(prev) and parameter gradient of V \ prev), or at the end of its forward (its checkpoints).
   /// O(|∂next| + |exceptions|) from the terms of both sets.
-  [[nodiscard]] Transition quickTransition(const std::uint64_t* prev, const TargetTerms& prevTerms, bool last,
+  [[nodiscard]] Transition quickTransition(const std::uint64_t* prev, const SourceTerms& prevTerms, bool last,
                                            const TargetTerms& terms) const;
 
   /// An upper bound on transition()'s base, in O(1): every value of the segment at once (a value holds
