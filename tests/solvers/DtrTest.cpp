@@ -24,7 +24,7 @@ void checkAcrossBudgets(const ComputeGraph& g, int points) {
   REQUIRE(plain.status == SolveStatus::Feasible);
   REQUIRE(plain.simulation.valid());
   CHECK(plain.metrics.overhead == Ticks{0});
-  const Bytes least = dtrSingleOpMinimum(g);
+  const Bytes least = *dtrSingleOpMinimum(g).bytes;
   CHECK(least >= sim::memoryLowerBound(g));
   const Bytes peak = plain.metrics.simulatedPeak;
   REQUIRE(least <= peak);
@@ -96,7 +96,7 @@ TEST_CASE("dtr meets every budget from the single-op minimum even where its gree
   int fallbacks = 0;
   for (std::uint32_t seed : {4u, 11u}) {
     const ComputeGraph g = test::makeRandomDag(20, seed, 0.3);
-    const Bytes least = dtrSingleOpMinimum(g);
+    const Bytes least = *dtrSingleOpMinimum(g).bytes;
     const Bytes peak = dtr().solve({.graph = &g}).metrics.simulatedPeak;
     for (int k = 0; k <= 60; ++k) {
       const Bytes budget{least.value + (peak.value - least.value) * k / 60};
@@ -122,7 +122,7 @@ TEST_CASE("dtr's least budget is met by its plan") {
     const ComputeGraph g = test::makeRandomDag(30, seed);
     const auto least = dtr().minBudget({.graph = &g});
     REQUIRE(least.bytes);
-    CHECK(*least.bytes >= dtrSingleOpMinimum(g));
+    CHECK(*least.bytes >= *dtrSingleOpMinimum(g).bytes);
     const SolveResult r = solveAtLeastBudget(dtr(), {.graph = &g});
     CHECK(r.status == SolveStatus::Feasible);
     CHECK(r.metrics.simulatedPeak <= *least.bytes);
@@ -177,7 +177,7 @@ TEST_CASE("h_DTR-eq charges the evicted neighbourhood") {
   CHECK(g.node(run.evicted[1]).name == "r");
   // The backward of q needs 40 bytes (its seed gradient, p's gradient, p and q), so 20 is below the
   // single-op minimum as a whole plan.
-  CHECK(dtrSingleOpMinimum(g) == Bytes{40});
+  CHECK(*dtrSingleOpMinimum(g).bytes == Bytes{40});
   CHECK(dtr().solve({.graph = &g, .budget = Bytes{20}}).status == SolveStatus::Infeasible);
 }
 
@@ -185,6 +185,37 @@ TEST_CASE("dtr stops when cancelled") {
   const ComputeGraph g = test::makeRandomDag(30, 1);
   std::stop_source stop;
   stop.request_stop();
-  const SolveResult r = dtr().solve({.graph = &g, .budget = dtrSingleOpMinimum(g), .stop = stop.get_token()});
+  const SolveResult r = dtr().solve({.graph = &g, .budget = *dtrSingleOpMinimum(g).bytes, .stop = stop.get_token()});
   CHECK(r.status == SolveStatus::Cancelled);
+}
+
+TEST_CASE("dtr obeys its time limit where its run thrashes") {
+  // Modules of three two-op branches from one input, joined by a concat (inception's shape). With
+  // everything evicted (the run that measures the single-op minimum) the concat's rematerialization
+  // recomputes each branch, and each branch its module's input, which is the previous concat: three
+  // times the previous module's work, 3^20 in all, far more than any run finishes. The solver must
+  // still answer, `time-limit`, soon after its deadline.
+  std::vector<test::OpSketch> ops;
+  std::string in = "x";
+  for (int m = 0; m < 20; ++m) {
+    const std::string p = "m" + std::to_string(m);
+    std::vector<std::string> ends;
+    for (int b = 0; b < 3; ++b) {
+      const std::string first = p + "b" + std::to_string(b) + "a";
+      const std::string second = p + "b" + std::to_string(b) + "b";
+      ops.push_back({first, {in}, 10, 1, {0}, false});
+      ops.push_back({second, {first}, 10, 1, {0}, false});
+      ends.push_back(second);
+    }
+    ops.push_back({p + "cat", ends, 30, 1, {}, false, "Concat"});
+    in = p + "cat";
+  }
+  const ComputeGraph g = test::makeGraph(ops, 10);
+  const auto start = std::chrono::steady_clock::now();
+  const SolveResult r = dtr().solve({.graph = &g, .budget = Bytes{200}, .timeLimit = std::chrono::milliseconds(300)});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(r.status == SolveStatus::TimeLimit);
+  CHECK(seconds < 30.0);  // not a speed target: without the deadline the run takes hours
+  const auto least = dtr().minBudget({.graph = &g, .timeLimit = std::chrono::milliseconds(300)});
+  CHECK(least.status == SolveStatus::TimeLimit);
 }

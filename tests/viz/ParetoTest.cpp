@@ -2,8 +2,12 @@
 
 #include <random>
 
+#include "TestGraphs.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
 #include "remat/viz/Pareto.hpp"
+#include "remat/viz/PlanFigures.hpp"
 
+using namespace remat;
 using namespace remat::viz;
 
 namespace {
@@ -98,4 +102,48 @@ TEST_CASE("pareto staircase only steps down, even through plans another plan bea
   for (const Item& item : scene.items)
     if (const auto* e = std::get_if<EllipseItem>(&item); e && e->rx == 3) ++markers;
   CHECK(markers == 5);
+}
+
+TEST_CASE("a solver has one colour and dash in every figure, whatever its place among the plans") {
+  // The style comes from the registry, not from the plan's position: exact-dp drawn after dtr in one
+  // timeline, first in another, and in a Pareto front looks the same, and no two solvers look alike.
+  const auto g = test::makeChain(12);
+  const auto& registry = remat::solvers::SolverRegistry::builtin();
+  auto planOf = [&](const std::string& id) {
+    const auto r = registry.find(id)->solve({.graph = &g});
+    REQUIRE(r.plan);
+    return LabeledPlan{id, *r.plan};
+  };
+  FigureStyle style;
+  auto strokeIn = [&](const Scene& scene, std::size_t want) {
+    const Stroke expected = style.theme.seriesStroke(want, 1.6);
+    int lines = 0;
+    for (const Item& item : scene.items)
+      if (const auto* l = std::get_if<PolylineItem>(&item); l && l->points.size() > 2 && l->stroke == expected) ++lines;
+    return lines;
+  };
+  const std::size_t exact = *solverStyle("exact-dp");
+  const std::size_t dtr = *solverStyle("dtr");
+  CHECK(exact != dtr);
+  CHECK_FALSE(solverStyle("a-file.json"));
+  for (const auto& order : {std::vector<std::string>{"dtr", "exact-dp"}, std::vector<std::string>{"exact-dp", "dtr"}}) {
+    FigureRequest request{.kind = FigureKind::Timeline, .graph = &g};
+    for (const auto& id : order) request.plans.push_back(planOf(id));
+    const FigureResult figure = buildFigure(request, style);
+    REQUIRE(figure.scene);
+    CHECK(strokeIn(*figure.scene, exact) == 1);
+    CHECK(strokeIn(*figure.scene, dtr) == 1);
+  }
+  // Every registry solver's stroke differs from every other's, in both themes.
+  for (const Theme& theme : {Theme::screen(), Theme::paper()})
+    for (std::size_t a = 0; a < registry.solvers().size(); ++a)
+      for (std::size_t b = a + 1; b < registry.solvers().size(); ++b) CHECK_FALSE(theme.seriesStroke(a) == theme.seriesStroke(b));
+  // The Pareto front of exact-dp alone takes exact-dp's colour, not the first one.
+  ParetoData data;
+  data.series.push_back({"exact-dp", {{1e3, 5}, {2e3, 0}}, solverStyle("exact-dp")});
+  const Scene pareto = paretoScene(data, style);
+  bool coloured = false;
+  for (const Item& item : pareto.items)
+    if (const auto* l = std::get_if<PolylineItem>(&item); l && l->stroke.color == style.theme.seriesColor(exact)) coloured = true;
+  CHECK(coloured);
 }

@@ -68,8 +68,10 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
   const Stroke leastStroke{th.foreground, 1.0, Dash::Dotted};
   const Stroke boundStroke{{0x88, 0x88, 0x88}, 1.0, Dash::Dotted};
   std::vector<LegendEntry> legend;
-  for (std::size_t k = 0; k < data.series.size(); ++k)
-    legend.push_back({data.series[k].solver, LegendEntry::Kind::Line, Fill{th.seriesColor(k)}, th.seriesStroke(k, 1.4)});
+  for (std::size_t k = 0; k < data.series.size(); ++k) {
+    const std::size_t st = data.series[k].style.value_or(k);
+    legend.push_back({data.series[k].solver, LegendEntry::Kind::Line, Fill{th.seriesColor(st)}, th.seriesStroke(st, 1.4)});
+  }
   const std::vector<TradeOffPoint> hull = lowerConvexHull(all);
   if (hull.size() >= 2) legend.push_back({"lower convex hull", LegendEntry::Kind::Line, {}, hullStroke});
   if (data.vanilla)
@@ -120,7 +122,8 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
       if (i > 0) stairs.push_back({chart.x(front[i].memory), chart.y(front[i - 1].overhead)});
       stairs.push_back({chart.x(front[i].memory), chart.y(front[i].overhead)});
     }
-    if (stairs.size() >= 2) scene.add(PolylineItem{std::move(stairs), th.seriesStroke(k, 1.4)});
+    const std::size_t st = data.series[k].style.value_or(k);
+    if (stairs.size() >= 2) scene.add(PolylineItem{std::move(stairs), th.seriesStroke(st, 1.4)});
     // Few points get markers; hollow ones for every other series, so they differ in grey too.
     if (pts.size() <= 200)
       for (const TradeOffPoint& p : pts)
@@ -128,8 +131,8 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
             {chart.x(p.memory), chart.y(p.overhead)},
             kMarkerRadius,
             kMarkerRadius,
-            k % 2 == 0 ? std::optional<Fill>(Fill{th.seriesColor(k)}) : std::optional<Fill>(Fill{th.background}),
-            Stroke{th.seriesColor(k), 1.2}});
+            st % 2 == 0 ? std::optional<Fill>(Fill{th.seriesColor(st)}) : std::optional<Fill>(Fill{th.background}),
+            Stroke{th.seriesColor(st), 1.2}});
     for (const std::size_t i : order)
       hotspots.push_back(pointHotspot(chart, points[i], kMarkerRadius, k, i, data.series[k].solver, unit));
   }

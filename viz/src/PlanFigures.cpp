@@ -12,6 +12,13 @@
 
 namespace remat::viz {
 
+std::optional<std::size_t> solverStyle(std::string_view label) {
+  const auto& all = solvers::SolverRegistry::builtin().solvers();
+  for (std::size_t k = 0; k < all.size(); ++k)
+    if (all[k]->info().id == label) return k;
+  return std::nullopt;
+}
+
 std::string_view figureName(FigureKind kind) {
   switch (kind) {
     case FigureKind::Timeline: return "timeline";
@@ -66,6 +73,7 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
         const auto r = simulate(g, p, out.error);
         if (!r) return out;
         data.series.push_back(timelineSeries(g, p.plan.schedule, *r, p.label));
+        data.series.back().style = solverStyle(p.label);
       }
       out.scene = timelineScene(data, style, request.timelineAxis);
       return out;
@@ -127,7 +135,7 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
       out.skipped.push_back(s->info().id + ": " + front.message);
       continue;
     }
-    ParetoSeries series{s->info().id, {}};
+    ParetoSeries series{s->info().id, {}, solverStyle(s->info().id)};
     std::vector<solvers::Plan> plans;
     for (const auto& [budget, plan] : front.plans) {
       solvers::PlanMetrics metrics;

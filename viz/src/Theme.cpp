@@ -86,7 +86,12 @@ Theme Theme::paper() {
 }
 
 Stroke Theme::seriesStroke(std::size_t k, double width) const {
-  return Stroke{seriesColor(k), width, seriesDash[k % seriesDash.size()]};
+  Dash dash = seriesDash[k % seriesDash.size()];
+  // A colour's later uses (more series than colours: the registry has more solvers than the screen
+  // theme has hues) take another dash than its first, so no two styles look alike.
+  if (k >= series.size() && dash == seriesDash[(k % series.size()) % seriesDash.size()])
+    dash = dash == Dash::Dashed ? Dash::Dotted : Dash::Dashed;
+  return Stroke{seriesColor(k), width, dash};
 }
 
 }  // namespace remat::viz

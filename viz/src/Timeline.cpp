@@ -179,7 +179,7 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
   } else {
     for (std::size_t k = 0; k < data.series.size(); ++k)
       legend.push_back({data.series[k].label + " (peak " + formatBytes(double(data.series[k].peak)) + ")",
-                        LegendEntry::Kind::Line, {}, th.seriesStroke(k)});
+                        LegendEntry::Kind::Line, {}, th.seriesStroke(data.series[k].style.value_or(k))});
   }
   if (data.budget)
     legend.push_back({"budget " + formatBytes(double(*data.budget)), LegendEntry::Kind::Line, {},
@@ -210,7 +210,7 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
   }
   chart.background();
   chart.pushClip();
-  std::vector<Point> peaks;
+  std::vector<std::pair<Point, std::size_t>> peaks;  // with the series' style
   for (std::size_t k = 0; k < data.series.size(); ++k) {
     const TimelineSeries& s = data.series[k];
     if (s.bytes.empty()) continue;
@@ -234,10 +234,11 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
                              Stroke{th.foreground, 0.8}});
     } else {
       scene.add(PolylineItem{stepLine(bars, chart, [&](const Bar& b) { return s.total(b.step); }),
-                             th.seriesStroke(k, 1.6)});
+                             th.seriesStroke(s.style.value_or(k), 1.6)});
     }
-    peaks.push_back({chart.x((stepStart(s, s.peakStep, axis) + stepEnd(s, s.peakStep, axis)) / 2),
-                     chart.y(double(s.peak))});
+    peaks.push_back({{chart.x((stepStart(s, s.peakStep, axis) + stepEnd(s, s.peakStep, axis)) / 2),
+                      chart.y(double(s.peak))},
+                     s.style.value_or(k)});
   }
   if (data.budget)
     scene.add(PolylineItem{{{plot.x, chart.y(double(*data.budget))}, {plot.right(), chart.y(double(*data.budget))}},
@@ -245,17 +246,17 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
   chart.popClip();
 
   // Peak markers on top, unclipped so that a marker at the edge stays whole.
-  for (std::size_t k = 0; k < peaks.size(); ++k) {
-    const Color c = single ? th.peak : th.seriesColor(k);
-    scene.add(EllipseItem{peaks[k], 4, 4, Fill{c}, Stroke{th.foreground, 0.8}});
+  for (const auto& [at, seriesStyle] : peaks) {
+    const Color c = single ? th.peak : th.seriesColor(seriesStyle);
+    scene.add(EllipseItem{at, 4, 4, Fill{c}, Stroke{th.foreground, 0.8}});
   }
   if (single && !peaks.empty()) {
     const TimelineSeries& s = data.series.front();
     const std::string text = "peak " + formatBytes(double(s.peak)) + (s.peakWhat.empty() ? "" : " at " + s.peakWhat);
     const double width = style.text().width(text, th.smallFontSize);
     // Beside the marker, turned towards the middle of the plot, above the data.
-    const bool left = peaks[0].x + 8 + width > plot.right();
-    scene.add(TextItem{{peaks[0].x + (left ? -8 : 8), peaks[0].y - 6}, text, th.smallFontSize, th.foreground,
+    const bool left = peaks[0].first.x + 8 + width > plot.right();
+    scene.add(TextItem{{peaks[0].first.x + (left ? -8 : 8), peaks[0].first.y - 6}, text, th.smallFontSize, th.foreground,
                        left ? Anchor::End : Anchor::Start, Baseline::Bottom});
   }
   chart.foreground();

@@ -3,6 +3,7 @@
 #include <QSettings>
 #include <QStringList>
 
+#include <cstring>
 #include <exception>
 #include <iostream>
 #include <memory>
@@ -11,7 +12,34 @@
 #include "remat/studio/MainWindow.hpp"
 #include "remat/studio/Screenshots.hpp"
 
+namespace {
+
+constexpr const char* kUsage =
+    "Usage: remat-studio [GRAPH]\n"
+    "       remat-studio --screenshots DIR GRAPH [BUDGET [SOLVER,...]]\n"
+    "\n"
+    "Remat Studio: load a computation graph (native JSON, ONNX, the paper's cg text, Checkmate's JSON),\n"
+    "run the exact and approximate DPs side by side with the baselines, and compare their memory\n"
+    "timelines, checkpoints, schedules and Pareto fronts.\n"
+    "\n"
+    "  GRAPH          a graph file to open at start\n"
+    "  --screenshots  run one session on GRAPH (under BUDGET, e.g. 1.6GiB, with those solvers),\n"
+    "                 save a PNG of the window per view into DIR, and quit\n"
+    "  -h, --help     print this help and exit\n"
+    "  --version      print the version and exit\n";
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  // Answered before Qt starts, so that they need no display.
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (argc == 2 && std::strcmp(argv[1], "--version") == 0) {
+    std::cout << "remat-studio " << REMAT_VERSION << '\n';
+    return 0;
+  }
   try {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Remat Studio"));

@@ -67,18 +67,26 @@ class Executor {
 
   DtrRun run() {
     const ComputeGraph& g = m_g;
-    for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
-      if (stopped()) return finish(true);
-      compute(NodeId{v}, true);
-    }
-    for (auto v = static_cast<std::uint32_t>(g.size()); v-- > g.firstOp();) {
-      if (stopped()) return finish(true);
-      backward(NodeId{v});
+    try {
+      for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
+        if (stopped()) return finish(true);
+        compute(NodeId{v}, true);
+      }
+      for (auto v = static_cast<std::uint32_t>(g.size()); v-- > g.firstOp();) {
+        if (stopped()) return finish(true);
+        backward(NodeId{v});
+      }
+    } catch (const Halt&) {
+      return finish(true);  // the run's state is abandoned with it
     }
     return finish(false);
   }
 
  private:
+  // Thrown from inside a rematerialization (any depth) when the run must end: a stop, the deadline,
+  // or a schedule too long.
+  struct Halt {};
+
   struct Storage {
     std::int64_t bytes = 0;
     std::vector<std::uint32_t> holders;
@@ -91,14 +99,20 @@ class Executor {
   }
 
   DtrRun finish(bool stopped) {
-    m_out.stopped = stopped;
+    m_out.stopped = stopped && !m_out.outgrew;
     m_out.bookedPeak = Bytes{m_peak};
     return std::move(m_out);
   }
 
   std::int64_t total() const { return m_constant + m_values + m_grads + m_paramGrads; }
 
-  void emit(StepKind kind, NodeId v) { m_out.schedule.push_back({kind, v}); }
+  void emit(StepKind kind, NodeId v) {
+    if (m_out.schedule.size() >= kMaxDtrSteps) {
+      m_out.outgrew = true;
+      throw Halt{};
+    }
+    m_out.schedule.push_back({kind, v});
+  }
 
   // Union-find over evicted values (the equivalence classes of h_DTR-eq); a class's cost is the summed
   // forward time of its members still evicted.
@@ -223,6 +237,7 @@ class Executor {
 
   // `fwd v`: the program's first computation (program = true) or a rematerialization.
   void compute(NodeId v, bool program) {
+    if ((++m_computations & 1023) == 0 && stopped()) throw Halt{};  // a rematerialization can be long
     const std::vector<NodeId> inputs(m_g.opPredecessors(v).begin(), m_g.opPredecessors(v).end());
     acquire(inputs);
     const auto& root = m_storage.root[v.value];
@@ -311,6 +326,7 @@ class Executor {
   std::int64_t m_paramGrads = 0;
   std::int64_t m_peak = 0;
   std::size_t m_clock = 1;
+  std::size_t m_computations = 0;
   std::vector<bool> m_resident, m_computed, m_gradPresent, m_paramGrad;
   std::vector<std::uint32_t> m_locks, m_usesLeft;
   std::vector<std::size_t> m_lastAccess;
@@ -333,7 +349,8 @@ DtrRun runDtr(const ComputeGraph& g, std::optional<Bytes> budget, std::stop_toke
   return Executor(g, budget, std::move(stop), deadline).run();
 }
 
-Bytes dtrSingleOpMinimum(const ComputeGraph& g) {
+DtrMinimum dtrSingleOpMinimum(const ComputeGraph& g, std::stop_token stop,
+                              std::optional<std::chrono::steady_clock::time_point> deadline) {
   const StorageModel model(g);
   // The distinct storages of a set of values, in bytes.
   auto storageBytes = [&](const std::vector<NodeId>& values) {
@@ -383,8 +400,9 @@ Bytes dtrSingleOpMinimum(const ComputeGraph& g) {
   }
   // Rematerializing a value during the backward pass holds the operands of the pending steps as well:
   // DTR's run with everything evictable evicted before every allocation measures that.
-  worst = std::max(worst, runDtr(g, Bytes{0}).bookedPeak.value);
-  return Bytes{worst};
+  const DtrRun evictAll = runDtr(g, Bytes{0}, std::move(stop), deadline);
+  if (evictAll.stopped || evictAll.outgrew) return {std::nullopt, evictAll.stopped};
+  return {Bytes{std::max(worst, evictAll.bookedPeak.value)}, false};
 }
 
 const SolverInfo& Dtr::info() const {
@@ -413,20 +431,29 @@ SolverOutput stoppedOutput(const SolveRequest& request) {
   return {SolveStatus::TimeLimit, std::nullopt, "the time limit ran out before DTR's run finished"};
 }
 
+std::string outgrewText() {
+  return "DTR's run passed " + std::to_string(kMaxDtrSteps) +
+         " steps (it thrashes: with little evictable, each rematerialization recomputes a long ancestry, "
+         "shared ancestors once per path)";
+}
+
 }  // namespace
 
 SolverOutput Dtr::plan(const SolveRequest& request) const {
   const ComputeGraph& g = *request.graph;
-  if (request.budget) {
-    const Bytes least = dtrSingleOpMinimum(g);
-    if (*request.budget < least)
-      return {SolveStatus::Infeasible, std::nullopt,
-              "the budget of " + bytesText(*request.budget) + " is below the single-op minimum of " + bytesText(least) +
-                  ": some step needs that much with everything evictable evicted"};
-  }
   const auto deadline = deadlineOf(request);
+  if (request.budget) {
+    const DtrMinimum least = dtrSingleOpMinimum(g, request.stop, deadline);
+    if (least.stopped) return stoppedOutput(request);
+    // Unknown when its own run outgrew the cap: the budget is then tried as it is.
+    if (least.bytes && *request.budget < *least.bytes)
+      return {SolveStatus::Infeasible, std::nullopt,
+              "the budget of " + bytesText(*request.budget) + " is below the single-op minimum of " +
+                  bytesText(*least.bytes) + ": some step needs that much with everything evictable evicted"};
+  }
   DtrRun run = runDtr(g, request.budget, request.stop, deadline);
   if (run.stopped) return stoppedOutput(request);
+  if (run.outgrew) return {SolveStatus::Limit, std::nullopt, outgrewText()};
   SolverOutput out{SolveStatus::Feasible, std::nullopt, {}};
   const sim::Simulator simulator(g, {.liveness = request.liveness, .requireComplete = true});
   const bool fits = !request.budget || !run.stuck || simulator.run(run.schedule).peak <= *request.budget;
@@ -442,6 +469,7 @@ SolverOutput Dtr::plan(const SolveRequest& request) const {
       const Bytes threshold{request.budget->value / 8 * k};
       DtrRun retry = runDtr(g, threshold, request.stop, deadline);
       if (retry.stopped) return stoppedOutput(request);
+      if (retry.outgrew) return {SolveStatus::Limit, std::nullopt, outgrewText() + " at a lower eviction threshold"};
       if (retry.bookedPeak > *request.budget && k > 0) continue;
       run = std::move(retry);
       out.message = "DTR's own run at this budget got stuck " + stuck +
@@ -459,8 +487,18 @@ Solver::MinBudget Dtr::minBudget(const SolveRequest& request) const {
   // greedy run would get stuck) and refuses every budget below it.
   const auto start = std::chrono::steady_clock::now();
   MinBudget out;
-  out.status = SolveStatus::Optimal;
-  out.bytes = dtrSingleOpMinimum(*request.graph);
+  const DtrMinimum least = dtrSingleOpMinimum(*request.graph, request.stop, deadlineOf(request));
+  if (least.bytes) {
+    out.status = SolveStatus::Optimal;
+    out.bytes = least.bytes;
+  } else if (least.stopped) {
+    const bool cancelled = request.stop.stop_requested();
+    out.status = cancelled ? SolveStatus::Cancelled : SolveStatus::TimeLimit;
+    out.message = cancelled ? "cancelled" : "time limit reached";
+  } else {
+    out.status = SolveStatus::Limit;
+    out.message = outgrewText();
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

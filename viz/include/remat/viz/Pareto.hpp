@@ -23,6 +23,7 @@ struct TradeOffPoint {
 struct ParetoSeries {
   std::string solver;
   std::vector<TradeOffPoint> points;
+  std::optional<std::size_t> style;  ///< as TimelineSeries::style
 };
 
 /// The Pareto figure: several solvers' fronts, the plain run (no recomputation), the least feasible

@@ -36,6 +36,8 @@ struct Stroke {
   Color color;
   double width = 1.0;
   Dash dash = Dash::Solid;
+
+  bool operator==(const Stroke&) const = default;
 };
 
 /// Cross-hatching over a fill, so that areas stay apart in black-and-white print.

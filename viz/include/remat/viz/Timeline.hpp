@@ -20,6 +20,9 @@ enum class Phase : std::uint8_t { Forward, Backward, Recompute };
 /// One plan's memory over its schedule, as the simulator measured it.
 struct TimelineSeries {
   std::string label;
+  /// Its colour and dash (Theme::seriesStroke): the solver's own (solverStyle) when the plan is a
+  /// solver's, so a solver looks the same in every figure and run; none: its position.
+  std::optional<std::size_t> style;
   /// Per step, the bytes alive while it runs by MemoryCategory (the simulator's `during` breakdown).
   std::vector<std::array<std::int64_t, kMemoryCategories>> bytes;
   std::vector<std::int64_t> endTime;  ///< cumulative compute time at the end of each step

@@ -18,7 +18,15 @@ struct DtrRun {
   std::vector<graph::NodeId> evicted;  ///< values evicted by the heuristic, in order (not liveness frees)
   std::optional<std::string> stuck;    ///< the first step at which nothing evictable was left to fit the budget
   bool stopped = false;                ///< the stop token or the deadline fired; the schedule is incomplete
+  bool outgrew = false;                ///< the schedule passed kMaxDtrSteps; the schedule is incomplete
 };
+
+/// The most steps one DTR run may execute: 4 million, some 400 times a plain step of a 10,000-op
+/// network, and about 400 MB of the executor's state (its schedule and its record of every storage;
+/// measured on inception_v3's run with everything evicted, which reached the cap in 4 s). Under a tight
+/// budget DTR can thrash: with everything evicted, a value's rematerialization recomputes its whole
+/// ancestry, and in a graph of merging branches the same ancestors once per path, exponentially often.
+inline constexpr std::size_t kMaxDtrSteps = std::size_t{1} << 22;
 
 /// Runs the program order of a plain training step (every forward in topological order, then every
 /// backward in reverse) through DTR's online executor under `budget` (none: no eviction), with the
@@ -29,8 +37,15 @@ struct DtrRun {
 
 /// The largest memory a single step of the plain program order needs when everything evictable is
 /// evicted: inputs, parameters, the gradients and parameter gradients that exist at that step (never
-/// evicted), the step's own operands and outputs, and its workspace. No budget below it can be met.
-[[nodiscard]] Bytes dtrSingleOpMinimum(const graph::ComputeGraph& g);
+/// evicted), the step's own operands and outputs, and its workspace, and DTR's run with everything
+/// evicted before every allocation. No budget below it can be met. `bytes` is empty when that run was
+/// stopped (`stopped`) or outgrew kMaxDtrSteps.
+struct DtrMinimum {
+  std::optional<Bytes> bytes;
+  bool stopped = false;
+};
+[[nodiscard]] DtrMinimum dtrSingleOpMinimum(const graph::ComputeGraph& g, std::stop_token stop = {},
+                                            std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt);
 
 /// DTR's eviction score h_DTR = c / (m · s): cost c (for h_DTR-eq, of the tensor and its evicted
 /// neighborhood), size m in bytes, staleness s in steps since the last access (at least 1).
@@ -44,7 +59,9 @@ struct DtrRun {
 /// DTR is not monotone in its budget: where its run at budget B gets stuck above B (nothing evictable
 /// during a deep rematerialization), plan() runs it again with the eviction threshold at B·7/8, ...,
 /// B/8, 0 and keeps the first run that fits B (the last always does); the message says so. So every
-/// budget from dtrSingleOpMinimum up is met, and minBudget is that minimum.
+/// budget from dtrSingleOpMinimum up is met, and minBudget is that minimum. Every run obeys the
+/// request's stop token and time limit (checked between program steps and every 1,024 computations
+/// inside a rematerialization) and stops at kMaxDtrSteps, answering `time-limit` or `limit`.
 /// Problem class: any DAG (online heuristic). Heuristic (not exact). Complexity: one run is
 /// O(S·R·d) (S executed steps, R resident values, d the degree); at most 9 runs and one simulation.
 /// Citation: Kirisame, Lyubomirsky, Haan, Brennan, He, Roesch, Chen, Tatlock, Dynamic Tensor
