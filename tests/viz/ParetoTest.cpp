@@ -134,10 +134,16 @@ TEST_CASE("a solver has one colour and dash in every figure, whatever its place 
     CHECK(strokeIn(*figure.scene, exact) == 1);
     CHECK(strokeIn(*figure.scene, dtr) == 1);
   }
-  // Every registry solver's stroke differs from every other's, in both themes.
+  // Every registry solver has a style, and its stroke differs from every other's, in both themes.
+  std::vector<std::size_t> styles;
+  for (const auto& s : registry.solvers()) {
+    REQUIRE(solverStyle(s->info().id));
+    styles.push_back(*solverStyle(s->info().id));
+  }
   for (const Theme& theme : {Theme::screen(), Theme::paper()})
-    for (std::size_t a = 0; a < registry.solvers().size(); ++a)
-      for (std::size_t b = a + 1; b < registry.solvers().size(); ++b) CHECK_FALSE(theme.seriesStroke(a) == theme.seriesStroke(b));
+    for (std::size_t a = 0; a < styles.size(); ++a)
+      for (std::size_t b = a + 1; b < styles.size(); ++b)
+        CHECK_FALSE(theme.seriesStroke(styles[a]) == theme.seriesStroke(styles[b]));
   // The Pareto front of exact-dp alone takes exact-dp's colour, not the first one.
   ParetoData data;
   data.series.push_back({"exact-dp", {{1e3, 5}, {2e3, 0}}, solverStyle("exact-dp")});

@@ -23,9 +23,10 @@ inline constexpr FigureKind kAllFigures[] = {FigureKind::Timeline, FigureKind::G
 [[nodiscard]] std::string_view figureName(FigureKind kind);  ///< "timeline", "graph", ...
 [[nodiscard]] std::optional<FigureKind> figureFromName(std::string_view name);
 
-/// The style (Theme::seriesStroke's index) of a solver's series in every figure: its place in the
-/// registry, so that one solver has one colour and dash in the timeline, the Pareto front, the CLI's
-/// figures and every run; none when `label` is no solver's id.
+/// The style (Theme::seriesStroke's index) of a solver's series in every figure: a slot fixed per
+/// solver id (the most compared ones apart in hue and dash), so that one solver has one colour and
+/// dash in the timeline, the Pareto front, the CLI's figures and every run, whatever the order of the
+/// plans; none when `label` is no registry solver's id.
 [[nodiscard]] std::optional<std::size_t> solverStyle(std::string_view label);
 
 /// A plan to draw and what to call it (a solver id, a file name).
