@@ -23,9 +23,10 @@ struct DtrRun {
 
 /// The most steps one DTR run may execute: 4 million, some 400 times a plain step of a 10,000-op
 /// network, and about 400 MB of the executor's state (its schedule and its record of every storage;
-/// measured on inception_v3's run with everything evicted, which reached the cap in about 2 s). Under a tight
-/// budget DTR can thrash: with everything evicted, a value's rematerialization recomputes its whole
-/// ancestry, and in a graph of merging branches the same ancestors once per path, exponentially often.
+/// measured on inception_v3's run with everything evicted, which reached the cap in about 2 s).
+/// Under a tight budget DTR can thrash: with everything evicted, a value's rematerialization
+/// recomputes its whole ancestry, and in a graph of merging branches the same ancestors once per
+/// path, exponentially often.
 inline constexpr std::size_t kMaxDtrSteps = std::size_t{1} << 22;
 
 /// Runs the program order of a plain training step (every forward in topological order, then every
