@@ -129,6 +129,7 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
         CHECK(quick.dm == exact.dm);
         CHECK(quick.base <= exact.base);
         CHECK(model.baseCeiling(prev, next) >= exact.base);
+        if (next.count() != g.opCount()) CHECK(model.segmentCeiling(prev, next) >= exact.base);
         prev = next;
       }
       if (c.model.peak != r.peak.value) ++differ;
@@ -142,6 +143,41 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
                                             << 100.0 * gapSum / double(chains) << "% on average, at most " << 100.0 * gap
                                             << "%");
   CHECK(chains > 10000);
+}
+
+TEST_CASE("the DP's segment skip is a lower bound on the base from every smaller source") {
+  // subsetFloor of prev -> next may exclude every source inside prev: it must be at most the exact
+  // base of k -> next for every lower set k ⊆ prev (the empty set included).
+  std::size_t checked = 0;
+  for (const auto& entry : graphs(120)) {
+    const ComputeGraph& g = entry.second;
+    INFO("seed " << entry.first << ", " << g.opCount() << " ops");
+    std::vector<NodeSet> sets = nonEmptyLowerSets(g);
+    sets.insert(sets.begin(), emptySet(g));  // at most 200 sets each (graphs())
+    const SimulatedDpModel model(g);
+    auto subset = [](const NodeSet& a, const NodeSet& b) {
+      for (std::size_t k = 0; k < a.words().size(); ++k)
+        if (a.words()[k] & ~b.words()[k]) return false;
+      return true;
+    };
+    for (const NodeSet& next : sets) {
+      const TargetTerms terms = model.targetTerms(next.words().data());
+      const bool last = next.count() == g.opCount();
+      for (const NodeSet& prev : sets) {
+        if (prev.count() >= next.count() || !subset(prev, next)) continue;
+        std::int64_t saved = 0;
+        const Transition quick = model.quickTransition(prev.words().data(), model.targetTerms(prev.words().data()).source(),
+                                                       last, terms, &saved);
+        const std::int64_t floor = model.subsetFloor(quick, saved, terms);
+        for (const NodeSet& k : sets)
+          if (k.count() <= prev.count() && subset(k, prev)) {
+            CHECK(model.transition(k, next).base >= floor);
+            ++checked;
+          }
+      }
+    }
+  }
+  CHECK(checked > 10000);
 }
 
 TEST_CASE("the canonical lowering recomputes only what a later step reads") {

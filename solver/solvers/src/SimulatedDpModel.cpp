@@ -224,7 +224,7 @@ bool SimulatedDpModel::usedOutside(std::uint32_t param, const std::uint64_t* set
 }
 
 Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const SourceTerms& prevTerms, bool last,
-                                             const TargetTerms& terms) const {
+                                             const TargetTerms& terms, std::int64_t* savedOut) const {
   Transition out;
   // Values of the segment kept by one of its backwards, in memory at its first backward step: those
   // off ∂(next) are kept by some backward (all their consumers are in the segment), those on it when
@@ -245,6 +245,7 @@ Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const So
   }
   for (const auto& [root, bytes] : terms.viewRoots)
     if (inSet(prev, root)) out.dm -= bytes;
+  if (savedOut) *savedOut = saved;
   if (last) {
     out.dm = 0;  // ∂V is empty: nothing to keep
     out.dt = 0;
@@ -270,6 +271,151 @@ Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const So
   const std::int64_t lastStep = prevTerms.lastStep;
   out.base = m_resident + std::max({out.dm, firstStep, lastStep});
   return out;
+}
+
+void SimulatedDpModel::segmentCeilingTerms(const std::uint64_t* next, SegmentCeilingTerms& c) const {
+  // Every step of a segment S = next \ prev is bounded by what the same step counts if every member
+  // of next were in S: a value of S has all its consumers in next (or is kept), and none in prev, so
+  // whether it is kept, recomputed or read, and by which steps, does not depend on prev. The members
+  // of prev only add terms (storages and gradients no step of S holds), so the bound stays above.
+  std::size_t top = 0;
+  for (std::size_t k = m_words; k-- > 0;)
+    if (next[k]) {
+      top = k * 64 + 63 - static_cast<std::size_t>(std::countl_zero(next[k]));
+      break;
+    }
+  const std::size_t n = top + 1;
+  constexpr std::uint8_t kIn = 16;
+  constexpr std::uint8_t kKeptByView = 32;
+  c.flags.assign(n, 0);
+  c.end.assign(n, -1);
+  c.forward.assign(n + 1, 0);  // first as difference arrays over op indices, then prefix sums
+  c.backward.assign(n + 1, 0);
+  c.recompute.assign(n + 1, 0);
+  auto span = [&](std::vector<std::int64_t>& d, std::size_t from, std::size_t to, std::int64_t bytes) {
+    d[from] += bytes;
+    d[to + 1] -= bytes;
+  };
+  for (std::uint32_t u = 0; u < n; ++u) {
+    if (!inSet(next, u)) continue;
+    c.flags[u] |= kIn;
+    for (std::uint32_t k = m_succs[u].begin; k < m_succs[u].end; ++k)
+      if (!inSet(next, m_adj[k])) {
+        c.flags[u] |= kKept;
+        break;
+      }
+    const std::int32_t r = m_root[u];
+    if (r < 0) continue;
+    if (c.flags[u] & kKept) c.flags[static_cast<std::size_t>(r)] |= kHeld;
+    // The forward step its storage is last read at: its highest consumer, or its own.
+    const std::uint32_t readBy = m_succs[u].end > m_succs[u].begin ? m_adj[m_succs[u].end - 1] : u;
+    c.end[static_cast<std::size_t>(r)] = std::max(c.end[static_cast<std::size_t>(r)], static_cast<std::int32_t>(readBy));
+  }
+  // Forward: a storage no kept value holds lives from its maker to its last reader (a held one is
+  // among the checkpoints the transition adds, counted whole).
+  for (std::uint32_t r = 0; r < n; ++r)
+    if ((c.flags[r] & kIn) && m_root[r] == static_cast<std::int32_t>(r) && !(c.flags[r] & kHeld))
+      span(c.forward, r, static_cast<std::size_t>(c.end[r]), m_bytes[r]);
+  // Backward steps: a gradient of a value not on ∂(next) lives from the backward of its highest
+  // consumer (its own, for an output's seed) to its own; the parameter gradients that no op beyond
+  // next makes, from the backward of their highest user on.
+  for (std::uint32_t u = 0; u < n; ++u) {
+    if (!(c.flags[u] & kIn) || (c.flags[u] & kKept)) continue;
+    const std::size_t to = m_succs[u].end > m_succs[u].begin ? m_adj[m_succs[u].end - 1] : u;
+    span(c.backward, u, to, m_gradBytes[u]);
+  }
+  for (std::uint32_t q = 0; q < m_paramBytes.size(); ++q) {
+    std::uint32_t highest = 0;
+    bool outside = false;
+    for (std::uint32_t k = m_paramUsers[q].begin; k < m_paramUsers[q].end && !outside; ++k) {
+      outside = !inSet(next, m_adj[k]);
+      highest = std::max(highest, m_adj[k]);
+    }
+    if (!outside) span(c.backward, 0, highest, m_paramBytes[q]);
+  }
+  // Recomputation steps: what the segment's backward recomputes (a value off ∂(next) that some
+  // backward keeps, or that a recomputed value is computed from), and the step each is last read at
+  // by another recomputation (c.end, reused: the forward's ends are spent).
+  for (std::uint32_t u = static_cast<std::uint32_t>(n); u-- > 0;) {
+    if (!(c.flags[u] & kIn) || (c.flags[u] & kKept)) continue;
+    bool needed = m_savedByAny[u] != 0;
+    std::uint32_t readBy = u;
+    for (std::uint32_t k = m_succs[u].begin; k < m_succs[u].end; ++k)
+      if (c.flags[m_adj[k]] & kNeeded) {
+        needed = true;
+        readBy = m_adj[k];
+      }
+    if (!needed) continue;
+    c.flags[u] |= kNeeded;
+    c.end[u] = static_cast<std::int32_t>(readBy);
+  }
+  // The storage a recomputed value holds (a view, its base's; none when the base is kept or resident),
+  // read until the last read of any holder. One that a backward keeps through its own value is among
+  // the `saved` bytes; through a view only, it is held from the segment's lowest member on (c.viewKept,
+  // by the storage's op, summed from the top); else it lives from its recomputation to its last read.
+  c.store.assign(n, -1);
+  c.viewKept.assign(n + 1, 0);
+  for (std::uint32_t u = 0; u < n; ++u) {
+    if (!(c.flags[u] & kNeeded)) continue;
+    std::int32_t st = static_cast<std::int32_t>(u);
+    if (m_isView[u]) {
+      const std::int32_t b = m_viewBase[u];
+      st = b < 0 || !(c.flags[static_cast<std::size_t>(b)] & kNeeded) ? -1 : c.store[static_cast<std::size_t>(b)];
+    }
+    c.store[u] = st;
+    if (st < 0 || st == static_cast<std::int32_t>(u)) continue;
+    c.end[static_cast<std::size_t>(st)] = std::max(c.end[static_cast<std::size_t>(st)], c.end[u]);
+    if (m_savedByAny[u]) c.flags[static_cast<std::size_t>(st)] |= kKeptByView;
+  }
+  for (std::uint32_t r = 0; r < n; ++r) {
+    if (!(c.flags[r] & kNeeded) || c.store[r] != static_cast<std::int32_t>(r) || m_savedByAny[r]) continue;
+    if (c.flags[r] & kKeptByView) c.viewKept[r] += m_bytes[r];
+    else span(c.recompute, r, static_cast<std::size_t>(c.end[r]), m_bytes[r]);
+  }
+  for (std::size_t p = n; p-- > 0;) c.viewKept[p] += c.viewKept[p + 1];
+  std::int64_t alive = 0;
+  std::int64_t grads = 0;
+  std::int64_t recomputed = 0;
+  for (std::size_t p = 0; p < n; ++p) {
+    alive += c.forward[p];
+    grads += c.backward[p];
+    recomputed += c.recompute[p];
+    if (!(c.flags[p] & kIn)) {
+      c.forward[p] = c.backward[p] = INT64_MIN;
+      continue;
+    }
+    c.forward[p] = alive + m_workspace[p];
+    c.backward[p] = grads + m_workspace[p];
+    if (c.flags[p] & kNeeded) c.backward[p] = std::max(c.backward[p], recomputed + m_workspace[p]);
+  }
+  c.forward[n] = c.backward[n] = INT64_MIN;
+  for (std::size_t p = n; p-- > 0;) {
+    c.forward[p] = std::max(c.forward[p], c.forward[p + 1]);
+    c.backward[p] = std::max(c.backward[p], c.backward[p + 1]);
+  }
+}
+
+std::int64_t SimulatedDpModel::segmentCeiling(const std::uint64_t* prev, const std::uint64_t* next,
+                                              const Transition& quick, std::int64_t saved, const TargetTerms& terms,
+                                              const SegmentCeilingTerms& c) const {
+  std::size_t a = 0;  // the segment's lowest member
+  for (std::size_t k = 0; k < m_words; ++k)
+    if (const std::uint64_t bits = next[k] & ~prev[k]) {
+      a = k * 64 + static_cast<std::size_t>(std::countr_zero(bits));
+      break;
+    }
+  // The values a backward keeps that are checkpoints of this step hold storages among dm already.
+  std::int64_t recomputedSaved = saved;
+  for (const auto& entry : terms.boundary)
+    if ((entry.flags & TargetTerms::kSavedWithin) && !inSet(prev, entry.op)) recomputedSaved -= entry.bytes;
+  // Forward: the checkpoints it adds, held throughout, and the worst step's other storages. Its
+  // recomputation and backward: also every recomputed value a backward keeps and the gradients held
+  // from the start, with the worst step's gradients, parameter gradients and recomputed values no
+  // backward keeps.
+  const std::int64_t forward = quick.dm + c.forward[a];
+  const std::int64_t backward = quick.dm + recomputedSaved + c.viewKept[a] + terms.boundaryGrads +
+                                terms.paramGradsOutside + c.backward[a];
+  return m_resident + std::max(forward, backward);
 }
 
 Transition SimulatedDpModel::transition(const std::uint64_t* prev, const std::uint64_t* next, bool last,
@@ -485,6 +631,15 @@ Transition SimulatedDpModel::transition(const graph::NodeSet& prev, const graph:
 
 std::int64_t SimulatedDpModel::baseCeiling(const graph::NodeSet& prev, const graph::NodeSet& next) const {
   return baseCeiling(targetTerms(prev.words().data()), targetTerms(next.words().data()));
+}
+
+std::int64_t SimulatedDpModel::segmentCeiling(const graph::NodeSet& prev, const graph::NodeSet& next) const {
+  const TargetTerms terms = targetTerms(next.words().data());
+  std::int64_t saved = 0;
+  const Transition quick = quickTransition(prev.words().data(), targetTerms(prev.words().data()).source(), false, terms, &saved);
+  SegmentCeilingTerms shared;
+  segmentCeilingTerms(next.words().data(), shared);
+  return segmentCeiling(prev.words().data(), next.words().data(), quick, saved, terms, shared);
 }
 
 Transition SimulatedDpModel::quickTransition(const graph::NodeSet& prev, const graph::NodeSet& next) const {

@@ -40,8 +40,9 @@ class LowerSetFamily {
   /// The same dt and dm, and a lower bound on base, in O(|∂L_j|): transition() itself in the paper's
   /// model; SimulatedDpModel::quickTransition in the simulator's, whose exact base costs a pass over the
   /// segment (so the DP asks for it only where the bound leaves a point that might fit).
-  [[nodiscard]] Transition quickTransition(std::size_t i, std::size_t j) const {
-    return m_model ? m_model->quickTransition(words(i), m_sources[i], m_count[j] == m_universe, m_terms[j])
+  /// `saved` (the simulator's model only) receives what SimulatedDpModel::quickTransition reports.
+  [[nodiscard]] Transition quickTransition(std::size_t i, std::size_t j, std::int64_t* saved = nullptr) const {
+    return m_model ? m_model->quickTransition(words(i), m_sources[i], m_count[j] == m_universe, m_terms[j], saved)
                    : paperTransition(i, j);
   }
   /// An upper bound on transition()'s base in O(1): the base itself in the paper's model,
@@ -49,6 +50,21 @@ class LowerSetFamily {
   [[nodiscard]] std::int64_t baseCeiling(std::size_t i, std::size_t j) const {
     return m_model ? m_model->baseCeiling(m_terms[i], m_terms[j]) : paperTransition(i, j).base;
   }
+  /// The simulator's model only, for j ≠ V: SimulatedDpModel::segmentCeilingTerms of set j, and the
+  /// ceiling of the transition i -> j from its quick figures and those terms.
+  void segmentCeilingTerms(std::size_t j, SegmentCeilingTerms& out) const { m_model->segmentCeilingTerms(words(j), out); }
+  [[nodiscard]] std::int64_t segmentCeiling(std::size_t i, std::size_t j, const Transition& quick, std::int64_t saved,
+                                            const SegmentCeilingTerms& shared) const {
+    return m_model->segmentCeiling(words(i), words(j), quick, saved, m_terms[j], shared);
+  }
+  /// A lower bound on the base of every transition k -> j with set k ⊆ set i, from the quick figures of
+  /// i -> j (and, in the simulator's model, the `saved` they report): the paper's base itself, which
+  /// only grows as the segment does; SimulatedDpModel::subsetFloor in the simulator's.
+  [[nodiscard]] std::int64_t subsetFloor(std::size_t j, const Transition& quick, std::int64_t saved) const {
+    return m_model ? m_model->subsetFloor(quick, saved, m_terms[j]) : quick.base;
+  }
+  /// Whether set j is all of V.
+  [[nodiscard]] bool isUniverse(std::size_t j) const { return m_count[j] == m_universe; }
   /// Whether quickTransition's base is exact.
   [[nodiscard]] bool quickIsExact() const { return !m_model; }
 

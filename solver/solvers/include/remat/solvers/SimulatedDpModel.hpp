@@ -102,6 +102,22 @@ struct TargetTerms {
   static constexpr std::uint8_t kSavedWithin = 4;  ///< kept by its own backward or a consumer's within L
 };
 
+/// What segmentCeiling reads of a target set L, shared by every transition into it: by op p up to L's
+/// highest member, the largest over L's members q >= p of what the segment's forward step of q can
+/// hold beyond the checkpoints it adds, and the same for the recomputation and backward steps of q
+/// beyond the values its backwards keep and the gradients in memory from the start. Built in
+/// O(|L| + its edges + parameters' users); the vectors are reused.
+struct SegmentCeilingTerms {
+  std::vector<std::int64_t> forward;
+  std::vector<std::int64_t> backward;
+  /// By op p: the bytes of recomputed storages at p or above that a backward keeps through a view only.
+  std::vector<std::int64_t> viewKept;
+  std::vector<std::int64_t> recompute;  // scratch: the recomputation steps' terms before the maxima
+  std::vector<std::int32_t> end;        // scratch: by op, the last step its storage is read at
+  std::vector<std::int32_t> store;      // scratch: by op, the storage a recomputed value holds
+  std::vector<std::uint8_t> flags;      // scratch: by op, kept, needed, a kept holder's root, ...
+};
+
 /// The simulator's memory and time of a lower-set chain's canonical schedule (sim::canonicalSchedule),
 /// transition by transition, with one relaxation that keeps every term local to its transition: the
 /// storages of the checkpoints ∂(L_i) ∩ V_i count as held from their forward until the backward of their
@@ -145,8 +161,16 @@ class SimulatedDpModel {
   /// with the gradients of ∂(next) and the parameter gradients of V \ next), at its last (every gradient
   /// of ∂(prev) and parameter gradient of V \ prev), or at the end of its forward (its checkpoints).
   /// O(|∂next| + |exceptions|) from the terms of both sets.
+  /// `saved`, when given, receives the bytes of the segment's values that one of its backwards keeps.
   [[nodiscard]] Transition quickTransition(const std::uint64_t* prev, const SourceTerms& prevTerms, bool last,
-                                           const TargetTerms& terms) const;
+                                           const TargetTerms& terms, std::int64_t* saved = nullptr) const;
+
+  /// A lower bound on the base of every transition into `next` from a subset of `prev`, from the
+  /// quickTransition prev -> next and the `saved` it reports: the checkpoints it adds and the values its
+  /// backwards keep only grow as the segment grows.
+  [[nodiscard]] std::int64_t subsetFloor(const Transition& quick, std::int64_t saved, const TargetTerms& terms) const {
+    return m_resident + std::max(quick.dm, terms.boundaryGrads + terms.paramGradsOutside + saved);
+  }
 
   /// An upper bound on transition()'s base, in O(1): every value of the segment at once (a value holds
   /// one storage at a time, kept or recomputed), every gradient the segment's backward can make (its
@@ -158,10 +182,23 @@ class SimulatedDpModel {
            terms.boundaryGrads + prevTerms.boundaryGrads + prevTerms.paramGradsOutside + m_maxWorkspace;
   }
 
+  /// The terms segmentCeiling shares among the transitions into the lower set `next` (not V).
+  void segmentCeilingTerms(const std::uint64_t* next, SegmentCeilingTerms& out) const;
+
+  /// An upper bound on transition()'s base for prev ⊊ next ≠ V, tighter than baseCeiling where the
+  /// segment is long, in O(words) from quickTransition's result and the `saved` it reports: every
+  /// value the segment's backwards keep and every checkpoint it adds held throughout, with, at the
+  /// segment's lowest member a and above, the worst step's own terms as segmentCeilingTerms counts
+  /// them over all of next (a superset of the segment's members from a on: docs/dp.md).
+  [[nodiscard]] std::int64_t segmentCeiling(const std::uint64_t* prev, const std::uint64_t* next,
+                                            const Transition& quick, std::int64_t saved, const TargetTerms& terms,
+                                            const SegmentCeilingTerms& shared) const;
+
   /// The same for NodeSets (tests and plan evaluation).
   [[nodiscard]] Transition transition(const graph::NodeSet& prev, const graph::NodeSet& next) const;
   [[nodiscard]] Transition quickTransition(const graph::NodeSet& prev, const graph::NodeSet& next) const;
   [[nodiscard]] std::int64_t baseCeiling(const graph::NodeSet& prev, const graph::NodeSet& next) const;
+  [[nodiscard]] std::int64_t segmentCeiling(const graph::NodeSet& prev, const graph::NodeSet& next) const;
 
  private:
   struct Range {
