@@ -659,7 +659,10 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
         const DpPoint* first = std::partition_point(begin, end, [mCap](const DpPoint& p) { return p.m > mCap; });
         return std::pair{first, std::partition_point(first, end, [tCap](const DpPoint& p) { return p.t <= tCap; })};
       };
-      auto [first, last] = runWithin(s.base);
+      // Named variables, not a structured binding: the lambdas below capture them (clang 14 cannot).
+      const DpPoint* first = nullptr;
+      const DpPoint* last = nullptr;
+      std::tie(first, last) = runWithin(s.base);
       if (!exactQuick) {
         // The bound's run holds the exact one (a higher base only drops points of larger m): where it
         // is empty or dominated, so is the exact run, and the segment need not be simulated.
