@@ -626,9 +626,10 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     f.subsets(j, mask.data());
     for (std::size_t x = 0; x < mask.size(); ++x) mask[x] &= aliveMask[x];
     std::size_t ordinal = 0;
-    // The terms of j's segment ceilings, built on the first transition that needs them.
-    thread_local SegmentCeilingTerms shared;
-    bool sharedBuilt = false;
+    // The terms of j's segment ceilings, common to its sources, built on the first transition that
+    // needs them (one copy per thread).
+    thread_local SegmentCeilingTerms ceilingTerms;
+    bool ceilingTermsBuilt = false;
     std::size_t simulated = 0;  // ops of the segments into j simulated so far
     // The last few sources whose every subset is too far from j to fit the budget: a source inside one
     // of them is skipped. On deep chains most sources are far (the 10,000-op graph at 4x its least
@@ -670,19 +671,19 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
         // The exact base lies between the bound and the ceiling: where the ceiling keeps the same run
         // (a generous budget, where j's own limits cap the run), so does the exact base.
         auto sameRun = [&](std::int64_t ceiling) { return ceiling <= o.budget && runWithin(ceiling) == std::pair{first, last}; };
-        // The O(1) ceiling first; then the one from j's shared terms (O(|L_j|) to build), once the
+        // The O(1) ceiling first; then the one from j's ceiling terms (O(|L_j|) to build), once the
         // segments simulated for j add up to a quarter as many ops: a simulation costs more per op
         // than the build (on the 10,000-op graph at 16x, waiting for as many ops left 510,000
         // simulations taking 30% of the time), and a target with a few short segments needs neither.
         std::int64_t ceiling = f.baseCeiling(i, j);
         bool same = sameRun(ceiling);
         const std::size_t length = f.count(j) - f.count(i);
-        if (!same && !f.isUniverse(j) && (sharedBuilt || 4 * (simulated + length) > f.count(j))) {
-          if (!sharedBuilt) {
-            f.segmentCeilingTerms(j, shared);
-            sharedBuilt = true;
+        if (!same && !f.isUniverse(j) && (ceilingTermsBuilt || 4 * (simulated + length) > f.count(j))) {
+          if (!ceilingTermsBuilt) {
+            f.segmentCeilingTerms(j, ceilingTerms);
+            ceilingTermsBuilt = true;
           }
-          ceiling = std::min(ceiling, f.segmentCeiling(i, j, s, saved, shared));
+          ceiling = std::min(ceiling, f.segmentCeiling(i, j, s, saved, ceilingTerms));
           same = sameRun(ceiling);
         }
         if (!same && ceiling <= o.budget) {
