@@ -299,7 +299,7 @@ TEST_CASE("both threshold searches find the same optimum") {
       for (const std::int64_t budget : {least, least + least / 7, least + least / 2, 2 * least}) {
         for (Strategy strategy : {Strategy::Time, Strategy::Memory}) {
           SolveRequest request{.graph = &g, .budget = Bytes{budget}, .strategy = strategy};
-          const SolverOutput beam = solveOverFamily(g, family, request, "test", nullptr, ThresholdSearch::Beam);
+          const SolverOutput beam = solveOverFamily(g, family, request, "test", nullptr, ThresholdSearch::Direct);
           const SolverOutput gallop = solveOverFamily(g, family, request, "test", nullptr, ThresholdSearch::Gallop);
           REQUIRE(beam.status == SolveStatus::Optimal);
           REQUIRE(gallop.status == SolveStatus::Optimal);

@@ -202,7 +202,7 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
     SolveRequest quick = request;
     quick.strategy = strategy;
     quick.progress = {};
-    sub = solveOverFamily(g, *warmStart, quick, what, nullptr, ThresholdSearch::Beam);
+    sub = solveOverFamily(g, *warmStart, quick, what, nullptr, ThresholdSearch::Direct);
     if (sub->status != SolveStatus::Optimal || !sub->plan) sub.reset();
   }
   auto stopped = [&]() -> SolverOutput {
@@ -265,21 +265,26 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
     const DpModelCost c = evaluateChainModel(g, *sub->plan->lowerSets, family.model());
     offer(c.overhead.value, c.checkpointBytes.value, [&] { return *sub->plan; });
   }
-  if (search == ThresholdSearch::Beam) {
+  // A beam over the family itself: a few promising points per set, each set taking candidates from its
+  // nearest sources only. Every path it keeps is a real plan, so its best one is an incumbent, usually
+  // the optimum or close to it; a run at that value then finds the optimum at once.
+  bool beamReached = false;
+  {
     DpOptions beam = options;
     // 64 points a set: on the 10,000-op graph at 4x its least budget, 16 gave an incumbent 15% above
     // the optimum (40,705 against 35,271) and the run at it 44 million points; 64 gave 35,319 and 12
     // million, in half the time (instrumented build). Neither greedy walk nor beam found any plan there
     // before the beam also kept each front's leanest point.
     beam.beamWidth = 64;
-    // On deep graphs most of the beam's time went to thousands of far sources whose long steps its
-    // points never use: on the 10,000-op graph at 32x, 2.6 s against 0.13 s with the nearest 64,
-    // for the same incumbent, as on every dataset at 1x to 4x (both measured with an instrumented
-    // build, beam of 16). A beam that misses V only leaves the greedy incumbent; the result is the same.
+    // The 64 nearest subsets of each set: on deep graphs most of the beam's time went to thousands of
+    // far sources whose long steps its points never use (the 10,000-op graph at 32x: 2.6 s against
+    // 0.13 s, same incumbent; instrumented build, beam of 16). On PSPNet's lower sets its plan is the
+    // optimum at 1.1x and 1.5x its least budget and 0.7% above it at 2x.
     beam.nearestSources = 64;
     beam.progress = {};
     const DpRun quick = runParetoDp(family, beam);
     if (quick.outcome == DpOutcome::Complete && !quick.fronts.back().empty()) {
+      beamReached = true;
       const auto& front = quick.fronts.back();
       const std::size_t point = strategy == Strategy::Memory ? front.size() - 1 : 0;
       offer(front[point].t, front[point].m,
@@ -287,11 +292,11 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
     }
   }
   const std::size_t last = family.size() - 1;
-  // Pruning at a threshold keeps every path whose objective is at most the threshold. With Gallop the
-  // threshold climbs from the continuation lower bound in doubling steps, never past the incumbent,
-  // until a probe reaches V (a threshold below the optimum leaves V's front empty); that probe holds
-  // the optimum, and its slack is at most the distance from the lower bound. With Beam there is one
-  // run, at the incumbent, which the beam has brought close to the optimum. The run at the incumbent
+  // Pruning at a threshold keeps every path whose objective is at most the threshold. Where the beam
+  // reached a plan, or with Direct, there is one run, at the incumbent. Otherwise Gallop climbs the
+  // threshold from the continuation lower bound in doubling steps, never past the incumbent, until a
+  // probe reaches V (a threshold below the optimum leaves V's front empty); that probe holds the
+  // optimum, and its slack is at most the distance from the lower bound. The run at the incumbent
   // keeps only what could beat it: a strictly better objective, or the same one with less of the
   // other coordinate (the optimum the DP reports is the least of both, in that order). Where it
   // reaches no plan the incumbent is that optimum. A run that kept every path tying with it cost up
@@ -306,7 +311,8 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
     run = runParetoDp(family, options);  // pruned by the budget alone
   } else {
     std::int64_t step = firstStep;
-    std::int64_t guess = search == ThresholdSearch::Beam ? *high : saturatingAdd(low, firstStep - 1);
+    const bool direct = beamReached || search == ThresholdSearch::Direct;
+    std::int64_t guess = direct ? *high : saturatingAdd(low, firstStep - 1);
     for (;;) {
       const bool atIncumbent = guess >= *high;
       options.incumbent = atIncumbent ? *high : guess;
@@ -425,7 +431,7 @@ const SolverInfo& ApproxDp::info() const {
 SolverOutput ApproxDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
   return solveOverFamily(g, inModel(LowerSetFamily::ancestorClosures(g), request), request, "approx-dp", nullptr,
-                         ThresholdSearch::Beam);
+                         ThresholdSearch::Direct);
 }
 
 }  // namespace remat::solvers

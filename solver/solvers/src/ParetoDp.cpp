@@ -10,6 +10,7 @@
 #include <limits>
 #include <numeric>
 #include <thread>
+#include <type_traits>
 
 namespace remat::solvers {
 
@@ -72,7 +73,7 @@ void forEachSet(const std::uint64_t* mask, std::size_t from, std::size_t to, F&&
   }
 }
 
-// The same, descending.
+// The same, descending; an f that returns bool stops the walk by returning false.
 template <class F>
 void forEachSetDown(const std::uint64_t* mask, std::size_t from, std::size_t to, F&& f) {
   if (from >= to) return;
@@ -82,7 +83,12 @@ void forEachSetDown(const std::uint64_t* mask, std::size_t from, std::size_t to,
     if ((w + 1) * 64 > to && to % 64) bits &= (std::uint64_t{1} << (to % 64)) - 1;
     while (bits) {
       const int top = 63 - std::countl_zero(bits);
-      f(w * 64 + static_cast<std::size_t>(top));
+      const std::size_t k = w * 64 + static_cast<std::size_t>(top);
+      if constexpr (std::is_same_v<decltype(f(k)), bool>) {
+        if (!f(k)) return;
+      } else {
+        f(k);
+      }
       bits &= ~(std::uint64_t{1} << top);
     }
   }
@@ -96,6 +102,8 @@ namespace {
 // fewer multipliers rather than gigabytes; the time-centric grids have kLambdas multipliers besides 0.
 constexpr std::size_t kBoundEntries = std::size_t{1} << 23;
 constexpr std::size_t kLambdas = 32;
+// Candidate steps per set whose exact base the bounds pass simulates for the least peak.
+constexpr std::size_t kRefine = 8;
 
 // Multipliers the bounds of f may use besides λ = 0.
 std::size_t lambdaRoom(const LowerSetFamily& f) {
@@ -179,6 +187,11 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
   // `count` doubles) are read once for the whole block: reading them once per pair made the pass
   // bound by memory traffic, not arithmetic (cg_googlenet: 121M pairs of 27,358 sets).
   constexpr std::size_t kBlock = 16;
+  // In the simulator's model the least peaks are refined by simulating a few candidate steps per set
+  // (below; docs/dp.md). Not on ancestor closures: on deep graphs their segments run to thousands of
+  // ops and their sets have few sources, so the simulations cost more than they spare (the 10,000-op
+  // graph: the pass took twice as long, the DP kept as many points).
+  const bool refine = !f.quickIsExact() && !f.isClosures();
   auto boundsOf = [&](std::size_t first, std::size_t last, std::size_t supersetsFrom) {
     const std::size_t size = last - first;
     std::array<std::int64_t, kBlock> peak;
@@ -196,6 +209,11 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
       f.supersets(first + k, masks.data() + k * words);
       for (std::size_t x = 0; x < words; ++x) any[x] |= masks[k * words + x];
     }
+    // Per set of the block, its lowest candidates (bound, superset), ascending: the quick base is a
+    // lower bound, and simulating the few steps that could give the least peak makes that peak
+    // exact, or nearly, where the quick figures alone left it far under (below).
+    std::array<std::array<std::pair<std::int64_t, std::uint32_t>, kRefine + 1>, kBlock> lowest;
+    std::array<std::size_t, kBlock> lowestCount{};
     forEachSet(any, supersetsFrom, n, [&](std::size_t j) {
       const double* theirs = count ? b.paths.data() + j * count : nullptr;
       for (std::size_t k = 0; k < size; ++k) {
@@ -205,6 +223,17 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
         const std::int64_t base = s.base;
         const std::int64_t through = std::max(base, saturatingAdd(s.dm, b.minPeak[j]));
         peak[k] = std::min(peak[k], through);
+        if (refine) {
+          auto& list = lowest[k];
+          std::size_t& c = lowestCount[k];
+          if (c <= kRefine || through < list[kRefine].first) {
+            std::size_t at = std::min(c, kRefine);
+            for (; at > 0 && list[at - 1].first > through; --at)
+              if (at <= kRefine) list[at] = list[at - 1];
+            list[at] = {through, static_cast<std::uint32_t>(j)};
+            c = std::min(c + 1, kRefine + 1);
+          }
+        }
         overhead[k] = std::min(overhead[k], saturatingAdd(s.dt, b.minOverhead[j]));
         checkpoints[k] = std::min(checkpoints[k], saturatingAdd(s.dm, b.minCheckpoints[j]));
         // The steps a plan under the budget may take even from m = 0: the step itself fits, and some
@@ -217,6 +246,20 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
       }
     });
     for (std::size_t k = 0; k < size; ++k) {
+      if (refine && lowestCount[k] > 0) {
+        // Simulated in the order of their bounds until a bound reaches the best exact value; an
+        // unsimulated candidate's bound still bounds what is left.
+        const auto& list = lowest[k];
+        const std::size_t c = lowestCount[k];
+        std::int64_t best = INT64_MAX;
+        std::size_t at = 0;
+        for (; at < std::min(c, kRefine) && list[at].first < best; ++at) {
+          const std::size_t j = list[at].second;
+          const Transition s = f.transition(first + k, j);
+          best = std::min(best, std::max(s.base, saturatingAdd(s.dm, b.minPeak[j])));
+        }
+        peak[k] = at < c && list[at].first < best ? list[at].first : best;
+      }
       b.minPeak[first + k] = peak[k];
       b.minOverhead[first + k] = overhead[k];
       b.minCheckpoints[first + k] = checkpoints[k];
@@ -618,9 +661,8 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   auto collect = [&](std::size_t j, const Limits& lim, FrontBuilder& builder, unsigned shard, unsigned shards) {
     builder.begin(lim.tMax);
     // Larger sources first: their steps are short, and their runs tend to dominate those of far ones.
-    const std::size_t sources = o.nearestSources > 0 ? std::min(alive.size(), o.nearestSources) : alive.size();
-    if (sources == 0) return;
-    // The alive subsets of j, from the nearest source allowed on; shard `shard` takes every shards-th.
+    // The alive subsets of j, the nearest (largest) `nearestSources` of them when that is set; shard
+    // `shard` takes every shards-th.
     thread_local std::vector<std::uint64_t> mask;
     mask.resize(f.maskWords());
     f.subsets(j, mask.data());
@@ -637,10 +679,11 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     std::array<std::size_t, 4> tooFar{};
     std::size_t tooFarCount = 0;
     std::size_t tooFarAdded = 0;
-    forEachSetDown(mask.data(), alive[alive.size() - sources], j, [&](std::size_t i) {
-      if (ordinal++ % shards != shard) return;
+    forEachSetDown(mask.data(), 0, j, [&](std::size_t i) {
+      if (o.nearestSources > 0 && ordinal >= o.nearestSources) return false;
+      if (ordinal++ % shards != shard) return true;
       for (std::size_t k = 0; k < tooFarCount; ++k)
-        if (f.subset(i, tooFar[k])) return;
+        if (f.subset(i, tooFar[k])) return true;
       const std::vector<DpPoint>& source = run.fronts[i];
       // Fronts run by t ascending and m descending: the points within both limits are a contiguous run.
       const DpPoint* begin = source.data();
@@ -652,7 +695,7 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
           tooFar[tooFarAdded++ % tooFar.size()] = i;  // the oldest gives way
           tooFarCount = std::min(tooFarAdded, tooFar.size());
         }
-        return;
+        return true;
       }
       const std::int64_t tCap = lim.tMax - s.dt;
       auto runWithin = [&](std::int64_t base) {
@@ -667,7 +710,7 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
       if (!exactQuick) {
         // The bound's run holds the exact one (a higher base only drops points of larger m): where it
         // is empty or dominated, so is the exact run, and the segment need not be simulated.
-        if (builder.runDominated(first, last, s.dt, s.dm)) return;
+        if (builder.runDominated(first, last, s.dt, s.dm)) return true;
         // The exact base lies between the bound and the ceiling: where the ceiling keeps the same run
         // (a generous budget, where j's own limits cap the run), so does the exact base.
         auto sameRun = [&](std::int64_t ceiling) { return ceiling <= o.budget && runWithin(ceiling) == std::pair{first, last}; };
@@ -699,11 +742,12 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
         if (!same) {
           simulated += length;
           s = f.transition(i, j);
-          if (s.base > o.budget) return;
+          if (s.base > o.budget) return true;
           std::tie(first, last) = runWithin(s.base);
         }
       }
       builder.addRun(first, last, begin, s.dt, s.dm, static_cast<std::uint32_t>(i));
+      return true;
     });
   };
   // With the budget's bounds, a point whose least possible completion is infeasible or worse than the
@@ -802,6 +846,24 @@ std::vector<std::size_t> reconstructPath(const DpRun& run, std::size_t set, std:
 std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& f, const ContinuationBounds& bounds,
                                            std::stop_token stop) {
   if (f.quickIsExact()) return bounds.minPeak[0];
+  // The bound is the least budget wherever some plan fits it. The greedy walk only takes steps whose
+  // exact base fits, so a plan it finds at the bound proves it, at the cost of one walk; so does a
+  // beam at the bound, where the walk's quick figures led it astray (on cg_googlenet the bound is the
+  // least budget, the walk finds no plan, the beam does: 6 s instead of 30 s of the pass below, whose
+  // 16 million segment simulations decide where neither finds one).
+  if (bounds.minPeak[0] != INT64_MAX) {
+    for (Strategy s : {Strategy::Memory, Strategy::Time})
+      if (greedyPath(f, bounds, bounds.minPeak[0], s)) return bounds.minPeak[0];
+    DpOptions beam;
+    beam.budget = bounds.minPeak[0];
+    beam.stop = stop;
+    beam.bounds = &bounds;
+    beam.strategy = Strategy::Memory;
+    beam.beamWidth = 64;
+    beam.nearestSources = 64;
+    const DpRun run = runParetoDp(f, beam);
+    if (run.outcome == DpOutcome::Complete && !run.fronts.back().empty()) return bounds.minPeak[0];
+  }
   // The least peak of a set's continuations (above the checkpoints it starts with) is the least over
   // its supersets j of max(base, dm + j's own least peak). Largest sets first, so that j's least peak
   // is exact when the set needs it; then the quick figures (dm exact, base a lower bound) bound every

@@ -174,6 +174,7 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
     }
     t.firstSteps.push_back({w, extra});
   }
+  topSteps(next, onBoundary, t);
   // The storages ∂L holds, each counted on its first holder (views share their base's).
   for (auto& b : t.boundary) {
     const std::int32_t root = m_root[b.op];
@@ -215,6 +216,84 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
   t.boundaryGroups = groups([&](std::size_t k) { return t.boundary[k].op; }, t.boundary.size());
   t.exceptionGroups = groups([&](std::size_t k) { return t.exceptions[k].first; }, t.exceptions.size());
   return t;
+}
+
+void SimulatedDpModel::topSteps(const std::uint64_t* next, const std::vector<std::uint8_t>& onBoundary,
+                                TargetTerms& t) const {
+  for (std::uint32_t w = static_cast<std::uint32_t>(m_ops); w-- > 0 && t.topOps.size() < TargetTerms::kTopSteps;)
+    if (inSet(next, w)) t.topOps.push_back(w);
+  const std::size_t steps = t.topOps.size();
+  if (steps == 0) return;
+  for (std::size_t k = 0; k < steps; ++k) {
+    const std::uint32_t op = t.topOps[k];
+    if (t.topGroups.empty() || t.topGroups.back().word != op >> 6)
+      t.topGroups.push_back({op >> 6, static_cast<std::uint32_t>(k), 0});
+    t.topGroups.back().bits |= std::uint64_t{1} << (op & 63);
+  }
+  std::unordered_map<std::uint32_t, std::size_t> step;  // top member -> its backward step (0 = first)
+  for (std::size_t k = 0; k < steps; ++k) step.emplace(t.topOps[k], k);
+  auto stepOf = [&](std::uint32_t op) {
+    const auto it = step.find(op);
+    return it == step.end() ? steps : it->second;  // steps: later than every top step
+  };
+  // A value the segment keeps for a backward is freed after its last reader's step. Every reader of a
+  // value of the segment inside L is in the segment too, so that step does not depend on the source,
+  // only whether the value is the segment's does; counting it as the segment's frees more, which
+  // keeps the figure a lower bound.
+  std::vector<std::int64_t> freedFrom(steps + 1, 0);  // bytes freed from step k on
+  std::vector<std::uint32_t> done;
+  for (std::uint32_t w : t.topOps)
+    for (std::uint32_t k = m_saved[w].begin; k < m_saved[w].end; ++k) {
+      const std::uint32_t u = m_adj[k];
+      if (std::find(done.begin(), done.end(), u) != done.end()) continue;
+      done.push_back(u);
+      std::size_t last = 0;
+      for (std::uint32_t q = m_saved[u].begin; q < m_saved[u].end; ++q)
+        if (m_adj[q] == u) last = std::max(last, stepOf(u));
+      for (std::uint32_t q = m_succs[u].begin; q < m_succs[u].end; ++q) {
+        const std::uint32_t c = m_adj[q];
+        if (!inSet(next, c)) continue;
+        for (std::uint32_t r = m_saved[c].begin; r < m_saved[c].end; ++r)
+          if (m_adj[r] == u) last = std::max(last, stepOf(c));
+      }
+      if (last + 1 < steps) freedFrom[last + 1] += m_bytes[u];
+    }
+  // Gradients: those of ∂L are counted already; a step makes its inputs' others (once each), an
+  // output's seed, and its parameter gradients not made beyond L; it frees its own after it.
+  std::vector<std::uint32_t> made;
+  std::vector<std::uint32_t> params;
+  std::int64_t held = 0;  // made and not yet freed, parameter gradients, minus values freed
+  std::int64_t peak = INT64_MIN;
+  for (std::size_t k = 0; k < steps; ++k) {
+    const std::uint32_t w = t.topOps[k];
+    held -= freedFrom[k];
+    if (m_succs[w].end == m_succs[w].begin) held += m_gradBytes[w];
+    for (std::uint32_t q = m_preds[w].begin; q < m_preds[w].end; ++q) {
+      const std::uint32_t u = m_adj[q];
+      if (onBoundary[u] || std::find(made.begin(), made.end(), u) != made.end()) continue;
+      made.push_back(u);
+      held += m_gradBytes[u];
+    }
+    for (std::uint32_t q = m_params[w].begin; q < m_params[w].end; ++q) {
+      const std::uint32_t p = m_adj[q];
+      if (usedOutside(p, next) || std::find(params.begin(), params.end(), p) != params.end()) continue;
+      params.push_back(p);
+      held += m_paramBytes[p];
+    }
+    peak = std::max(peak, held + m_workspace[w]);
+    t.topPeak.push_back(peak);
+    held -= m_gradBytes[w];
+  }
+}
+
+std::size_t SimulatedDpModel::topStepsLacked(const std::uint64_t* prev, const TargetTerms& terms) {
+  // The highest top member that prev holds ends the run of those it lacks.
+  for (const auto& g : terms.topGroups)
+    if (const std::uint64_t held = prev[g.word] & g.bits) {
+      const int highest = 63 - std::countl_zero(held);
+      return g.first + bitCount(g.bits >> highest) - 1;  // the top members above it in this word
+    }
+  return terms.topOps.size();
 }
 
 bool SimulatedDpModel::usedOutside(std::uint32_t param, const std::uint64_t* set) const {
@@ -261,11 +340,15 @@ Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const So
   // The first backward step is that of the segment's last member: the first of `next`'s last members
   // that `prev` lacks (when prev holds all of those listed, the step's own terms are left out).
   std::int64_t firstStep = terms.boundaryGrads + terms.paramGradsOutside + saved;
-  for (const auto& step : terms.firstSteps)
-    if (!inSet(prev, step.op)) {
-      firstStep += step.extra;
-      break;
-    }
+  if (const std::size_t open = topStepsLacked(prev, terms); open > 0) {
+    firstStep += terms.topPeak[open - 1];
+  } else {
+    for (const auto& step : terms.firstSteps)
+      if (!inSet(prev, step.op)) {
+        firstStep += step.extra;
+        break;
+      }
+  }
   // At the segment's last backward step every gradient of ∂(prev) and every parameter gradient of
   // V \ prev is in memory.
   const std::int64_t lastStep = prevTerms.lastStep;

@@ -44,13 +44,15 @@ class ApproxDp final : public Solver {
   [[nodiscard]] TradeOff tradeOff(const SolveRequest& request, std::size_t points) const override;
 };
 
-/// How the DP finds its pruning threshold (the optimum is the same either way).
-///  - `Gallop`: thresholds climb from the lower bound in doubling steps until one reaches V. Best when
-///    the incumbent may be far off and probes under the optimum are cheap (exact-dp on wide graphs).
-///  - `Beam`: a beam of 16 points per set finds a near-optimal plan first, then one run at its value.
-///    Best when a probe costs about the same at any threshold and the family is cheap to scan (the
-///    ancestor closures of approx-dp; on a 10,000-op chain it halves the time at large budgets).
-enum class ThresholdSearch { Gallop, Beam };
+/// How the DP finds its pruning threshold (the optimum is the same either way). Both first run a beam
+/// over the family (64 points per set, 64 nearest sources); when it reaches a plan, one run at its value
+/// finds the optimum. When it reaches none:
+///  - `Gallop`: thresholds climb from the lower bound in doubling steps until one reaches V, never past
+///    the greedy incumbent. Best when that incumbent may be far off and probes under the optimum are
+///    cheap (exact-dp on wide graphs).
+///  - `Direct`: one run at the greedy incumbent. Best when a probe costs about the same at any threshold
+///    (approx-dp on deep chains).
+enum class ThresholdSearch { Gallop, Direct };
 
 /// The DP over a given family, as both solvers run it. A `warmStart` subfamily (the ancestor closures,
 /// for exact-dp) is solved first: its optimum is an incumbent that prunes the full family's fronts.

@@ -65,6 +65,8 @@ class LowerSetFamily {
   }
   /// Whether set j is all of V.
   [[nodiscard]] bool isUniverse(std::size_t j) const { return m_count[j] == m_universe; }
+  /// Whether the family is the ancestor closures (approx-dp's), not every lower set.
+  [[nodiscard]] bool isClosures() const { return m_generator.size() > 1 && m_generator[1] != kNoGenerator; }
   /// Whether quickTransition's base is exact.
   [[nodiscard]] bool quickIsExact() const { return !m_model; }
 

@@ -94,6 +94,19 @@ struct TargetTerms {
   std::vector<Group> boundaryGroups;
   std::vector<Group> exceptionGroups;
   std::vector<std::pair<std::uint32_t, std::int64_t>> viewRoots;  ///< (root op, its storage's bytes)
+  /// The opening of a segment's backward when the source holds none of L's last members: topOps are
+  /// L's highest members, the highest first (at most kTopSteps), which are then the segment's first
+  /// backward steps in that order; topPeak[k] is the most that the steps of topOps[0..k] hold beyond
+  /// the gradients of ∂L, the parameter gradients of V \ L and the values the segment's backwards
+  /// keep, those already read for the last time subtracted (as if every such value were the
+  /// segment's). Segments open with gradients piling up faster than values are freed (a concat's
+  /// backward makes one per branch), so the first step alone left most of the gap to the exact base.
+  static constexpr std::size_t kTopSteps = 32;
+  std::vector<std::uint32_t> topOps;
+  std::vector<std::int64_t> topPeak;
+  /// topOps by word of an op bitset, the highest word first; `first` counts the top members in the
+  /// words above.
+  std::vector<Group> topGroups;
 
   [[nodiscard]] SourceTerms source() const { return {savedBytes, neededTime, boundaryGrads + paramGradsOutside}; }
 
@@ -222,6 +235,10 @@ class SimulatedDpModel {
   /// Whether some op outside the set uses the parameter (its gradient then accumulates before the set's
   /// backward begins).
   [[nodiscard]] bool usedOutside(std::uint32_t param, const std::uint64_t* set) const;
+  /// Fills t.topOps and t.topPeak (see TargetTerms) for the lower set `next`.
+  void topSteps(const std::uint64_t* next, const std::vector<std::uint8_t>& onBoundary, TargetTerms& t) const;
+  /// How many of terms.topOps, from the first, the set `prev` ⊆ next lacks.
+  [[nodiscard]] static std::size_t topStepsLacked(const std::uint64_t* prev, const TargetTerms& terms);
 };
 
 /// The simulator's model of a whole chain: its peak max_i [m_{i-1} + base_i], its overhead and its
