@@ -45,10 +45,11 @@ class StopAtDeadline {
   std::jthread m_timer;  // last: stopped and joined first
 };
 
-
-// A family in the request's model.
-std::optional<LowerSetFamily> inModel(std::optional<LowerSetFamily> family, const SolveRequest& request) {
-  if (family) family->useModel(*request.graph, request.model);
+// A family in the request's model; nullopt when stopped while computing its terms, as when stopped
+// while enumerating.
+std::optional<LowerSetFamily> inModel(std::optional<LowerSetFamily> family, const SolveRequest& request,
+                                      std::stop_token stop) {
+  if (family && !family->useModel(*request.graph, request.model, stop)) family.reset();
   return family;
 }
 LowerSetFamily inModel(LowerSetFamily family, const SolveRequest& request) {
@@ -81,8 +82,9 @@ std::optional<std::vector<std::size_t>> incumbent(const LowerSetFamily& f, const
     }
   }
   if (!best) return std::nullopt;
-  std::vector<std::size_t> path = best->second.first == 0 ? std::vector<std::size_t>{}
-                                                          : reconstructPath(run, best->second.first, best->second.second);
+  std::vector<std::size_t> path = best->second.first == 0
+                                      ? std::vector<std::size_t>{}
+                                      : reconstructPath(run, best->second.first, best->second.second);
   path.push_back(last);
   return path;
 }
@@ -91,7 +93,7 @@ std::optional<std::vector<std::size_t>> incumbent(const LowerSetFamily& f, const
 std::pair<SolveStatus, std::string> noFamily(const SolveRequest& request, const StopAtDeadline& guard,
                                              std::uint64_t limit) {
   if (request.stop.stop_requested()) return {SolveStatus::Cancelled, "cancelled"};
-  if (guard.expired()) return {SolveStatus::TimeLimit, "time limit reached while enumerating the lower sets"};
+  if (guard.expired()) return {SolveStatus::TimeLimit, "time limit reached while preparing the lower sets"};
   return {SolveStatus::Limit, "the graph has more than " + std::to_string(limit) +
                                   " lower sets, too many for exact-dp (its work grows with the square of their "
                                   "number); use approx-dp, which is polynomial"};
@@ -131,8 +133,8 @@ Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, c
 constexpr std::size_t kMaxTradeOffPoints = 20'000'000;
 
 Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g,
-                               const std::optional<LowerSetFamily>& family, const SolveRequest& request,
-                               std::size_t points, std::uint64_t limit, const StopAtDeadline& guard) {
+                              const std::optional<LowerSetFamily>& family, const SolveRequest& request,
+                              std::size_t points, std::uint64_t limit, const StopAtDeadline& guard) {
   const auto start = std::chrono::steady_clock::now();
   Solver::TradeOff out;
   if (!family) {
@@ -146,7 +148,10 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
   options.maxPoints = kMaxTradeOffPoints;
   TradeOffRun run = tradeOffFront(*family, options);
   switch (run.outcome) {
-    case DpOutcome::Cancelled: out.status = SolveStatus::Cancelled; out.message = "cancelled"; return out;
+    case DpOutcome::Cancelled:
+      out.status = SolveStatus::Cancelled;
+      out.message = "cancelled";
+      return out;
     case DpOutcome::TimeLimit:
       out.status = SolveStatus::TimeLimit;
       out.message = "time limit reached";
@@ -160,7 +165,8 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return out;
     }
-    case DpOutcome::Complete: break;
+    case DpOutcome::Complete:
+      break;
   }
   // Thin a long front to `points`, evenly by position, keeping both ends.
   std::vector<std::size_t> keep;
@@ -182,39 +188,47 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
 
 }  // namespace
 
-SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily& family, const SolveRequest& request,
-                             std::string_view what, const LowerSetFamily* warmStart, ThresholdSearch search) {
+namespace {
+
+// solveOverFamily with its clock started at `start` (the deadline is start + the request's time limit),
+// and the warm start's answer already computed where `warm` holds one.
+SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& family, const SolveRequest& request,
+                       std::string_view what, const LowerSetFamily* warmStart, std::optional<SolverOutput> warm,
+                       ThresholdSearch search, std::chrono::steady_clock::time_point start) {
   const Strategy strategy = request.strategy == Strategy::Memory ? Strategy::Memory : Strategy::Time;
   DpOptions options;
   options.budget = request.budget ? request.budget->value : INT64_MAX;
   options.stop = request.stop;
   options.progress = request.progress;
   options.strategy = strategy;
-  options.deadline = deadlineOf(request, std::chrono::steady_clock::now());
+  options.deadline = deadlineOf(request, start);
   const StopAtDeadline guard(request.stop, options.deadline);
   auto objective = [strategy](std::int64_t overhead, std::int64_t checkpoints) {
     return strategy == Strategy::Memory ? checkpoints : overhead;
   };
   // The optimum over the warm-start subfamily (exact-dp starts from approx-dp's answer): an incumbent
   // for the pruning below, and the answer should time run out before the full DP finishes.
-  std::optional<SolverOutput> sub;
-  if (warmStart) {
+  std::optional<SolverOutput> sub = std::move(warm);
+  if (warmStart && !sub) {
     SolveRequest quick = request;
     quick.strategy = strategy;
     quick.progress = {};
-    sub = solveOverFamily(g, *warmStart, quick, what, nullptr, ThresholdSearch::Direct);
-    if (sub->status != SolveStatus::Optimal || !sub->plan) sub.reset();
+    sub = solveFrom(g, *warmStart, quick, what, nullptr, std::nullopt, ThresholdSearch::Direct, start);
   }
+  if (sub && (sub->status != SolveStatus::Optimal || !sub->plan)) sub.reset();
   auto stopped = [&]() -> SolverOutput {
     if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
-    if (sub) return {SolveStatus::TimeLimit, std::move(sub->plan), "time limit reached: approx-dp's plan (not proven optimal)"};
+    if (sub)
+      return {SolveStatus::TimeLimit, std::move(sub->plan),
+              "time limit reached: approx-dp's plan (not proven optimal)"};
     return {SolveStatus::TimeLimit, std::nullopt, "time limit reached before any solution was found"};
   };
   // The multipliers of the Lagrangian bounds, refined where they matter by a coarse pass over the
   // smaller of the families at hand.
   auto lambdas = refinedLambdas(warmStart ? *warmStart : family, BoundTarget{options.budget, strategy}, guard.token());
   if (!lambdas) return stopped();
-  auto bounds = continuationBounds(family, guard.token(), 0, BoundTarget{options.budget, strategy, std::move(*lambdas)});
+  auto bounds =
+      continuationBounds(family, guard.token(), 0, BoundTarget{options.budget, strategy, std::move(*lambdas)});
   if (!bounds) return stopped();
   options.bounds = &*bounds;
 
@@ -232,7 +246,7 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
       SolveRequest open = request;
       open.budget.reset();
       open.strategy = Strategy::Memory;
-      SolverOutput fallback = solveOverFamily(g, family, open, what, warmStart, search);
+      SolverOutput fallback = solveFrom(g, family, open, what, warmStart, std::nullopt, search, start);
       if (fallback.plan)
         return {SolveStatus::Feasible, std::move(fallback.plan), why + "; fell back to the memory-centric plan",
                 BudgetMeasure::Simulated};
@@ -269,7 +283,8 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   // nearest sources only. Every path it keeps is a real plan, so its best one is an incumbent, usually
   // the optimum or close to it; a run at that value then finds the optimum at once.
   bool beamReached = false;
-  {
+  // Not when the incumbent already meets the lower bound: no plan can beat it.
+  if (!options.incumbent || *options.incumbent > bounds->remaining(0, 0)) {
     DpOptions beam = options;
     // 64 points a set: on the 10,000-op graph at 4x its least budget, 16 gave an incumbent 15% above
     // the optimum (40,705 against 35,271) and the run at it 44 million points; 64 gave 35,319 and 12
@@ -326,7 +341,8 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   }
 
   switch (run.outcome) {
-    case DpOutcome::Cancelled: return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+    case DpOutcome::Cancelled:
+      return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
     case DpOutcome::TimeLimit: {
       // The better of the incumbent and the best plan the finished fronts allow.
       std::optional<Plan> best;
@@ -337,12 +353,14 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
       };
       if (incumbentPlan && (!best || value(*best) > *high)) best = std::move(incumbentPlan);
       if (!best) return {SolveStatus::TimeLimit, std::nullopt, "time limit reached before any solution was found"};
-      return {SolveStatus::TimeLimit, std::move(best), "time limit reached: the best plan found so far (not proven optimal)"};
+      return {SolveStatus::TimeLimit, std::move(best),
+              "time limit reached: the best plan found so far (not proven optimal)"};
     }
     case DpOutcome::MemoryLimit:
       return {SolveStatus::Limit, std::nullopt,
               "the DP fronts outgrew their memory cap (" + std::to_string(run.points) + " points); try approx-dp"};
-    case DpOutcome::Complete: break;
+    case DpOutcome::Complete:
+      break;
   }
 
   const std::vector<DpPoint>& front = run.fronts[last];
@@ -360,12 +378,20 @@ SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily&
   return {SolveStatus::Optimal, planFromPath(g, family, reconstructPath(run, last, point)), {}};
 }
 
+}  // namespace
+
+SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily& family, const SolveRequest& request,
+                             std::string_view what, const LowerSetFamily* warmStart, ThresholdSearch search) {
+  return solveFrom(g, family, request, what, warmStart, std::nullopt, search, std::chrono::steady_clock::now());
+}
+
 const SolverInfo& ExactDp::info() const {
   static const SolverInfo kInfo{
       .id = "exact-dp",
       .name = "Exact DP over all lower sets",
-      .citation = "Kusumoto et al., A Graph Theoretic Framework of Recomputation Algorithms for Memory-Efficient "
-                  "Backpropagation, NeurIPS 2019",
+      .citation =
+          "Kusumoto et al., A Graph Theoretic Framework of Recomputation Algorithms for Memory-Efficient "
+          "Backpropagation, NeurIPS 2019",
       .problemClass = "any DAG (exponential in its width)",
       .exact = true,
       .budgetMeasure = BudgetMeasure::DpModel,
@@ -375,25 +401,38 @@ const SolverInfo& ExactDp::info() const {
 
 SolverOutput ExactDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  std::optional<LowerSetFamily> family;
-  {
-    const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
-    family = inModel(LowerSetFamily::allLowerSets(g, m_limit, guard.token()), request);
-    if (!family) {
-      auto [status, message] = noFamily(request, guard, m_limit);
-      return {status, std::nullopt, message};
-    }
+  // One clock for the whole run: enumerating the lower sets and their terms takes seconds on families
+  // near the limit, and counts against the time limit like the DP itself.
+  const auto start = std::chrono::steady_clock::now();
+  const StopAtDeadline guard(request.stop, deadlineOf(request, start));
+  std::optional<LowerSetFamily> family = LowerSetFamily::allLowerSets(g, m_limit, guard.token());
+  if (!family) {
+    auto [status, message] = noFamily(request, guard, m_limit);
+    return {status, std::nullopt, message};
   }
+  // approx-dp's optimum before the simulator's terms of every set: it is the DP's first incumbent, and
+  // the answer should time run out while those terms are computed.
   const LowerSetFamily closures = inModel(LowerSetFamily::ancestorClosures(g), request);
-  return solveOverFamily(g, *family, request, "exact-dp", &closures, ThresholdSearch::Gallop);
+  SolveRequest quick = request;
+  quick.strategy = request.strategy == Strategy::Memory ? Strategy::Memory : Strategy::Time;
+  quick.progress = {};
+  SolverOutput warm = solveFrom(g, closures, quick, "exact-dp", nullptr, std::nullopt, ThresholdSearch::Direct, start);
+  if (!family->useModel(g, request.model, guard.token())) {
+    if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+    if (warm.status == SolveStatus::Optimal && warm.plan)
+      return {SolveStatus::TimeLimit, std::move(warm.plan),
+              "time limit reached while preparing the lower sets: approx-dp's plan (not proven optimal)"};
+    return {SolveStatus::TimeLimit, std::nullopt, "time limit reached while preparing the lower sets"};
+  }
+  return solveFrom(g, *family, request, "exact-dp", &closures, std::move(warm), ThresholdSearch::Gallop, start);
 }
 
 Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   const StopAtDeadline guard(request.stop, deadlineOf(request, start));
-  return leastBudgetOver(inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request), request,
-                         start, m_limit,
-                         guard);
+  return leastBudgetOver(
+      inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request, guard.token()), request,
+      start, m_limit, guard);
 }
 
 Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
@@ -404,23 +443,25 @@ Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
 
 Solver::TradeOff ExactDp::tradeOff(const SolveRequest& request, std::size_t points) const {
   const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
-  return tradeOffOver(*this, *request.graph,
-                      inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request), request,
-                      points, m_limit, guard);
+  return tradeOffOver(
+      *this, *request.graph,
+      inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request, guard.token()), request,
+      points, m_limit, guard);
 }
 
 Solver::TradeOff ApproxDp::tradeOff(const SolveRequest& request, std::size_t points) const {
   const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
-  return tradeOffOver(*this, *request.graph, inModel(LowerSetFamily::ancestorClosures(*request.graph), request), request,
-                      points, 0, guard);
+  return tradeOffOver(*this, *request.graph, inModel(LowerSetFamily::ancestorClosures(*request.graph), request),
+                      request, points, 0, guard);
 }
 
 const SolverInfo& ApproxDp::info() const {
   static const SolverInfo kInfo{
       .id = "approx-dp",
       .name = "Approximate DP over ancestor closures",
-      .citation = "Kusumoto et al., A Graph Theoretic Framework of Recomputation Algorithms for Memory-Efficient "
-                  "Backpropagation, NeurIPS 2019",
+      .citation =
+          "Kusumoto et al., A Graph Theoretic Framework of Recomputation Algorithms for Memory-Efficient "
+          "Backpropagation, NeurIPS 2019",
       .problemClass = "any DAG",
       .exact = false,
       .budgetMeasure = BudgetMeasure::DpModel,

@@ -33,21 +33,25 @@ Transition LowerSetFamily::simulatedTransition(std::size_t i, std::size_t j) con
   return m_model->transition(words(i), words(j), m_count[j] == m_universe, m_terms[j], scratch);
 }
 
-void LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind) {
+bool LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind, std::stop_token stop) {
   if (kind == DpModelKind::Paper) {
     m_model.reset();
     m_terms.clear();
     m_sources.clear();
-    return;
+    return true;
   }
   auto model = std::make_shared<const SimulatedDpModel>(g);
-  m_terms.resize(size());
-  m_sources.resize(size());
+  std::vector<TargetTerms> terms(size());
+  std::vector<SourceTerms> sources(size());
   for (std::size_t i = 0; i < size(); ++i) {
-    m_terms[i] = model->targetTerms(words(i));
-    m_sources[i] = m_terms[i].source();
+    if (i % 1024 == 0 && stop.stop_requested()) return false;
+    terms[i] = model->targetTerms(words(i));
+    sources[i] = terms[i].source();
   }
+  m_terms = std::move(terms);
+  m_sources = std::move(sources);
   m_model = std::move(model);
+  return true;
 }
 
 graph::NodeSet LowerSetFamily::set(std::size_t i) const {

@@ -27,8 +27,10 @@ class LowerSetFamily {
 
   /// Makes the family's transitions those of `kind`'s model of g (ARCHITECTURE.md section 5.1): the
   /// paper's, from the per-set quantities below (the default of a new family), or the simulator's
-  /// (SimulatedDpModel), which needs the terms each set shares.
-  void useModel(const graph::ComputeGraph& g, DpModelKind kind);
+  /// (SimulatedDpModel), which needs the terms each set shares. Computing those takes a pass over every
+  /// set (seconds on families of millions of sets), so a stop is honoured between sets: false when
+  /// stopped, and the family keeps its previous model.
+  bool useModel(const graph::ComputeGraph& g, DpModelKind kind, std::stop_token stop = {});
   [[nodiscard]] DpModelKind model() const { return m_model ? DpModelKind::Simulator : DpModelKind::Paper; }
 
   /// What the transition from set i to set j ⊋ i costs: base (its highest memory above the checkpoint
