@@ -192,6 +192,11 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
   // ops and their sets have few sources, so the simulations cost more than they spare (the 10,000-op
   // graph: the pass took twice as long, the DP kept as many points).
   const bool refine = !f.quickIsExact() && !f.isClosures();
+  // With a budget, refined only where the quick bound plus the most checkpoint memory the set can hold
+  // (its own values) already exceeds the budget, where a higher least peak is likely to prune; elsewhere
+  // the quick bound stands, weaker but still a bound. Without a target (the least budget is sought),
+  // everywhere.
+  const std::int64_t refineAbove = target ? b.budget : INT64_MIN;
   auto boundsOf = [&](std::size_t first, std::size_t last, std::size_t supersetsFrom) {
     const std::size_t size = last - first;
     std::array<std::int64_t, kBlock> peak;
@@ -246,7 +251,7 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
       }
     });
     for (std::size_t k = 0; k < size; ++k) {
-      if (refine && lowestCount[k] > 0) {
+      if (refine && lowestCount[k] > 0 && saturatingAdd(peak[k], f.bytes(first + k)) > refineAbove) {
         // Simulated in the order of their bounds until a bound reaches the best exact value; an
         // unsimulated candidate's bound still bounds what is left.
         const auto& list = lowest[k];
