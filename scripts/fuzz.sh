@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Builds the reader fuzzers (preset `fuzz`: clang, libFuzzer, ASan, UBSan) and runs each one for a bounded
-# time, seeded with the reader fixtures. New corpus entries go to a temporary folder that is removed at
-# the end; a crashing input is kept under fuzz-out/ (ignored by git).
+# Builds the reader fuzzers, plan JSON's included (preset `fuzz`: clang, libFuzzer, ASan, UBSan) and runs
+# each one for a bounded time, seeded with the reader fixtures. New corpus entries go to a temporary
+# folder that is removed at the end; a crashing input is kept under fuzz-out/ (ignored by git).
 #
 # Usage: scripts/fuzz.sh [SECONDS]   seconds per fuzzer, default 20. Exits 1 if any fuzzer failed.
 set -euo pipefail
@@ -15,7 +15,7 @@ fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx)
+fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx fuzz_plan_json)
 cmake --preset fuzz >/dev/null
 cmake --build build-fuzz --target "${fuzzers[@]}" -j 2
 
@@ -30,6 +30,7 @@ for fuzzer in "${fuzzers[@]}"; do
     fuzz_pfn_cg) fixtures=pfn dict=pfn.dict ;;
     fuzz_checkmate_json) fixtures=checkmate dict=json.dict ;;
     fuzz_onnx) fixtures=onnx dict=onnx.dict ;;
+    fuzz_plan_json) fixtures=plan dict=json.dict ;;
   esac
   corpus="$work/$fuzzer"
   mkdir -p "$corpus"

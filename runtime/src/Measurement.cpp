@@ -1,10 +1,15 @@
 #include "remat/runtime/Measurement.hpp"
 
-#include <algorithm>
-#include <cstdio>
-#include <fstream>
-
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <string_view>
 
 #include "remat/runtime/RunnerError.hpp"
 
@@ -101,23 +106,39 @@ json toJson(const Measurement& m) {
   return j;
 }
 
+// The runner may link only LibTorch and nlohmann_json (runtime/CMakeLists.txt), so this is a small copy of
+// io::writeFileAtomically (solver/io/src/OutputFile.cpp) rather than a call to it; keep the two alike:
+// a new temporary beside the target (O_EXCL: nothing planted there is followed), every write, the sync
+// and the close checked, then a rename over a target that must be a regular file or nothing.
 void writeFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw RunnerError(ExitCode::Input, path + ": cannot write (cannot create " + tmp + ")");
-    out << text;
-    out.flush();
-    if (!out) {
-      out.close();
-      std::remove(tmp.c_str());
-      throw RunnerError(ExitCode::Input, path + ": cannot write");
-    }
+  auto fail = [&](const std::string& why) { return RunnerError(ExitCode::Input, path + ": cannot write: " + why); };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) throw fail("not a regular file");
+  static std::atomic<unsigned> counter{0};
+  std::string tmp;
+  int fd = -1;
+  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
+    tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw RunnerError(ExitCode::Input, path + ": cannot move the finished file into place");
+  if (fd < 0) throw fail(std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  std::string_view rest = text;
+  bool ok = true;
+  while (ok && !rest.empty()) {
+    const ssize_t n = ::write(fd, rest.data(), rest.size());
+    if (n > 0)
+      rest.remove_prefix(static_cast<std::size_t>(n));
+    else if (n == 0 || errno != EINTR)
+      ok = false;
   }
+  ok = ok && (::fsync(fd) == 0 || errno == EINVAL || errno == ENOTSUP);
+  const int error = ok ? 0 : errno;
+  if (::close(fd) != 0 && ok) ok = false;
+  if (ok && ::rename(tmp.c_str(), path.c_str()) == 0) return;
+  const std::string why = std::strerror(error != 0 ? error : errno);
+  ::unlink(tmp.c_str());
+  throw fail(why);
 }
 
 }  // namespace remat::runtime

@@ -1,5 +1,13 @@
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -450,6 +458,233 @@ TEST_CASE("profile and validate without a runner: a clear message, exit code 3, 
   Run both = runRemat({"validate", fixture("cli/chain3.json"), "--runner", missing.string()});
   CHECK(both.code == 2);  // neither --plan nor --solvers
   CHECK_THAT(both.err, Catch::Contains("--plan FILE"));
+}
+
+// Outputs that never destroy (docs/cli.md, "Output files"): the input, a FIFO, a device or a folder as an
+// output is refused with exit code 2 before any work; a write that fails leaves no file.
+TEST_CASE("an output onto an input is refused with exit code 2 and the input is unchanged") {
+  const fs::path dir = scratch() / "onto-input";
+  fs::create_directories(dir);
+  const std::string graph = (dir / "g.json").string();
+  fs::copy_file(fixture("cli/chain3.json"), graph, fs::copy_options::overwrite_existing);
+  // Graph formats are told by their content, so a graph may well be called g.svg.
+  const std::string svgGraph = (dir / "g.svg").string();
+  fs::copy_file(graph, svgGraph, fs::copy_options::overwrite_existing);
+  const std::string plan = (dir / "p.svg").string();
+  REQUIRE(runRemat({"solve", graph, "-s", "store-all", "-o", plan}).code == 0);
+  const std::string graphText = slurp(graph);
+  const std::string planText = slurp(plan);
+  fs::create_symlink(graph, dir / "link.json");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"solve", graph, "-s", "store-all", "-o", graph}, graph},
+      {{"convert", graph, graph}, graph},
+      {{"convert", graph, (dir / "link.json").string()}, (dir / "link.json").string()},
+      {{"render", svgGraph, "--figure", "timeline", "-o", svgGraph}, svgGraph},
+      {{"render", graph, "--plan", plan, "--figure", "timeline", "-o", plan}, plan},
+      {{"profile", graph, "--runner", "/bin/true", "-o", graph}, graph},
+      {{"validate", graph, "--plan", plan, "--runner", "/bin/true", "--figure", plan}, plan}};
+  for (const auto& [args, output] : cases) {
+    Run r = runRemat(args);
+    INFO(args.front() << " -> " << output << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("refusing to write '" + output + "'") && Catch::Contains("it is the input file"));
+    CHECK(r.out.find("wrote") == std::string::npos);
+  }
+  CHECK(slurp(graph) == graphText);
+  CHECK(slurp(svgGraph) == graphText);
+  CHECK(slurp(plan) == planText);
+  CHECK(fs::is_symlink(dir / "link.json"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("an output onto a FIFO, a device or a directory is refused with exit code 2 and left as it is") {
+  const fs::path dir = scratch() / "special-outputs";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "folder.svg");
+  const std::string graph = fixture("cli/chain3.json");
+  std::vector<std::pair<fs::path, std::string>> targets{{dir / "folder.svg", "it is a directory"}};
+  REQUIRE(::mkfifo((dir / "fifo.svg").c_str(), 0644) == 0);
+  targets.emplace_back(dir / "fifo.svg", "it is a FIFO (named pipe), not a regular file");
+  // /dev/full's kind of file, made here: creating device nodes needs privileges.
+  if (::mknod((dir / "full.svg").c_str(), S_IFCHR | 0644, makedev(1, 7)) == 0)
+    targets.emplace_back(dir / "full.svg", "it is a device, not a regular file");
+  else
+    WARN("character device case skipped: mknod is not permitted here (" << std::strerror(errno) << ")");
+  for (const auto& [target, why] : targets) {
+    const std::string out = target.string();
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"render", graph, "--figure", "timeline", "-o", out},
+          std::vector<std::string>{"solve", graph, "-s", "store-all", "-o", out},
+          std::vector<std::string>{"convert", graph, out, "--to", "native"}}) {
+      Run r = runRemat(args);
+      INFO(args.front() << " -o " << out << ": " << r.err);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.err, Catch::Contains("refusing to write '" + out + "': " + why));
+    }
+  }
+  // compare --figures refuses before solving when one of its five files is such a thing.
+  fs::create_directories(dir / "figures");
+  REQUIRE(::mkfifo((dir / "figures" / "graph.svg").c_str(), 0644) == 0);
+  Run figures = runRemat({"compare", graph, "--solvers", "store-all", "--figures", (dir / "figures").string()});
+  CHECK(figures.code == 2);
+  CHECK_THAT(figures.err, Catch::Contains("refusing to write '" + (dir / "figures" / "graph.svg").string() +
+                                          "': it is a FIFO (named pipe), not a regular file"));
+  CHECK(fs::is_fifo(dir / "figures" / "graph.svg"));
+  CHECK_FALSE(fs::exists(dir / "figures" / "timeline.svg"));
+  CHECK(fs::is_directory(dir / "folder.svg"));
+  CHECK(fs::is_fifo(dir / "fifo.svg"));
+  if (targets.size() == 3) CHECK(fs::is_character_file(dir / "full.svg"));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a full file system: the write fails with a message, no partial file, never 'wrote'") {
+  const fs::path dir = scratch() / "full-disk";
+  fs::create_directories(dir);
+  if (::mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=64k") != 0) {
+    WARN("full-file-system test skipped: cannot mount a tmpfs here (" << std::strerror(errno) << ")");
+    return;
+  }
+  struct Unmount {
+    fs::path path;
+    ~Unmount() {
+      ::umount(path.c_str());
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  } unmount{dir};
+  const std::string unet = std::string(REMAT_SOURCE_DIR) + "/datasets/unet.json";
+  auto leftovers = [&](const std::string& keep) {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.path().filename() != keep) names.push_back(e.path().filename().string());
+    return names;
+  };
+  // Figures: U-Net's graph drawing is about 200 KB as SVG and more as PNG at 300 dpi, more than the file
+  // system holds (its PDF, compressed, would fit).
+  for (const std::string name : {"graph.svg", "graph.png"}) {
+    const std::string out = (dir / name).string();
+    Run r = runRemat({"render", unet, "--figure", "graph", "-o", out, "--dpi", "300"});
+    INFO(name << ": " << r.err);
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains("cannot write '" + out + "': No space left on device"));
+    CHECK(r.out.find("wrote") == std::string::npos);
+    CHECK(leftovers("").empty());
+  }
+  // compare --figures: the figures that fit are whole, the one that does not is not there.
+  Run figures = runRemat({"compare", unet, "--solvers", "store-all", "--figures", (dir / "figs").string()});
+  CHECK(figures.code == 3);
+  CHECK_THAT(figures.err, Catch::Contains("No space left on device"));
+  CHECK(figures.out.find("wrote") == std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "figs" / "graph.svg"));
+  for (const auto& e : fs::directory_iterator(dir / "figs")) {
+    INFO(e.path());
+    CHECK(slurp(e.path()).ends_with("</svg>\n"));
+  }
+  fs::remove_all(dir / "figs");
+  // A plan: an old one stays whole when the new one does not fit beside it and a filler.
+  const std::string plan = (dir / "plan.json").string();
+  REQUIRE(runRemat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "-o", plan}).code == 0);
+  const std::string old = slurp(plan);
+  {
+    std::ofstream filler(dir / "filler", std::ios::binary);
+    filler << std::string(56 * 1024, 'f');
+  }
+  Run solve = runRemat({"solve", unet, "-s", "store-all", "-o", plan});
+  CHECK(solve.code == 3);
+  CHECK_THAT(solve.err, Catch::Contains("cannot write '" + plan + "': No space left on device"));
+  CHECK(solve.out.find("Plan written") == std::string::npos);
+  CHECK(slurp(plan) == old);
+  fs::remove(dir / "filler");
+  CHECK(leftovers("plan.json").empty());
+}
+
+TEST_CASE("four renders into one output at once leave one complete SVG and no temporary") {
+  const fs::path dir = scratch() / "concurrent";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string out = (dir / "graph.svg").string();
+  std::string cmd;
+  for (int k = 0; k < 4; ++k)
+    cmd += shellQuote(REMAT_BINARY) + " render " + shellQuote(std::string(REMAT_SOURCE_DIR) + "/datasets/unet.json") +
+           " --figure graph --theme " + (k % 2 ? "paper" : "screen") + " -o " + shellQuote(out) + " >/dev/null 2>&1 & ";
+  cmd += "wait";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  const std::string svg = slurp(out);
+  CHECK(svg.starts_with("<?xml"));
+  CHECK(svg.find("<svg") != std::string::npos);
+  CHECK(svg.ends_with("</svg>\n"));
+  CHECK(std::count(svg.begin(), svg.end(), '\0') == 0);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  CHECK(names == std::vector<std::string>{"graph.svg"});
+  fs::remove_all(dir);
+}
+
+// Plans read like graphs: tests/fixtures/plan/invalid/, each for tests/fixtures/cli/chain3.json.
+TEST_CASE("every invalid plan fixture is refused with exit code 3, the file and the JSON path") {
+  const std::map<std::string, std::string> expected = {
+      {"array.plan.json", "cannot read plan file: not a JSON object (the first character is [)"},
+      {"bad_model.plan.json", "/model: expected \"simulator\" or \"paper\", got \"magic\""},
+      {"budget_1e400.plan.json", "invalid JSON: number overflow parsing '1e400'"},
+      {"budget_2_64.plan.json", "/budget_bytes: number 1.8446744073709552e+19 does not fit in 64 bits"},
+      {"budget_fraction.plan.json", "/budget_bytes: expected an integer, got 1.5"},
+      {"budget_negative.plan.json", "/budget_bytes: the budget must be a positive number of bytes, got -5"},
+      {"budget_string.plan.json", "/budget_bytes: expected an integer, got \"-5GB\""},
+      {"budget_zero.plan.json", "/budget_bytes: the budget must be a positive number of bytes, got 0"},
+      {"deep_nesting.plan.json", "1: JSON nested too deeply (more than 256 levels)"},
+      {"ends_early.plan.json",
+       "/schedule: the simulator rejects the schedule: the schedule ends before the backward of 'b'"},
+      {"no_schedule.plan.json", "/schedule: expected an array of steps, got null"},
+      {"not_lower_set.plan.json", "/segments/0: not a lower set (a member's predecessor is missing)"},
+      {"nul_bytes.plan.json", "cannot read plan file: not a JSON object (the first character is \\x00)"},
+      {"other_graph.plan.json", "/graph: the plan is for graph 'mlp', not for 'chain3'"},
+      {"rejected_step.plan.json", "/schedule/0: the simulator rejects step 0 (fwd b): input 'a' is not in memory"},
+      {"solver_number.plan.json", "/solver: expected a string, got 5"},
+      {"step_shape.plan.json", "/schedule/1: expected [\"fwd\"|\"bwd\"|\"free\"|\"free-grad\", node id], got an array"},
+      {"truncated.plan.json", "6: invalid JSON: column 1: syntax error"},
+      {"unknown_node.plan.json", "/schedule/2/1: node 'zz' is not in graph 'chain3'"},
+      {"unknown_step.plan.json", "/schedule/0/0: unknown step kind 'jump' (fwd, bwd, free or free-grad)"},
+      {"version_2.plan.json", "/version: unsupported plan version 2 (this Remat reads version 1)"},
+      {"wrong_format.plan.json", "/format: expected \"remat-plan\", got \"remat-graph\""}};
+  const fs::path folder = fixture("plan/invalid");
+  std::size_t seen = 0;
+  const fs::path out = scratch() / "plan-fixture.svg";
+  for (const auto& entry : fs::directory_iterator(folder)) {
+    const std::string name = entry.path().filename().string();
+    INFO(name);
+    REQUIRE(expected.count(name) == 1);  // every fixture has its message here
+    ++seen;
+    const std::string file = entry.path().string();
+    // A separator follows the file name: ':' then the line or the JSON path, or ': ' then the message.
+    const std::string message =
+        "remat: error: " + file + (std::isdigit(expected.at(name)[0]) ? ":" : ": ") + expected.at(name);
+    Run render =
+        runRemat({"render", fixture("cli/chain3.json"), "--plan", file, "--figure", "timeline", "-o", out.string()});
+    CHECK(render.code == 3);
+    CHECK_THAT(render.err, Catch::StartsWith(message));
+    CHECK_FALSE(fs::exists(out));
+    // validate reads its plans the same way, before anything runs (the runner is never started here).
+    Run validate = runRemat({"validate", fixture("cli/chain3.json"), "--plan", file, "--runner", "/bin/false"});
+    CHECK(validate.code == 3);
+    CHECK_THAT(validate.err, Catch::StartsWith(message));
+  }
+  CHECK(seen == expected.size());
+  for (const auto& entry : fs::directory_iterator(fixture("plan/valid"))) {
+    Run r = runRemat({"render", fixture("cli/chain3.json"), "--plan", entry.path().string(), "--figure", "timeline",
+                      "-o", out.string()});
+    INFO(entry.path() << ": " << r.err);
+    CHECK(r.code == 0);
+  }
+  fs::remove(out);
+  // A device that never ends is refused at its first byte, for every command that takes --plan.
+  Run zero = runRemat(
+      {"render", fixture("cli/chain3.json"), "--plan", "/dev/zero", "--figure", "timeline", "-o", out.string()});
+  CHECK(zero.code == 3);
+  CHECK_THAT(zero.err, Catch::Contains("/dev/zero: cannot read plan file: not a JSON object"));
+  Run zeroValidate =
+      runRemat({"validate", fixture("cli/chain3.json"), "--plan", "/dev/zero", "--runner", "/bin/false"});
+  CHECK(zeroValidate.code == 3);
+  CHECK_THAT(zeroValidate.err, Catch::Contains("/dev/zero: cannot read plan file: not a JSON object"));
 }
 
 #ifdef REMAT_CORPUS_DIR

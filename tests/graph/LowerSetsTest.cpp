@@ -79,3 +79,16 @@ TEST_CASE("lower-set enumeration stops at its limit") {
   CHECK_FALSE(countLowerSets(g, 1000));
   CHECK(countLowerSets(g, 2'000'000) == std::uint64_t{1} << 20);
 }
+
+TEST_CASE("lower-set enumeration finds candidates far apart in long graphs") {
+  // A chain of 5,000 ops and one op beside it, last in the order: every prefix of the chain with and
+  // without it. Its candidate lies thousands of ops past each chain op, across every level of the
+  // candidate index.
+  std::vector<test::OpSketch> ops;
+  for (int i = 0; i < 5000; ++i) ops.push_back({"a" + std::to_string(i), {i == 0 ? "x" : "a" + std::to_string(i - 1)}});
+  ops.push_back({"lone", {"x"}});
+  const auto g = test::makeGraph(ops);
+  REQUIRE(g.opIndex(*g.find("lone")).value == 5000);
+  CHECK(countLowerSets(g, 100'000) == 2u * 5001u);
+  CHECK(countLowerSets(test::makeChain(50'000), 1'000'000) == 50'001u);
+}

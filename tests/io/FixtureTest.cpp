@@ -162,19 +162,19 @@ TEST_CASE("pfn fixture chain.txt: names, kinds, paper times, saves from backward
   CHECK(g.node(g.opNode(graph::OpIndex{3})).name == "v3");
 }
 
-// pfn diamond_skip.txt:  v10 = Conv(input0, W1) -> v11 = ReLU -> v12 = Conv(W2) -> v13 = Add(v12, v10)
-//                        -> v14 = ReLU -> v15 = SCE(v14, input1)
+// pfn diamond_skip.txt:  v0 = Conv(input0, W1) -> v1 = ReLU -> v2 = Conv(W2) -> v3 = Add(v2, v0)
+//                        -> v4 = ReLU -> v5 = SCE(v4, input1)
 TEST_CASE("pfn fixture diamond_skip.txt: residual block", "[io][pfn][fixtures]") {
   auto g = load("pfn/valid/diamond_skip.txt", GraphFormat::PfnCg);
   CHECK(g.size() == 10);
   CHECK(g.opCount() == 6);
-  CHECK(inputNames(g, "v13") == std::vector<std::string>{"v12", "v10"});
-  CHECK(nodeNamed(g, "v13").saves == Saves{});  // Add keeps nothing
-  CHECK(nodeNamed(g, "v13").op == "Add");
-  CHECK(nodeNamed(g, "v10").saves == Saves{{0, 1}, false});
-  CHECK(nodeNamed(g, "v14").saves == Saves{{}, true});
+  CHECK(inputNames(g, "v3") == std::vector<std::string>{"v2", "v0"});
+  CHECK(nodeNamed(g, "v3").saves == Saves{});  // Add keeps nothing
+  CHECK(nodeNamed(g, "v3").op == "Add");
+  CHECK(nodeNamed(g, "v0").saves == Saves{{0, 1}, false});
+  CHECK(nodeNamed(g, "v4").saves == Saves{{}, true});
   CHECK(g.totalForwardTime() == Ticks{10 + 1 + 10 + 1 + 1 + 1});
-  CHECK(g.successors(*g.find("v10")).size() == 2);
+  CHECK(g.successors(*g.find("v0")).size() == 2);
 }
 
 // pfn multi_output.txt (CRLF line ends):  input0 -> SplitAxis -> (v1, v2); v3 = v1 * v1; v4 = Concat(v3, v2);
@@ -332,6 +332,8 @@ const std::map<std::string, std::string> kInvalidExpectations = {
     {"native/invalid/input_with_inputs.json", "/nodes/1: node 'w': a param node cannot have inputs"},
     {"native/invalid/backward_unknown_input.json", "/backward_graph/0: backward node 'a_bwd': input 'ghost'"},
     {"native/invalid/too_deep.json", "too_deep.json:1: JSON nested too deeply"},
+    {"native/invalid/duplicate_key.json",
+     "duplicate_key.json: /nodes/1/bytes: duplicate key \"bytes\": a key may appear only once in an object"},
     // PFN cg text
     {"pfn/invalid/truncated.txt",
      "truncated.txt:13: unexpected end of file, expected 'k p' (inputs and outputs) (block 1)"},
@@ -353,6 +355,8 @@ const std::map<std::string, std::string> kInvalidExpectations = {
     {"pfn/invalid/duplicate_variable.txt",
      "duplicate_variable.txt:4: variable id 1 is defined twice (first at line 3)"},
     {"pfn/invalid/cycle.txt", "graph has a cycle"},
+    {"pfn/invalid/id_beyond_n.txt",
+     "id_beyond_n.txt:4: variable id 7 is out of range: the first line declares N = 3 variables, ids 0 to 2"},
     // Checkmate / Moccasin JSON
     {"checkmate/invalid/unknown_link.json", "unknown_link.json: /links/1/target: unknown node id 7"},
     {"checkmate/invalid/missing_cost.json", "/nodes/1: missing required key \"cost_ram\""},
@@ -370,6 +374,8 @@ const std::map<std::string, std::string> kInvalidExpectations = {
      "/links/1: a backward node ('a_backward') cannot feed a forward node ('b')"},
     {"checkmate/invalid/layered_missing_duration.json", "/nodes/1: missing required key \"duration\""},
     {"checkmate/invalid/bad_node_id.json", "/nodes/0/id: expected an integer or a string as node id, got an array"},
+    {"checkmate/invalid/duplicate_key.json",
+     "duplicate_key.json: /links/0/target: duplicate key \"target\": a key may appear only once in an object"},
 };
 
 GraphFormat formatOfFolder(const std::string& relative) {

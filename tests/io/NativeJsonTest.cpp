@@ -138,7 +138,9 @@ TEST_CASE("native: wrong types for structure", "[io][native]") {
   check(R"({"format": "remat-graph", "nodes": []})", "missing required key \"version\"");
   check(R"({"format": "remat-graph", "version": "1", "nodes": []})", "/version: expected an integer, got \"1\"");
   check(R"({"format": "remat-graph", "version": 1, "nodes": [5]})", "/nodes/0: expected a node object, got 5");
-  check(graphWith("1", R"(, "inputs": "x")"), "/nodes/1/inputs: expected an array of node ids");
+  check(R"({"format": "remat-graph", "version": 1, "nodes": [{"id": "x", "kind": "input", "bytes": 0},
+    {"id": "a", "kind": "op", "op": "Relu", "bytes": 1, "inputs": "x"}]})",
+        "/nodes/1/inputs: expected an array of node ids");
   check(graphWith("1", R"(, "saves": [0])"), "/nodes/1/saves: expected an object");
   check(graphWith("1", R"(, "saves": {"output": 1})"), "/nodes/1/saves/output: expected true or false, got 1");
   check(graphWith("1", R"(, "saves": {"inputs": [-1]})"), "/nodes/1/saves/inputs/0: expected a non-negative integer");

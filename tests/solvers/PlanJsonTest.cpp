@@ -1,4 +1,11 @@
+#include <unistd.h>
 #include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "TestGraphs.hpp"
 #include "remat/solvers/PlanJson.hpp"
@@ -34,5 +41,84 @@ TEST_CASE("plan JSON for another graph or with bad steps is rejected with its pa
   CHECK_THAT(bad.errorText(), Catch::Contains("/schedule/0/0: unknown step kind 'jump'"));
   auto notJson = readPlanJson("{\"format\":", "p.json", g);
   REQUIRE_FALSE(notJson.ok());
-  CHECK_THAT(notJson.errorText(), Catch::Contains("not valid JSON"));
+  CHECK_THAT(notJson.errorText(), Catch::Contains("p.json:1: invalid JSON"));
+}
+
+namespace {
+
+// A store-all plan for makeChain(3) (x -> a0 -> a1 -> a2) with `extra` spliced into the object.
+std::string chainPlan(const std::string& extra,
+                      const std::string& schedule = R"([["fwd","a0"],["fwd","a1"],["fwd","a2"],)"
+                                                    R"(["bwd","a2"],["bwd","a1"],["bwd","a0"]])") {
+  return R"({"format":"remat-plan","version":1,"graph":"test",)" + extra + R"("schedule":)" + schedule + "}";
+}
+
+}  // namespace
+
+TEST_CASE("plan JSON: budget_bytes is a positive 64-bit integer or null, never silently dropped") {
+  auto g = test::makeChain(3);
+  REQUIRE(g.node(g.opNode(graph::OpIndex{0})).name == "a0");
+  auto ok = readPlanJson(chainPlan(R"("budget_bytes":4096,)"), "p.json", g);
+  INFO(ok.errorText());
+  REQUIRE(ok.ok());
+  CHECK(ok.value().budget == Bytes{4096});
+  auto none = readPlanJson(chainPlan(R"("budget_bytes":null,)"), "p.json", g);
+  REQUIRE(none.ok());
+  CHECK_FALSE(none.value().budget);
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {R"("-5GB")", R"(p.json: /budget_bytes: expected an integer, got "-5GB")"},
+      {"-5", "p.json: /budget_bytes: the budget must be a positive number of bytes, got -5"},
+      {"0", "p.json: /budget_bytes: the budget must be a positive number of bytes, got 0"},
+      {"1.5", "p.json: /budget_bytes: expected an integer, got 1.5"},
+      {"18446744073709551616", "p.json: /budget_bytes: number 1.8446744073709552e+19 does not fit in 64 bits"},
+      {"9223372036854775808", "p.json: /budget_bytes: number 9223372036854775808 does not fit in 64 bits"},
+      {"1e400", "p.json: invalid JSON: number overflow parsing '1e400'"},
+      {"[1]", "p.json: /budget_bytes: expected an integer, got an array"}};
+  for (const auto& [value, message] : bad) {
+    auto r = readPlanJson(chainPlan(R"("budget_bytes":)" + value + ","), "p.json", g);
+    INFO(value);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.errorText() == message);
+  }
+}
+
+TEST_CASE("plan JSON: the schedule is simulated on the graph and refused at the step the simulator rejects") {
+  auto g = test::makeChain(3);
+  auto swapped = readPlanJson(chainPlan("", R"([["fwd","a1"],["fwd","a0"]])"), "p.json", g);
+  REQUIRE_FALSE(swapped.ok());
+  CHECK_THAT(swapped.errorText(), Catch::StartsWith("p.json: /schedule/0: the simulator rejects step 0 (fwd a1)"));
+  auto early = readPlanJson(chainPlan("", R"([["fwd","a0"],["fwd","a1"],["fwd","a2"],["bwd","a2"]])"), "p.json", g);
+  REQUIRE_FALSE(early.ok());
+  CHECK_THAT(early.errorText(), Catch::StartsWith("p.json: /schedule: the simulator rejects the schedule: the "
+                                                  "schedule ends before the backward of"));
+  // A plan for a graph of another name whose nodes this one lacks: said once, at /graph.
+  auto other = readPlanJson(
+      R"({"format":"remat-plan","version":1,"graph":"mlp","schedule":[["fwd","fc"],["fwd","x2"]]})", "p.json", g);
+  REQUIRE_FALSE(other.ok());
+  REQUIRE(other.errors().size() == 1);
+  CHECK_THAT(other.errorText(), Catch::StartsWith("p.json: /graph: the plan is for graph 'mlp', not for 'test'"));
+}
+
+TEST_CASE("plan files: missing, a folder, oversized and endless files are refused before parsing") {
+  auto g = test::makeChain(3);
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("remat-plan-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto missing = readPlanFile((dir / "nope.json").string(), g);
+  CHECK(missing.errorText() == (dir / "nope.json").string() + ": cannot read plan file: no such file");
+  CHECK_THAT(readPlanFile(dir.string(), g).errorText(), Catch::Contains("is a directory"));
+  const std::filesystem::path huge = dir / "huge.json";
+  std::ofstream(huge) << "{";
+  std::filesystem::resize_file(huge, kMaxPlanFileBytes + 1);  // sparse: nothing is written
+  CHECK_THAT(readPlanFile(huge.string(), g).errorText(),
+             Catch::Contains("file is too large") && Catch::Contains("plan files over 1 GiB are refused"));
+  // A device that never ends: refused at its first byte.
+  CHECK(readPlanFile("/dev/zero", g).errorText() ==
+        "/dev/zero: cannot read plan file: not a JSON object (the first character is \\x00)");
+  const std::filesystem::path good = dir / "good.json";
+  std::ofstream(good) << "\n  " << chainPlan("");
+  auto read = readPlanFile(good.string(), g);
+  INFO(read.errorText());
+  CHECK(read.ok());
+  std::filesystem::remove_all(dir);
 }

@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <catch2/catch.hpp>
 
 #include <QClipboard>
@@ -572,6 +573,34 @@ TEST_CASE("Studio saves the shown plan as plan JSON that reads back", "[studio][
   const auto& row = w.comparisonModel()->rows().front();
   REQUIRE(row.result);
   CHECK(plan.value().plan.schedule.size() == row.result->plan->schedule.size());
+}
+
+TEST_CASE("Studio never saves over the open graph nor onto a FIFO", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  const fs::path dir = scratch() / "outputs";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path graph = dir / "chain3.json";
+  fs::copy_file(REMAT_FIXTURES_DIR "/cli/chain3.json", graph);
+  std::ifstream original(graph);
+  const std::string text((std::istreambuf_iterator<char>(original)), std::istreambuf_iterator<char>());
+  REQUIRE(w.openFile(QString::fromStdString(graph.string())));
+  CHECK_FALSE(w.savePlan(QString::fromStdString(graph.string())));
+  CHECK(w.lastError().contains(QStringLiteral("it is the input file")));
+  CHECK_FALSE(w.saveSession(QString::fromStdString(graph.string())));
+  REQUIRE(::mkfifo((dir / "view.svg").c_str(), 0644) == 0);
+  CHECK_FALSE(w.exportCurrentView(QString::fromStdString((dir / "view.svg").string())));
+  CHECK(w.lastError().contains(QStringLiteral("FIFO")));
+  CHECK(fs::is_fifo(dir / "view.svg"));
+  std::ifstream after(graph);
+  CHECK(std::string((std::istreambuf_iterator<char>(after)), std::istreambuf_iterator<char>()) == text);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  CHECK(names == std::vector<std::string>{"chain3.json", "view.svg"});
+  fs::remove_all(dir);
 }
 
 TEST_CASE("Studio applies a cost model to the open graph", "[studio][window]") {

@@ -245,7 +245,7 @@ TEST_CASE("validate and profile: bad input gets a clear message, its exit code, 
   SECTION("a plan for another graph: exit 3") {
     const Run r = validate(small("cnn-skip"), {"--plan", mlpPlan.string(), "--runner", REMAT_RUNNER});
     CHECK(r.code == 3);
-    CHECK_THAT(r.err, Catch::Contains("mlp.plan.json: the plan is for graph 'mlp', not for 'cnn-skip'"));
+    CHECK_THAT(r.err, Catch::Contains("mlp.plan.json: /graph: the plan is for graph 'mlp', not for 'cnn-skip'"));
   }
   SECTION("a schedule the simulator rejects: exit 3 with the step") {
     json plan = json::parse(planText);
@@ -253,7 +253,7 @@ TEST_CASE("validate and profile: bad input gets a clear message, its exit code, 
     write(dir / "swapped.plan.json", plan.dump());
     const Run r = validate(small("mlp"), {"--plan", (dir / "swapped.plan.json").string(), "--runner", REMAT_RUNNER});
     CHECK(r.code == 3);
-    CHECK_THAT(r.err, Catch::Contains("swapped.plan.json: the simulator rejects the schedule at step 0"));
+    CHECK_THAT(r.err, Catch::Contains("swapped.plan.json: /schedule/0: the simulator rejects step 0"));
   }
   SECTION("no runner where --runner points: exit 3") {
     const Run r = validate(small("mlp"), {"--plan", mlpPlan.string(), "--runner", (dir / "no-runner").string()});
@@ -291,6 +291,25 @@ TEST_CASE("validate and profile: bad input gets a clear message, its exit code, 
   checkNothingLeft(figure);
   checkNothingLeft(profiled);
   CHECK_FALSE(fs::exists(outDir));
+}
+
+TEST_CASE("validate --out-dir never replaces a plan file it was given: exit 2 before the first file") {
+  const fs::path dir = scratch() / "keep-onto-input";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path plan = dir / "store-all.plan.json";  // kept as LABEL.plan.json: this very file
+  REQUIRE(cli({"solve", small("mlp"), "-s", "store-all", "-o", plan.string()}).code == 0);
+  const std::string text = slurp(plan);
+  const Run r = cli({"validate", small("mlp"), "--plan", plan.string(), "--out-dir", dir.string(), "--iterations", "1",
+                     "--warmup", "0", "--runner", REMAT_RUNNER});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err,
+             Catch::Contains("refusing to write '" + plan.string() + "'") && Catch::Contains("it is the input file"));
+  CHECK(slurp(plan) == text);
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  CHECK(names == std::vector<std::string>{"store-all.plan.json"});
+  fs::remove_all(dir);
 }
 
 TEST_CASE("the library's errors carry their kind") {

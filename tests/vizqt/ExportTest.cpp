@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <catch2/catch.hpp>
 
 #include <QImage>
@@ -121,6 +122,20 @@ TEST_CASE("exports fail with a message, not a crash") {
   CHECK(exportScene(scene, "/nonexistent-dir/x.svg", ImageFormat::Svg).value_or("").find("cannot write") == 0);
   CHECK(exportScene(scene, "/nonexistent-dir/x.png", ImageFormat::Png).has_value());
   CHECK(exportScene(Scene{}, (scratch() / "empty.png").string(), ImageFormat::Png).has_value());
+  // Never onto a folder or a FIFO: refused, and both stay as they were.
+  const fs::path folder = scratch() / "folder.svg";
+  fs::create_directories(folder);
+  CHECK(exportScene(scene, folder.string(), ImageFormat::Svg).value_or("") ==
+        "refusing to write '" + folder.string() + "': it is a directory");
+  CHECK(fs::is_directory(folder));
+  const fs::path fifo = scratch() / "fifo.pdf";
+  fs::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  CHECK(exportScene(scene, fifo.string(), ImageFormat::Pdf).value_or("") ==
+        "refusing to write '" + fifo.string() + "': it is a FIFO (named pipe), not a regular file");
+  CHECK(fs::is_fifo(fifo));
+  fs::remove(fifo);
+  fs::remove(folder);
   CHECK(formatFromPath("a/b.SVG") == ImageFormat::Svg);
   CHECK(formatFromPath("fig.pdf") == ImageFormat::Pdf);
   CHECK_FALSE(formatFromPath("fig.jpeg").has_value());

@@ -291,6 +291,10 @@ GraphSceneLayout graphSceneLayout(const GraphDrawing& drawing, const FigureStyle
     layout.titleY = top;
     top += tm.height(th.titleFontSize) + kGap;
   }
+  if (!drawing.note.empty()) {
+    layout.noteY = top;
+    top += tm.height(th.smallFontSize) + kGap;
+  }
 
   std::array<bool, kNodeRoles> present{};
   for (const DrawnNode& d : drawing.nodes) present[static_cast<std::size_t>(d.role)] = true;
@@ -505,6 +509,13 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
   if (!style.title.empty())
     scene.add(TextItem{
         {kPad, layout.titleY}, style.title, th.titleFontSize, th.foreground, Anchor::Start, Baseline::Top, 0, true});
+  if (!drawing.note.empty())
+    scene.add(TextItem{{kPad, layout.noteY},
+                       elideMiddle(drawing.note, style.width - 2 * kPad, th.smallFontSize, style.text()),
+                       th.smallFontSize,
+                       th.foreground,
+                       Anchor::Start,
+                       Baseline::Top});
   const double symbol = th.fontSize;
   for (std::size_t k = 0; k < layout.legendRoles.size(); ++k) {
     const Box& b = layout.legendBoxes[k];

@@ -2,9 +2,13 @@
 
 #include <vector>
 
+#include "remat/graph/PrintableText.hpp"
+
 namespace remat::viz {
 
-std::string nodeLabel(std::string_view name) {
+namespace {
+
+std::string shortenOnnxName(std::string_view name) {
   constexpr std::string_view kOutput = "_output_0";
   if (name.size() > kOutput.size() && name.substr(name.size() - kOutput.size()) == kOutput)
     name.remove_suffix(kOutput.size());
@@ -21,5 +25,11 @@ std::string nodeLabel(std::string_view name) {
     out += (out.empty() ? "" : "/") + std::string(parts[k]);
   return out.empty() ? std::string(name) : out;
 }
+
+}  // namespace
+
+std::string nodeLabel(std::string_view name) { return displayName(shortenOnnxName(name), kMaxLabelChars); }
+
+std::string displayName(std::string_view name, std::size_t maxChars) { return graph::printableText(name, maxChars); }
 
 }  // namespace remat::viz

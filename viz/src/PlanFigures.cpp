@@ -7,6 +7,7 @@
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/viz/MemoryLayout.hpp"
+#include "remat/viz/NodeLabel.hpp"
 #include "remat/viz/PlanMarks.hpp"
 #include "remat/viz/ScheduleMatrix.hpp"
 
@@ -93,7 +94,12 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
         marks = planMarks(g, p.plan.schedule, p.plan.lowerSets);
       }
       try {
-        out.scene = graphScene(layoutGraph(g, marks, request.graphOptions), style);
+        const GraphDrawing drawing = layoutGraph(g, marks, request.graphOptions);
+        if (!drawing.note.empty()) out.warnings.push_back("graph figure: " + drawing.note);
+        out.scene = graphScene(drawing, style);
+      } catch (const GraphTooLarge& e) {
+        out.error = e.what();
+        out.tooLarge = true;
       } catch (const std::exception& e) {
         out.error = std::string("the graph layout failed: ") + e.what();
       }
@@ -166,8 +172,9 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
 std::string nodeDetails(const graph::ComputeGraph& g, graph::NodeId v, const std::vector<LabeledPlan>& plans) {
   if (v.value >= g.size()) throw std::out_of_range("nodeDetails: no node " + std::to_string(v.value));
   const graph::Node& node = g.node(v);
-  std::string out = node.name + "\n" + (node.op.empty() ? std::string(graph::nodeKindName(node.kind)) : node.op) +
-                    ", output " + formatByteSize(node.bytes) + " (" + std::to_string(node.bytes.value) + " bytes)";
+  std::string out = displayName(node.name) + "\n" +
+                    (node.op.empty() ? std::string(graph::nodeKindName(node.kind)) : node.op) + ", output " +
+                    formatByteSize(node.bytes) + " (" + std::to_string(node.bytes.value) + " bytes)";
   if (node.kind == graph::NodeKind::Op)
     out += "\nforward " + std::to_string(node.fwdTime.value) + " " + g.timeUnit() + ", backward " +
            std::to_string(node.bwdTime.value) + " " + g.timeUnit();

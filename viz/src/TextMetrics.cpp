@@ -35,16 +35,30 @@ std::string elideMiddle(const std::string& text, double maxWidth, double size, c
   std::vector<std::size_t> starts;  // byte offset of each code point
   for (std::size_t i = 0; i < text.size(); ++i)
     if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
-  const std::string ellipsis = "\u2026";
-  for (std::size_t keep = starts.size(); keep-- > 0;) {
+  const auto candidate = [&](std::size_t keep) {
     const std::size_t head = (keep + 1) / 2;
     const std::size_t tail = keep - head;
     const std::size_t headEnd = head < starts.size() ? starts[head] : text.size();
     const std::size_t tailStart = tail == 0 ? text.size() : starts[starts.size() - tail];
-    std::string candidate = text.substr(0, headEnd) + ellipsis + text.substr(tailStart);
-    if (tm.width(candidate, size) <= maxWidth) return candidate;
+    return text.substr(0, headEnd) + "\u2026" + text.substr(tailStart);
+  };
+  // Keeping more characters never makes the text narrower, so the longest that fits is found by
+  // bisection: a long text costs O(n log n), not the O(n^2) of trying every length in turn.
+  std::size_t lo = 0;              // keeping this many fits, unless not even the ellipsis does
+  std::size_t hi = starts.size();  // keeping this many does not fit (the whole text did not)
+  std::string best = candidate(0);
+  if (tm.width(best, size) > maxWidth) return {};
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    std::string c = candidate(mid);
+    if (tm.width(c, size) <= maxWidth) {
+      lo = mid;
+      best = std::move(c);
+    } else {
+      hi = mid;
+    }
   }
-  return {};
+  return best;
 }
 
 const TextMetrics& approxTextMetrics() {

@@ -5,8 +5,21 @@
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/viz/Chart.hpp"
+#include "remat/viz/NodeLabel.hpp"
 
 namespace remat::viz {
+
+namespace {
+
+// A step as the figure shows it: "bwd conv3", the name escaped and cut (NodeLabel.hpp) so that no name
+// reaches the figure raw; `label` for the drawn peak label, else the hover tip's longer form.
+std::string stepText(const graph::ComputeGraph& g, const sim::Step& step, bool label) {
+  if (step.node.value >= g.size()) return sim::describeStep(g, step);
+  const std::string& name = g.node(step.node).name;
+  return std::string(sim::stepKindName(step.kind)) + " " + (label ? nodeLabel(name) : displayName(name));
+}
+
+}  // namespace
 
 std::int64_t TimelineSeries::total(std::size_t step) const {
   std::int64_t sum = 0;
@@ -30,11 +43,11 @@ TimelineSeries timelineSeries(const graph::ComputeGraph& g, const sim::Schedule&
     if (step.kind == sim::StepKind::Forward) last = forwards[step.node.value]++ > 0 ? Phase::Recompute : Phase::Forward;
     else if (step.kind == sim::StepKind::Backward) last = Phase::Backward;
     out.phase.push_back(last);
-    out.what.push_back(sim::describeStep(g, step));
+    out.what.push_back(stepText(g, step, false));
   }
   out.peak = result.peak.value;
   out.peakStep = result.peakStep;
-  if (result.peakStep < schedule.size()) out.peakWhat = sim::describeStep(g, schedule[result.peakStep]);
+  if (result.peakStep < schedule.size()) out.peakWhat = stepText(g, schedule[result.peakStep], true);
   return out;
 }
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,7 +11,9 @@
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
+#include "remat/graph/PrintableText.hpp"
 #include "remat/io/GraphReader.hpp"
+#include "remat/io/OutputFile.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::cli {
@@ -37,7 +40,8 @@ void addGraphOptions(CLI::App* cmd, GraphOptions& g, const std::string& costMode
   cmd->add_option("--format", g.format, "Input format: auto, native, pfn, checkmate, onnx")->capture_default_str();
   cmd->add_option("--cost-model", g.costModel, costModelHelp)->capture_default_str();
   if (withBatch)
-    cmd->add_option("--batch", g.batch, "ONNX input: the batch size (the first dimension of every data input)");
+    cmd->add_option("--batch", g.batch, "ONNX input: the batch size (the first dimension of every data input)")
+        ->check(positiveBatch());
 }
 
 const solvers::Solver& findSolver(const std::string& id) {
@@ -46,6 +50,31 @@ const solvers::Solver& findSolver(const std::string& id) {
   std::string known;
   for (const auto& k : registry.ids()) known += (known.empty() ? "" : ", ") + k;
   throw CliError(kUsage, "unknown solver '" + id + "' (known: " + known + ")");
+}
+
+const CLI::Validator& givenBudget() {
+  static const CLI::Validator kCheck(
+      [](std::string& value) {
+        return value.empty() ? std::string(
+                                   "the budget is empty: give bytes or a size such as 2GiB, or leave the "
+                                   "option out for no budget")
+                             : std::string();
+      },
+      "BUDGET");
+  return kCheck;
+}
+
+const CLI::Validator& positiveBatch() {
+  static const CLI::Validator kCheck(
+      [](std::string& value) {
+        std::int64_t batch = 0;
+        const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), batch);
+        // Not a number: CLI11's conversion says so.
+        if (ec != std::errc{} || end != value.data() + value.size() || batch >= 1) return std::string();
+        return "the batch size must be at least 1, got " + value;
+      },
+      "N");
+  return kCheck;
 }
 
 std::optional<Bytes> parseBudget(const std::string& text) {
@@ -57,28 +86,13 @@ std::optional<Bytes> parseBudget(const std::string& text) {
   return b;
 }
 
-void writeFileAtomically(const std::string& path, const std::string& text) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  fs::path tmp = target;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw CliError(kInput, "cannot write '" + path + "': cannot create " + tmp.string());
-    out << text;
-    out.flush();
-    if (!out) {
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw CliError(kInput, "cannot write '" + path + "' (disk full?)");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw CliError(kInput, "cannot write '" + path + "': " + ec.message());
-  }
+void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs) {
+  if (auto refused = io::checkOutputPath(path, inputs)) throw CliError(kUsage, refused->message);
+}
+
+void writeFileAtomically(const std::string& path, std::string_view bytes) {
+  if (auto error = io::writeFileAtomically(path, bytes))
+    throw CliError(error->kind == io::WriteError::Kind::Target ? kUsage : kInput, error->message);
 }
 
 ExitCode exitCodeFor(solvers::SolveStatus status) {
@@ -108,8 +122,17 @@ solvers::ProgressSink progressBar(const std::string& label) {
   };
 }
 
-void printTable(const std::vector<std::vector<std::string>>& rows, const std::string& style,
+void printTable(const std::vector<std::vector<std::string>>& cells, const std::string& style,
                 std::size_t firstNumberColumn) {
+  // Cells may hold names from the graph file: control characters escaped, line breaks too (they would
+  // split a row), and in Markdown '|' (it would split a cell).
+  std::vector<std::vector<std::string>> rows = cells;
+  for (auto& row : rows)
+    for (std::string& cell : row) {
+      cell = graph::printableText(cell);
+      if (style != "markdown") continue;
+      for (std::size_t at = cell.find('|'); at != std::string::npos; at = cell.find('|', at + 2)) cell.insert(at, "\\");
+    }
   if (style == "csv") {
     for (const auto& row : rows) {
       for (std::size_t c = 0; c < row.size(); ++c) {

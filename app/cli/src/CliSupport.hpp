@@ -3,6 +3,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -61,11 +62,24 @@ void addModelOption(CLI::App* cmd, std::string& model);
 /// Parses a --model value; throws CliError(kUsage) naming the two models otherwise.
 [[nodiscard]] solvers::DpModelKind parseModel(const std::string& text);
 
+/// The check every --budget option carries: an empty value is a usage error, where parseBudget would read
+/// it as no budget at all (leaving the option out says that).
+[[nodiscard]] const CLI::Validator& givenBudget();
+
+/// The check of every --batch option: 0 or less is a usage error (0 would silently keep the graph's own
+/// batch size).
+[[nodiscard]] const CLI::Validator& positiveBatch();
+
 /// Parses "2GiB"-style budgets; throws CliError(kUsage) on a bad or non-positive value.
 [[nodiscard]] std::optional<Bytes> parseBudget(const std::string& text);
 
-/// Writes text to a file atomically (a temporary file renamed into place): never half-written.
-void writeFileAtomically(const std::string& path, const std::string& text);
+/// Refuses an output path before any work: one that is an input (same file, by device and inode) or
+/// not a regular file (a directory, device, FIFO or socket) throws CliError(kUsage) naming it.
+void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs);
+
+/// Writes a file whole or not at all (io::writeFileAtomically). Throws CliError naming the path: kUsage
+/// for a target that is not a regular file, kInput when the write fails (no such folder, disk full).
+void writeFileAtomically(const std::string& path, std::string_view bytes);
 
 /// The exit code a solve status maps to.
 [[nodiscard]] ExitCode exitCodeFor(solvers::SolveStatus status);

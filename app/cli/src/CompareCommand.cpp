@@ -10,6 +10,7 @@
 #include "Commands.hpp"
 #include "FigureSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
+#include "remat/graph/PrintableText.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
@@ -46,6 +47,11 @@ std::string seconds(double v) {
   return buf;
 }
 
+// Where compare --figures writes the figure of this kind.
+std::string compareFigurePath(const CompareOptions& o, viz::FigureKind kind) {
+  return (std::filesystem::path(o.figuresDir) / (std::string(viz::figureName(kind)) + "." + o.figureFormat)).string();
+}
+
 // Every figure of the comparison into o.figuresDir: the timeline of all plans (the plain run first),
 // the Pareto fronts of the solvers (in the comparison's DP model), and the graph drawing, schedule
 // matrix and memory layout of the winner's plan (else exact-dp's, approx-dp's, the first one).
@@ -56,8 +62,6 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
   const solvers::SolveResult& vanilla = comparison.vanilla;
   const std::vector<solvers::SolveResult>& results = comparison.rows;
   namespace fs = std::filesystem;
-  if (o.figureFormat != "svg" && o.figureFormat != "pdf" && o.figureFormat != "png")
-    throw CliError(kUsage, "unknown figure format '" + o.figureFormat + "' (svg, pdf, png)");
   std::error_code ec;
   fs::create_directories(o.figuresDir, ec);
   if (ec) throw CliError(kInput, "cannot create " + o.figuresDir + ": " + ec.message());
@@ -82,8 +86,15 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
   std::vector<std::string> written;
   auto write = [&](viz::FigureRequest request) {
     request.graph = &g;
-    const std::string path = (fs::path(o.figuresDir) / (std::string(viz::figureName(request.kind)) + "." + o.figureFormat)).string();
-    writeFigure(request, style, path, o.style.dpi);
+    const std::string path = compareFigurePath(o, request.kind);
+    try {
+      writeFigure(request, style, path, o.style.dpi);
+    } catch (const CliError& e) {
+      // A graph too large to draw costs the comparison its drawing, not the other figures.
+      if (e.code() != kInfeasible) throw;
+      std::cerr << "remat: warning: " << viz::figureName(request.kind) << " figure left out: " << e.what() << '\n';
+      return;
+    }
     written.push_back(path);
   };
   viz::FigureRequest timeline;
@@ -124,6 +135,11 @@ int runCompare(const CompareOptions& o) {
   // "least": each solver at its own least feasible budget, the paper's minimum-memory comparison.
   const bool leastBudgets = o.budget == "least";
   const auto budget = leastBudgets ? std::nullopt : parseBudget(o.budget);
+  if (!o.figuresDir.empty()) {
+    if (o.figureFormat != "svg" && o.figureFormat != "pdf" && o.figureFormat != "png")
+      throw CliError(kUsage, "unknown figure format '" + o.figureFormat + "' (svg, pdf, png)");
+    for (viz::FigureKind kind : viz::kAllFigures) checkOutputPath(compareFigurePath(o, kind), {o.graph.path});
+  }
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   const bool json = o.json || o.table == "json";
@@ -214,7 +230,7 @@ int runCompare(const CompareOptions& o) {
                  solvers::fitsBudget(r) ? std::to_string(m.overhead.value - bound->overhead.value) : std::string("-"));
     rows.push_back(std::move(row));
   }
-  std::cout << "Graph " << g.name() << ": " << g.opCount() << " operations, vanilla peak "
+  std::cout << "Graph " << graph::printableText(g.name()) << ": " << g.opCount() << " operations, vanilla peak "
             << formatByteSize(vanilla.metrics.simulatedPeak) << ", budget "
             << (leastBudgets ? std::string("each solver's least") : budget ? formatByteSize(*budget) : std::string("none"))
             << ", time in " << g.timeUnit() << "\n\n";
@@ -250,7 +266,8 @@ void addCompareCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--solvers", o->solvers, "Comma-separated solver ids (default: all)")->delimiter(',');
   cmd->add_option("--budget,-b", o->budget,
                   "Memory budget: bytes, a size such as 2GiB, or 'least' for each solver's least feasible budget "
-                  "(default: none)");
+                  "(default: none)")
+      ->check(givenBudget());
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
   addModelOption(cmd, o->model);
   addGraphOptions(cmd, o->graph);

@@ -26,6 +26,7 @@ int runConvert(const ConvertOptions& o) {
     else throw CliError(kUsage, "cannot tell the output format from '" + o.output + "': use .json or .dot, or --to");
   }
   if (to != "native" && to != "dot") throw CliError(kUsage, "unknown output format '" + to + "' (native, dot)");
+  checkOutputPath(o.output, {o.graph.path});
   LoadedGraph loaded = loadGraph(o.graph);
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
   writeFileAtomically(o.output, to == "dot" ? io::writeDot(loaded.graph) : io::writeNativeJson(loaded.graph));

@@ -3,10 +3,7 @@
 #include <QFont>
 #include <QFontInfo>
 
-#include <unistd.h>
-
 #include <cmath>
-#include <filesystem>
 #include <iostream>
 
 #include "CliSupport.hpp"
@@ -51,26 +48,19 @@ void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, 
   const auto format = vizqt::formatFromPath(path);
   if (!format) throw CliError(kUsage, "cannot tell the figure format of '" + path + "': use .svg, .pdf or .png");
   const viz::FigureResult figure = viz::buildFigure(request, style.style);
-  if (!figure.scene) throw CliError(kInput, figure.error);
-  if (auto error = vizqt::exportScene(*figure.scene, path, *format, vizqt::ExportOptions{dpi}))
-    throw CliError(kInput, *error);
+  for (const auto& w : figure.warnings) std::cerr << "remat: warning: " << w << '\n';
+  // A figure's size limit is a limit, as a solver's is (exit code 1), not a fault of the input.
+  if (!figure.scene) throw CliError(figure.tooLarge ? kInfeasible : kInput, figure.error);
+  writeSceneAtomically(*figure.scene, path, dpi);
 }
 
 void writeSceneAtomically(const viz::Scene& scene, const std::string& path, double dpi) {
   const auto format = vizqt::formatFromPath(path);
   if (!format) throw CliError(kUsage, "cannot tell the figure format of '" + path + "': use .svg, .pdf or .png");
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-  std::error_code ec;
-  if (auto error = vizqt::exportScene(scene, tmp, *format, vizqt::ExportOptions{dpi})) {
-    std::filesystem::remove(tmp, ec);
-    throw CliError(kInput, *error);
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw CliError(kInput, "cannot write '" + path + "': " + ec.message());
-  }
+  std::string bytes;
+  if (auto error = vizqt::encodeScene(scene, *format, bytes, vizqt::ExportOptions{dpi}))
+    throw CliError(kInput, "cannot write '" + path + "': " + *error);
+  writeFileAtomically(path, bytes);
 }
 
 std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g, const std::vector<std::string>& ids,

@@ -34,12 +34,14 @@ struct PreparedStyle {
 };
 [[nodiscard]] PreparedStyle prepareStyle(const FigureStyleOptions& o);
 
-/// Builds the figure and writes it to `path` in the format of its extension; throws CliError with the
-/// reason (usage: bad extension; input: a plan that does not simulate; internal: the export failed).
+/// Builds the figure and writes it to `path` in the format of its extension (writeSceneAtomically),
+/// printing the figure's warnings on stderr; throws CliError with the reason (usage: bad extension, a
+/// path that is not a regular file; input: a plan that does not simulate, the write failed;
+/// kInfeasible: a graph beyond the checkpoint drawing's size limits).
 void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, const std::string& path, double dpi);
 
-/// Writes a scene built elsewhere (validate's timeline) in the format of the path's extension, through a
-/// temporary file beside it and a rename, so that a failure leaves no file; throws CliError as writeFigure.
+/// Writes a scene in the format of the path's extension: encoded in memory, then written whole or not at
+/// all (writeFileAtomically), so that a failure leaves no file; throws CliError as writeFigure.
 void writeSceneAtomically(const viz::Scene& scene, const std::string& path, double dpi);
 
 /// Each solver's plan at the budget ("least": each its own least feasible one; empty: none), labelled

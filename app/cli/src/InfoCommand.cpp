@@ -5,6 +5,7 @@
 #include "Commands.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/LowerSets.hpp"
+#include "remat/graph/PrintableText.hpp"
 #include "remat/sim/MemoryBounds.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
@@ -57,8 +58,8 @@ int runInfo(const InfoOptions& o) {
     return kOk;
   }
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
-  std::cout << "Graph              " << g.name() << "  (cost model: " << g.costModel() << ", time unit: " << g.timeUnit()
-            << ")\n"
+  std::cout << "Graph              " << graph::printableText(g.name()) << "  (cost model: " << g.costModel()
+            << ", time unit: " << g.timeUnit() << ")\n"
             << "Nodes              " << g.size() << "  (" << g.opCount() << " operations, " << inputs << " inputs, "
             << params << " parameters)\n"
             << "Edges              " << g.edgeCount() << '\n'

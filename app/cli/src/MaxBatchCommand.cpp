@@ -78,7 +78,8 @@ void addMaxBatchCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--memory,-m", o->memory, "Device memory, such as 80GiB")->required();
   cmd->add_option("--batch", o->batch,
                   "The batch size the graph was built for (default: from its input shapes); an ONNX model is "
-                  "imported at it");
+                  "imported at it")
+      ->check(positiveBatch());
   addGraphOptions(cmd, o->graph, "Times: file (as given), paper, flops or flops:<device> (a100, h100, v100, cpu-generic)",
                   false);
   addModelOption(cmd, o->model);

@@ -5,6 +5,7 @@
 #include "CliSupport.hpp"
 #include "Commands.hpp"
 #include "MeasureSupport.hpp"
+#include "remat/graph/PrintableText.hpp"
 #include "remat/runtime/Profiler.hpp"
 
 namespace remat::cli {
@@ -20,6 +21,7 @@ struct ProfileOptions {
 
 int runProfile(const ProfileOptions& o) {
   const runtime::MeasureOptions measure = measureOptions(o.measure);
+  checkOutputPath(o.output, {o.graph.path});
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   if (!o.json)
@@ -55,7 +57,7 @@ int runProfile(const ProfileOptions& o) {
                 measure.iterations);
   char iteration[48];
   std::snprintf(iteration, sizeof iteration, "%.2f ms", profiler.iterationSeconds() * 1e3);
-  std::cout << "Graph        " << g.name() << "  (" << g.opCount() << " operations)\n"
+  std::cout << "Graph        " << graph::printableText(g.name()) << "  (" << g.opCount() << " operations)\n"
             << "Device       " << measure.device << '\n'
             << "Measured     " << line << '\n'
             << "Iteration    " << iteration << " (store-all, median)\n"

@@ -1,8 +1,6 @@
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "CliSupport.hpp"
 #include "Commands.hpp"
@@ -31,24 +29,15 @@ struct RenderOptions {
   FigureStyleOptions style;
 };
 
-std::string readWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw CliError(kInput, "cannot read " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
-
-namespace {
-
 int runRender(const RenderOptions& o) {
   const auto kind = viz::figureFromName(o.figure);
   if (!kind) throw CliError(kUsage, "unknown figure '" + o.figure + "' (timeline, graph, pareto, schedule, layout)");
   if (!vizqt::formatFromPath(o.output))
     throw CliError(kUsage, "cannot tell the figure format of '" + o.output + "': use .svg, .pdf or .png");
   if (o.points < 2) throw CliError(kUsage, "--points must be at least 2");
+  std::vector<std::string> readFiles = o.planFiles;
+  readFiles.push_back(o.graph.path);
+  checkOutputPath(o.output, readFiles);
   PreparedStyle style = prepareStyle(o.style);
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
@@ -63,7 +52,7 @@ int runRender(const RenderOptions& o) {
   request.graphOptions.showParams = o.showParams;
   if (!o.budget.empty() && o.budget != "least") request.budget = parseBudget(o.budget);
   for (const std::string& file : o.planFiles) {
-    auto plan = solvers::readPlanJson(readWholeFile(file), file, g);
+    auto plan = solvers::readPlanFile(file, g);
     if (!plan.ok()) throw CliError(kInput, plan.errorText());
     request.plans.push_back({std::filesystem::path(file).stem().string(), std::move(plan).value().plan});
   }
@@ -106,7 +95,8 @@ void addRenderCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--solvers", o->solvers,
                   "Comma-separated solvers whose plans to draw (pareto: whose fronts; default all but store-all)")
       ->delimiter(',');
-  cmd->add_option("--budget,-b", o->budget, "The solvers' budget: bytes, a size such as 2GiB, or 'least'");
+  cmd->add_option("--budget,-b", o->budget, "The solvers' budget: bytes, a size such as 2GiB, or 'least'")
+      ->check(givenBudget());
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
   addModelOption(cmd, o->model);
   cmd->add_option("--points", o->points, "pareto: at most this many plans per front")->capture_default_str();

@@ -5,6 +5,7 @@
 #include "CliSupport.hpp"
 #include "Commands.hpp"
 #include "remat/graph/ByteSize.hpp"
+#include "remat/graph/PrintableText.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
@@ -31,6 +32,7 @@ int runSolve(const SolveOptions& o) {
   if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
   const auto budget = parseBudget(o.budget);
   if (o.timeLimit < 0) throw CliError(kUsage, "the time limit must not be negative");
+  if (!o.output.empty()) checkOutputPath(o.output, {o.graph.path});
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
 
@@ -51,7 +53,7 @@ int runSolve(const SolveOptions& o) {
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
   const auto& m = r.metrics;
   std::cout << "Solver       " << solver->info().id << "  (" << solver->info().name << ")\n"
-            << "Graph        " << g.name() << "  (" << g.opCount() << " operations)\n"
+            << "Graph        " << graph::printableText(g.name()) << "  (" << g.opCount() << " operations)\n"
             << "Status       " << solvers::statusName(r.status) << '\n'
             << "Budget       " << (budget ? bytesText(budget) : std::string("none")) << '\n';
   if (!r.message.empty()) std::cout << "Message      " << r.message << '\n';
@@ -85,7 +87,8 @@ void addSolveCommand(CLI::App& app, Runner& run) {
   CLI::App* cmd = app.add_subcommand("solve", "Plan recomputation for a graph with one solver");
   cmd->add_option("graph", o->graph.path, "Graph file")->required();
   cmd->add_option("--solver,-s", o->solver, "Solver id (see `remat solvers`)")->required();
-  cmd->add_option("--budget,-b", o->budget, "Memory budget: bytes or a size such as 2GiB (default: none)");
+  cmd->add_option("--budget,-b", o->budget, "Memory budget: bytes or a size such as 2GiB (default: none)")
+      ->check(givenBudget());
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
   addModelOption(cmd, o->model);
   addGraphOptions(cmd, o->graph);

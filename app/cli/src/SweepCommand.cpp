@@ -5,6 +5,7 @@
 #include "CliSupport.hpp"
 #include "Commands.hpp"
 #include "remat/graph/ByteSize.hpp"
+#include "remat/graph/PrintableText.hpp"
 #include "remat/solvers/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
@@ -63,7 +64,7 @@ int runSweep(const SweepOptions& o) {
     std::cerr << "remat: " << o.solver << ": " << r.message << '\n';
     return exitCodeFor(r.status);
   }
-  std::cout << "Budget/overhead trade-off of " << o.solver << " on " << g.name() << " (budget in "
+  std::cout << "Budget/overhead trade-off of " << o.solver << " on " << graph::printableText(g.name()) << " (budget in "
             << (model ? "the DP model" : "the simulator") << ", overhead in " << g.timeUnit() << "; " << r.message
             << ")\n\n";
   std::printf("%14s  %10s  %16s  %10s\n", "budget", "overhead", "simulated peak", "recomputed");

@@ -46,6 +46,14 @@ int runValidate(const ValidateOptions& o) {
   if (o.table != "text" && o.table != "markdown" && o.table != "csv" && o.table != "json")
     throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");
   const bool json = o.json || o.table == "json";
+  if (!o.figure.empty()) {
+    // Refused before anything is measured, not after minutes on the device.
+    if (!vizqt::formatFromPath(o.figure))
+      throw CliError(kUsage, "cannot tell the figure format of '" + o.figure + "': use .svg, .pdf or .png");
+    std::vector<std::string> inputs = o.planFiles;
+    inputs.push_back(o.graph.path);
+    checkOutputPath(o.figure, inputs);
+  }
   runtime::MeasureOptions measure = measureOptions(o.measure);
   measure.checkGradients = !o.noCheckGrads;
   LoadedGraph loaded = loadGraph(o.graph);
@@ -150,7 +158,8 @@ void addValidateCommand(CLI::App& app, Runner& run) {
   cmd->add_option("graph", o->graph.path, "Graph file (with the shapes and attributes of an ONNX import)")->required();
   cmd->add_option("--plan", o->planFiles, "A plan file from `remat solve -o` (repeatable)");
   cmd->add_option("--solvers", o->solvers, "Or: solve with these solvers here (comma-separated ids)")->delimiter(',');
-  cmd->add_option("--budget,-b", o->budget, "Budget for --solvers: bytes, a size such as 2GiB, or 'least'");
+  cmd->add_option("--budget,-b", o->budget, "Budget for --solvers: bytes, a size such as 2GiB, or 'least'")
+      ->check(givenBudget());
   cmd->add_option("--strategy", o->strategy, "DP strategy for --solvers: time, memory or auto")->capture_default_str();
   addModelOption(cmd, o->model);
   addMeasureOptions(cmd, o->measure);

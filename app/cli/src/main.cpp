@@ -5,9 +5,11 @@
 
 #include "CliSupport.hpp"
 #include "Commands.hpp"
+#include "TerminalOutput.hpp"
 
 int main(int argc, char** argv) {
   using namespace remat::cli;
+  const TerminalOutputGuard terminal;
   CLI::App app{"Remat: plan activation recomputation for training (Kusumoto et al., NeurIPS 2019)", "remat"};
   app.set_version_flag("--version", "remat 0.1.0");
   app.require_subcommand(1);

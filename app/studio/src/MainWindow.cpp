@@ -45,10 +45,13 @@
 #include <cmath>
 #include <exception>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
 #include "remat/io/GraphReader.hpp"
+#include "remat/io/OutputFile.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/BudgetEditor.hpp"
@@ -84,6 +87,17 @@ QString viewTitle(viz::FigureKind kind) {
       return QObject::tr("Pareto front");
   }
   return {};
+}
+
+// Writes a file the one way Remat writes files (whole or not at all, never over a device or folder),
+// refusing the open graph's own file. Returns why it could not, or an empty string.
+QString writeOutput(const QString& path, std::string_view bytes, const QString& graphPath) {
+  const std::string target = QFile::encodeName(path).toStdString();
+  std::vector<std::string> inputs;
+  if (!graphPath.isEmpty()) inputs.push_back(QFile::encodeName(graphPath).toStdString());
+  auto error = io::checkOutputPath(target, inputs);
+  if (!error) error = io::writeFileAtomically(target, bytes);
+  return error ? QString::fromStdString(error->message) : QString();
 }
 
 }  // namespace
@@ -532,10 +546,10 @@ bool MainWindow::saveSession(const QString& path) {
                                       : budget.kind == BudgetChoice::Kind::Least ? QStringLiteral("least")
                                                                                  : QString();
   session[QStringLiteral("time_limit_s")] = m_timeLimit->value();
-  QFile file(path);
   const QByteArray json = QJsonDocument(session).toJson();
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(json) != json.size() || !file.flush()) {
-    reportError(tr("Cannot save the session"), tr("cannot write %1: %2").arg(path, file.errorString()));
+  if (const QString error = writeOutput(path, {json.constData(), static_cast<std::size_t>(json.size())}, m_path);
+      !error.isEmpty()) {
+    reportError(tr("Cannot save the session"), error);
     return false;
   }
   statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
@@ -772,15 +786,8 @@ bool MainWindow::savePlan(const QString& path) {
       reportError(tr("Cannot save the plan"), tr("There is no plan: open a graph and run a solver."));
       return false;
     }
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
-      reportError(tr("Cannot save the plan"), tr("cannot write %1: %2").arg(path, file.errorString()));
-      return false;
-    }
-    const std::string json = solvers::writePlanJson(*m_graph, *r);
-    if (file.write(json.data(), static_cast<qint64>(json.size())) != static_cast<qint64>(json.size()) ||
-        !file.flush()) {
-      reportError(tr("Cannot save the plan"), tr("cannot write %1: %2").arg(path, file.errorString()));
+    if (const QString error = writeOutput(path, solvers::writePlanJson(*m_graph, *r), m_path); !error.isEmpty()) {
+      reportError(tr("Cannot save the plan"), error);
       return false;
     }
     statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
@@ -828,8 +835,13 @@ bool MainWindow::exportCurrentView(const QString& path) {
       reportError(tr("Cannot export"), QString::fromStdString(figure.error));
       return false;
     }
-    if (auto error = vizqt::exportScene(*figure.scene, path.toStdString(), *format)) {
+    std::string bytes;
+    if (auto error = vizqt::encodeScene(*figure.scene, *format, bytes)) {
       reportError(tr("Cannot export"), QString::fromStdString(*error));
+      return false;
+    }
+    if (const QString error = writeOutput(path, bytes, m_path); !error.isEmpty()) {
+      reportError(tr("Cannot export"), error);
       return false;
     }
     statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);

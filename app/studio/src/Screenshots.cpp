@@ -1,12 +1,16 @@
 #include "remat/studio/Screenshots.hpp"
 
 #include <QApplication>
+#include <QBuffer>
+#include <QByteArray>
 #include <QDir>
+#include <QFile>
 #include <QPixmap>
 #include <QTabWidget>
 
 #include <memory>
 
+#include "remat/io/OutputFile.hpp"
 #include "remat/studio/MainWindow.hpp"
 #include "remat/vizqt/SceneView.hpp"
 
@@ -29,7 +33,13 @@ QString grabViews(MainWindow& window, const QString& dir) {
     const QString path = QDir(dir).filePath(
         QString::fromUtf8(viz::figureName(kind).data(), static_cast<qsizetype>(viz::figureName(kind).size())) +
         QStringLiteral(".png"));
-    if (!window.grab().save(path, "PNG")) return QObject::tr("cannot write %1").arg(path);
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    if (!window.grab().save(&buffer, "PNG")) return QObject::tr("cannot encode %1").arg(path);
+    if (auto error = io::writeFileAtomically(QFile::encodeName(path).toStdString(),
+                                             {png.constData(), static_cast<std::size_t>(png.size())}))
+      return QString::fromStdString(error->message);
   }
   return {};
 }

@@ -1,14 +1,11 @@
 #include "remat/runtime/Profiler.hpp"
 
-#include <unistd.h>
-
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 
 #include "WorkDir.hpp"
 #include "remat/io/NativeJson.hpp"
+#include "remat/io/OutputFile.hpp"
 #include "remat/runtime/MeasuredRun.hpp"
 #include "remat/runtime/ValidationError.hpp"
 #include "remat/solvers/PlanJson.hpp"
@@ -16,30 +13,11 @@
 
 namespace remat::runtime {
 
-namespace fs = std::filesystem;
-
 void writeTextAtomically(const std::string& path, const std::string& text) {
-  const fs::path tmp = path + ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out)
-      throw ValidationError(ValidationFailure::Input, "cannot write '" + path + "': cannot create " + tmp.string());
-    out << text;
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ec;
-      fs::remove(tmp, ec);
-      throw ValidationError(ValidationFailure::Input, "cannot write '" + path + "' (disk full?)");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw ValidationError(ValidationFailure::Input, "cannot write '" + path + "': " + ec.message());
-  }
+  if (auto error = io::writeFileAtomically(path, text))
+    throw ValidationError(
+        error->kind == io::WriteError::Kind::Target ? ValidationFailure::Usage : ValidationFailure::Input,
+        error->message);
 }
 
 void writeGraphAtomically(const graph::ComputeGraph& g, const std::string& path) {

@@ -5,14 +5,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <set>
-#include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "WorkDir.hpp"
 #include "remat/io/NativeJson.hpp"
+#include "remat/io/OutputFile.hpp"
 #include "remat/runtime/MeasuredRun.hpp"
 #include "remat/runtime/Profiler.hpp"
 #include "remat/runtime/ValidationError.hpp"
@@ -24,14 +21,6 @@ namespace remat::runtime {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ValidationError(ValidationFailure::Input, path + ": cannot open the plan file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A label that is also a file name: letters, digits, '.', '_', '-'; anything else becomes '_'.
 std::string fileSafe(const std::string& label) {
@@ -96,31 +85,20 @@ viz::TimelineSeries measuredSeries(const viz::TimelineSeries& predicted, const M
 }  // namespace
 
 PlanToValidate readPlanForValidation(const std::string& path, const graph::ComputeGraph& g) {
-  const std::string text = slurp(path);
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ValidationError(ValidationFailure::Input, path + ": not valid JSON: " + e.what());
-  }
-  // The graph's name first: a plan for another graph would otherwise fail on its first unknown node.
-  if (doc.is_object() && doc.contains("graph") && doc["graph"].is_string() &&
-      doc["graph"].get<std::string>() != g.name())
-    throw ValidationError(
-        ValidationFailure::Input,
-        path + ": the plan is for graph '" + doc["graph"].get<std::string>() + "', not for '" + g.name() + "'");
-  auto read = solvers::readPlanJson(text, path, g);
-  if (!read.ok())
-    throw ValidationError(ValidationFailure::Input, read.errorText() + " (is the plan for graph '" + g.name() + "'?)");
+  auto read = solvers::readPlanFile(path, g);
+  if (!read.ok()) throw ValidationError(ValidationFailure::Input, read.errorText());
   solvers::LoadedPlan loaded = std::move(read).value();
+  // Stricter than drawing a plan: measurements set against another graph's predictions mean nothing.
+  if (!loaded.graphName.empty() && loaded.graphName != g.name())
+    throw ValidationError(ValidationFailure::Input, path + ": /graph: the plan is for graph '" + loaded.graphName +
+                                                        "', not for '" + g.name() + "'");
   PlanToValidate out;
   std::string stem = fs::path(path).filename().string();
   for (const char* suffix : {".json", ".plan"})
     if (stem.size() > std::strlen(suffix) && stem.ends_with(suffix)) stem.resize(stem.size() - std::strlen(suffix));
   out.label = stem;
   out.solver = loaded.solver.empty() ? std::string("unknown") : loaded.solver;
-  if (doc.contains("budget_bytes") && doc["budget_bytes"].is_number_integer())
-    out.budget = Bytes{doc["budget_bytes"].get<std::int64_t>()};
+  out.budget = loaded.budget;
   out.plan = std::move(loaded.plan);
   out.source = path;
   return out;
@@ -348,17 +326,28 @@ std::vector<std::string> ValidationRun::keep(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw ValidationError(ValidationFailure::Input, "cannot create " + dir + ": " + ec.message());
+  // Every target is checked before the first is written: none may be the graph or a plan file given.
+  std::vector<std::string> inputs{m_graphLabel};
+  for (const PlanToValidate& p : m_plans)
+    if (!p.source.empty()) inputs.push_back(p.source);
+  std::vector<std::pair<std::string, std::string>> copies;
+  for (const std::string& file : m_files)
+    copies.emplace_back(file, (fs::path(dir) / fs::path(file).filename()).string());
+  const std::string report = (fs::path(dir) / "validation.json").string();
+  std::vector<std::string> targets{report};
+  for (const auto& copy : copies) targets.push_back(copy.second);
+  for (const std::string& target : targets)
+    if (auto refused = io::checkOutputPath(target, inputs))
+      throw ValidationError(ValidationFailure::Usage, refused->message);
   std::vector<std::string> written;
-  for (const std::string& file : m_files) {
-    const std::string target = (fs::path(dir) / fs::path(file).filename()).string();
-    detail::copyAtomically(file, target);
+  for (const auto& [from, target] : copies) {
+    detail::copyAtomically(from, target);
     written.push_back(target);
   }
   for (ValidationRow& row : m_report.rows) {
     row.planFile = (fs::path(dir) / (row.label + ".plan.json")).string();
     row.measurementFile = (fs::path(dir) / (row.label + ".measurement.json")).string();
   }
-  const std::string report = (fs::path(dir) / "validation.json").string();
   writeTextAtomically(report, validationJson(m_report).dump(2) + "\n");
   written.push_back(report);
   return written;

@@ -5,8 +5,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
+#include "remat/runtime/Profiler.hpp"
 #include "remat/runtime/ValidationError.hpp"
 
 namespace remat::runtime::detail {
@@ -32,15 +35,12 @@ WorkDir::~WorkDir() {
 }
 
 void copyAtomically(const std::string& from, const std::string& to) {
-  const fs::path tmp = fs::path(to).string() + ".tmp-" + std::to_string(::getpid());
-  std::error_code ec;
-  fs::copy_file(from, tmp, fs::copy_options::overwrite_existing, ec);
-  if (!ec) fs::rename(tmp, to, ec);
-  if (ec) {
-    std::error_code ignored;
-    fs::remove(tmp, ignored);
-    throw ValidationError(ValidationFailure::Input, "cannot write '" + to + "': " + ec.message());
-  }
+  std::ifstream in(from, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in || !text)
+    throw ValidationError(ValidationFailure::Input, "cannot read '" + from + "' to copy it to '" + to + "'");
+  writeTextAtomically(to, text.str());
 }
 
 }  // namespace remat::runtime::detail

@@ -21,7 +21,7 @@ class WorkDir {
   std::string m_path;
 };
 
-/// Copies `from` to `to` through a temporary name beside `to` and a rename. Throws ValidationError(Input).
+/// Copies `from` to `to`, written whole or not at all (writeTextAtomically). Throws ValidationError.
 void copyAtomically(const std::string& from, const std::string& to);
 
 }  // namespace remat::runtime::detail

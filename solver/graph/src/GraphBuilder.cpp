@@ -6,6 +6,8 @@
 #include <queue>
 #include <unordered_map>
 
+#include "remat/graph/PrintableText.hpp"
+
 namespace remat::graph {
 namespace {
 
@@ -34,8 +36,8 @@ std::string describeCycle(const std::vector<NodeSpec>& specs, const std::vector<
   // Start at the node defined first in the file, so the message is stable.
   std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
   std::string out;
-  for (std::uint32_t c : cycle) out += "'" + specs[c].name + "' -> ";
-  out += "'" + specs[cycle.front()].name + "'";
+  for (std::uint32_t c : cycle) out += quotedName(specs[c].name) + " -> ";
+  out += quotedName(specs[cycle.front()].name);
   return out;
 }
 
@@ -60,35 +62,36 @@ Result<ComputeGraph> GraphBuilder::build() {
   bool overflowReported = false;
   for (std::uint32_t i = 0; i < n; ++i) {
     NodeSpec& s = m_specs[i];
-    const std::string who = "node '" + s.name + "'";
+    // Built only for a message: escaping every name of a large graph up front would cost for nothing.
+    const auto who = [&s] { return "node " + quotedName(s.name); };
     if (s.name.empty()) fail(s.where, "node id is empty");
     else if (auto [it, fresh] = byName.emplace(s.name, i); !fresh)
-      fail(s.where, "duplicate node id '" + s.name + "' (first defined at " +
+      fail(s.where, "duplicate node id " + quotedName(s.name) + " (first defined at " +
                         m_specs[it->second].where.toString() + ")");
     if (s.kind == NodeKind::Op) ++ops;
     else if (!s.inputs.empty())
-      fail(s.where, who + ": a " + std::string(nodeKindName(s.kind)) + " node cannot have inputs");
-    if (s.bytes < 0) fail(s.where, who + ": negative size " + std::to_string(s.bytes) + " bytes");
-    if (s.workspace < 0) fail(s.where, who + ": negative workspace " + std::to_string(s.workspace) + " bytes");
-    if (s.fwdTime < 0) fail(s.where, who + ": negative fwd_time " + std::to_string(s.fwdTime));
-    if (s.bwdTime < 0) fail(s.where, who + ": negative bwd_time " + std::to_string(s.bwdTime));
+      fail(s.where, who() + ": a " + std::string(nodeKindName(s.kind)) + " node cannot have inputs");
+    if (s.bytes < 0) fail(s.where, who() + ": negative size " + std::to_string(s.bytes) + " bytes");
+    if (s.workspace < 0) fail(s.where, who() + ": negative workspace " + std::to_string(s.workspace) + " bytes");
+    if (s.fwdTime < 0) fail(s.where, who() + ": negative fwd_time " + std::to_string(s.fwdTime));
+    if (s.bwdTime < 0) fail(s.where, who() + ": negative bwd_time " + std::to_string(s.bwdTime));
     for (std::int64_t d : s.shape)
       if (d < 0) {
-        fail(s.where, who + ": negative dimension " + std::to_string(d) + " in shape");
+        fail(s.where, who() + ": negative dimension " + std::to_string(d) + " in shape");
         break;
       }
     std::sort(s.saves.inputs.begin(), s.saves.inputs.end());
     s.saves.inputs.erase(std::unique(s.saves.inputs.begin(), s.saves.inputs.end()), s.saves.inputs.end());
     if (!s.saves.inputs.empty() && s.saves.inputs.back() >= s.inputs.size())
-      fail(s.where, who + ": saves input #" + std::to_string(s.saves.inputs.back()) + " but the node has " +
+      fail(s.where, who() + ": saves input #" + std::to_string(s.saves.inputs.back()) + " but the node has " +
                         std::to_string(s.inputs.size()) + " input(s)");
     if (s.kind != NodeKind::Op && (s.saves.output || !s.saves.inputs.empty()))
-      fail(s.where, who + ": only operation nodes have saves");
-    if (s.kind == NodeKind::Op && s.constant) fail(s.where, who + ": only inputs and parameters can be constants");
+      fail(s.where, who() + ": only operation nodes have saves");
+    if (s.kind == NodeKind::Op && s.constant) fail(s.where, who() + ": only inputs and parameters can be constants");
     if (!overflowReported && (s.bytes >= 0 && s.workspace >= 0 && s.fwdTime >= 0 && s.bwdTime >= 0) &&
         (!addChecked(totalBytes, s.bytes) || !addChecked(totalBytes, s.workspace) ||
          !addChecked(totalTime, s.fwdTime) || !addChecked(totalTime, s.bwdTime))) {
-      fail(s.where, who + ": total graph size or time overflows 64 bits");
+      fail(s.where, who() + ": total graph size or time overflows 64 bits");
       overflowReported = true;
     }
   }
@@ -104,12 +107,12 @@ Result<ComputeGraph> GraphBuilder::build() {
     for (std::size_t k = 0; k < s.inputs.size(); ++k) {
       auto it = byName.find(s.inputs[k]);
       if (it == byName.end()) {
-        fail(s.where, "node '" + s.name + "': input #" + std::to_string(k) + " '" + s.inputs[k] +
-                          "' is not a node of this graph");
+        fail(s.where, "node " + quotedName(s.name) + ": input #" + std::to_string(k) + " " + quotedName(s.inputs[k]) +
+                          " is not a node of this graph");
         continue;
       }
       if (it->second == i) {
-        fail(s.where, "node '" + s.name + "' uses itself as an input (cycle)");
+        fail(s.where, "node " + quotedName(s.name) + " uses itself as an input (cycle)");
         continue;
       }
       inputIdx[i].push_back(it->second);
@@ -194,10 +197,12 @@ Result<ComputeGraph> GraphBuilder::build() {
   for (std::uint32_t i = 0; i < m_backward.size(); ++i) {
     const BackwardSpec& b = m_backward[i];
     if (b.name.empty()) fail(b.where, "backward node id is empty");
-    else if (!bwdByName.emplace(b.name, i).second) fail(b.where, "duplicate backward node id '" + b.name + "'");
-    else if (g.find(b.name)) fail(b.where, "backward node id '" + b.name + "' is also a forward node id");
-    if (b.time < 0) fail(b.where, "backward node '" + b.name + "': negative time");
-    if (b.bytes < 0) fail(b.where, "backward node '" + b.name + "': negative size");
+    else if (!bwdByName.emplace(b.name, i).second)
+      fail(b.where, "duplicate backward node id " + quotedName(b.name));
+    else if (g.find(b.name))
+      fail(b.where, "backward node id " + quotedName(b.name) + " is also a forward node id");
+    if (b.time < 0) fail(b.where, "backward node " + quotedName(b.name) + ": negative time");
+    if (b.bytes < 0) fail(b.where, "backward node " + quotedName(b.name) + ": negative size");
   }
   std::vector<std::uint32_t> bwdMissing(m_backward.size(), 0);
   std::vector<std::vector<std::uint32_t>> bwdSucc(m_backward.size());
@@ -213,11 +218,14 @@ Result<ComputeGraph> GraphBuilder::build() {
         node.inputs.push_back({BackwardRef::Side::Backward, it->second});
         ++bwdMissing[i];
         bwdSucc[it->second].push_back(i);
-      } else fail(b.where, "backward node '" + b.name + "': input '" + in + "' is not a node of this graph");
+      } else
+        fail(b.where,
+             "backward node " + quotedName(b.name) + ": input " + quotedName(in) + " is not a node of this graph");
     }
     if (!b.gradientOf.empty()) {
       if (auto f = g.find(b.gradientOf)) node.gradientOf = *f;
-      else fail(b.where, "backward node '" + b.name + "': gradient of unknown node '" + b.gradientOf + "'");
+      else
+        fail(b.where, "backward node " + quotedName(b.name) + ": gradient of unknown node " + quotedName(b.gradientOf));
     }
     g.m_backward.push_back(std::move(node));
   }
@@ -236,7 +244,8 @@ Result<ComputeGraph> GraphBuilder::build() {
     if (seen != m_backward.size()) {
       for (std::uint32_t i = 0; i < m_backward.size(); ++i)
         if (bwdMissing[i] > 0) {
-          fail(m_backward[i].where, "backward node '" + m_backward[i].name + "' lies on a cycle of backward nodes");
+          fail(m_backward[i].where,
+               "backward node " + quotedName(m_backward[i].name) + " lies on a cycle of backward nodes");
           break;
         }
     }

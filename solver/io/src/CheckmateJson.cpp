@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "JsonSupport.hpp"
-#include "ReaderSupport.hpp"
 #include "remat/graph/GraphBuilder.hpp"
+#include "remat/io/detail/ReaderSupport.hpp"
 
 // networkx node-link JSON as Checkmate (Jain et al., MLSys 2020) and Moccasin export it. Two variants:
 //  - Checkmate graphs: nodes {id, name, cost_cpu, cost_ram, backward}, links {source, target};

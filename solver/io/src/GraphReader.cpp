@@ -8,11 +8,11 @@
 #include <system_error>
 
 #include "JsonSupport.hpp"
-#include "ReaderSupport.hpp"
 #include "remat/io/CheckmateJson.hpp"
 #include "remat/io/NativeJson.hpp"
 #include "remat/io/Onnx.hpp"
 #include "remat/io/PfnCg.hpp"
+#include "remat/io/detail/ReaderSupport.hpp"
 
 namespace remat::io {
 namespace {
@@ -21,49 +21,6 @@ using graph::ComputeGraph;
 
 Result<ComputeGraph> fileError(const std::string& path, std::string message) {
   return Result<ComputeGraph>::failure(Diagnostic{SourceLocation{path, 0, {}}, std::move(message)});
-}
-
-// Reads the whole file, or says why not. The size is checked before anything is read.
-std::optional<std::string> slurp(const std::string& path, std::string& why) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::file_status status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) {
-    why = "no such file";
-    return std::nullopt;
-  }
-  if (fs::is_directory(status)) {
-    why = "is a directory, not a graph file";
-    return std::nullopt;
-  }
-  if (fs::is_regular_file(status)) {
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > kMaxGraphFileBytes) {
-      why = "file is too large (" + std::to_string(size) + " bytes; graph files over 1 GiB are refused)";
-      return std::nullopt;
-    }
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    why = "cannot open the file for reading";
-    return std::nullopt;
-  }
-  // Read in chunks so that special files without a size are bounded too.
-  std::string text;
-  char buffer[1 << 16];
-  while (in) {
-    in.read(buffer, sizeof buffer);
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxGraphFileBytes) {
-      why = "file is too large (graph files over 1 GiB are refused)";
-      return std::nullopt;
-    }
-  }
-  if (in.bad()) {
-    why = "read error";
-    return std::nullopt;
-  }
-  return text;
 }
 
 // True when the first line holds exactly two integers (the "N M" header of the PFN cg text).
@@ -125,7 +82,7 @@ Result<ComputeGraph> readDetected(std::string_view text, const std::string& path
 Result<ComputeGraph> readGraphFile(const std::string& path, GraphFormat format, const ReadOptions& options) {
   try {
     std::string why;
-    auto text = slurp(path, why);
+    auto text = detail::readFileCapped(path, kMaxGraphFileBytes, "graph", why);
     if (!text) return fileError(path, "cannot read graph file: " + why);
     if (options.batch && !options.batchOnlyForOnnx && format != GraphFormat::Onnx && format != GraphFormat::Auto)
       return fileError(path, "--batch applies to ONNX models only");

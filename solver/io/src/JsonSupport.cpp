@@ -4,6 +4,8 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <unordered_set>
+#include <vector>
 
 namespace remat::io::detail {
 
@@ -67,6 +69,103 @@ std::pair<std::size_t, std::string> describeParseError(const std::string& what) 
   return {line, "invalid JSON: " + printable(message, 200)};
 }
 
+// nlohmann keeps the last of duplicate keys, so a file could say one thing to a reader that keeps the
+// first and another to Remat. This SAX handler builds the document as nlohmann's own parser does and
+// stops at the first key an object already has, knowing where it is: one frame per open object or
+// array. (nlohmann's parser callbacks would do too, but their parser rescans a whole array whenever one
+// of its objects ends: quadratic in the nodes of a graph.)
+class DuplicateKeyRefusingParser {
+ public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  explicit DuplicateKeyRefusingParser(Json& root) : m_dom(root, true) {}
+
+  bool null() { return element() && m_dom.null(); }
+  bool boolean(bool v) { return element() && m_dom.boolean(v); }
+  bool number_integer(number_integer_t v) { return element() && m_dom.number_integer(v); }
+  bool number_unsigned(number_unsigned_t v) { return element() && m_dom.number_unsigned(v); }
+  bool number_float(number_float_t v, const string_t& s) { return element() && m_dom.number_float(v, s); }
+  bool string(string_t& v) { return element() && m_dom.string(v); }
+  bool binary(binary_t& v) { return element() && m_dom.binary(v); }
+  bool start_object(std::size_t n) { return element() && open(true) && m_dom.start_object(n); }
+  bool start_array(std::size_t n) { return element() && open(false) && m_dom.start_array(n); }
+  bool end_object() {
+    --m_depth;
+    return m_dom.end_object();
+  }
+  bool end_array() {
+    --m_depth;
+    return m_dom.end_array();
+  }
+  bool key(string_t& k) {
+    Frame& top = m_frames[m_depth - 1];
+    if (top.seen.size() < kLinearKeys) {
+      for (const std::string& earlier : top.seen)
+        if (earlier == k) return duplicate(k);
+      top.seen.push_back(k);
+      if (top.seen.size() == kLinearKeys) top.many.insert(top.seen.begin(), top.seen.end());
+    } else if (!top.many.insert(k).second) {
+      return duplicate(k);
+    }
+    top.key = k;
+    return m_dom.key(k);
+  }
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
+    return m_dom.parse_error(position, token, e);
+  }
+
+  /// The path of the first duplicate key, when parsing stopped at one.
+  [[nodiscard]] const std::optional<std::string>& duplicatePath() const { return m_duplicatePath; }
+  [[nodiscard]] const std::string& duplicateKey() const { return m_duplicateKey; }
+
+ private:
+  // Objects with more keys than this find repeats in a hash set, so that no object costs quadratic time.
+  static constexpr std::size_t kLinearKeys = 16;
+
+  struct Frame {
+    bool object = false;
+    std::size_t elements = 0;  ///< arrays: elements begun, so the one being read is elements - 1
+    std::string key;           ///< objects: the key of the member being read
+    std::vector<std::string> seen;
+    std::unordered_set<std::string> many;
+  };
+
+  // A value begins: in an array, it is the next element.
+  bool element() {
+    if (m_depth > 0 && !m_frames[m_depth - 1].object) ++m_frames[m_depth - 1].elements;
+    return true;
+  }
+  // Frames are reused, not freed, so that a graph's thousands of node objects allocate nothing here.
+  bool open(bool object) {
+    if (m_frames.size() == m_depth) m_frames.emplace_back();
+    Frame& f = m_frames[m_depth++];
+    f.object = object;
+    f.elements = 0;
+    f.seen.clear();
+    f.many.clear();
+    return true;
+  }
+  bool duplicate(const std::string& k) {
+    std::string path;
+    for (std::size_t i = 0; i + 1 < m_depth; ++i)
+      path = m_frames[i].object ? childPath(path, m_frames[i].key) : childPath(path, m_frames[i].elements - 1);
+    m_duplicatePath = childPath(path, k);
+    m_duplicateKey = k;
+    return false;
+  }
+
+  nlohmann::detail::json_sax_dom_parser<Json> m_dom;
+  std::vector<Frame> m_frames;
+  std::size_t m_depth = 0;
+  std::optional<std::string> m_duplicatePath;
+  std::string m_duplicateKey;
+};
+
 }  // namespace
 
 std::optional<Json> parseJson(std::string_view text, Diagnostics& diag) {
@@ -75,7 +174,15 @@ std::optional<Json> parseJson(std::string_view text, Diagnostics& diag) {
     return std::nullopt;
   }
   try {
-    return Json::parse(text.begin(), text.end());
+    Json doc;
+    DuplicateKeyRefusingParser parser(doc);
+    if (Json::sax_parse(text.begin(), text.end(), &parser)) return doc;
+    if (parser.duplicatePath())
+      diag.errorAtPath(*parser.duplicatePath(), "duplicate key \"" + printable(parser.duplicateKey()) +
+                                                    "\": a key may appear only once in an object");
+    else
+      diag.errorAtLine(0, "invalid JSON");
+    return std::nullopt;
   } catch (const std::exception& e) {
     // parse_error carries the line; out_of_range (a number like 1e400) does not.
     auto [line, message] = describeParseError(e.what());

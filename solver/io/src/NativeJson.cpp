@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "JsonSupport.hpp"
-#include "ReaderSupport.hpp"
 #include "remat/graph/GraphBuilder.hpp"
+#include "remat/io/detail/ReaderSupport.hpp"
 
 namespace remat::io {
 namespace detail {

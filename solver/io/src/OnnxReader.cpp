@@ -18,11 +18,11 @@
 #include <unordered_set>
 
 #include "OnnxShapeFolding.hpp"
-#include "ReaderSupport.hpp"
 #include "remat/graph/CostModel.hpp"
 #include "remat/graph/GraphBuilder.hpp"
 #include "remat/graph/OpTable.hpp"
 #include "remat/io/Onnx.hpp"
+#include "remat/io/detail/ReaderSupport.hpp"
 
 namespace remat::io {
 namespace {

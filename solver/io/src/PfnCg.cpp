@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "JsonSupport.hpp"
-#include "ReaderSupport.hpp"
 #include "remat/graph/CostModel.hpp"
 #include "remat/graph/GraphBuilder.hpp"
+#include "remat/io/detail/ReaderSupport.hpp"
 
 // Format (see docs/formats.md and the corpus README): a line "N M"; N lines "id bytes name"; then M
 // function blocks, the M/2 forward blocks first and then their backward blocks in the same order
@@ -199,6 +199,14 @@ bool PfnReader::readVariables() {
     auto bytes = parseInt(t[1], "variable size", true);
     std::string_view name = restAfterTokens(line, 2);
     if (!id || !bytes) continue;
+    // The paper's files number their variables 0 to N-1; an id beyond that means the counts and the
+    // list disagree, and the file was cut or edited wrongly.
+    if (*id >= m_varCount) {
+      m_diag.errorAtLine(m_cursor.line(),
+                         "variable id " + std::to_string(*id) + " is out of range: the first line declares N = " +
+                             std::to_string(m_varCount) + " variables, ids 0 to " + std::to_string(m_varCount - 1));
+      continue;
+    }
     if (!detail::isValidUtf8(name)) {
       m_diag.errorAtLine(m_cursor.line(), "variable name is not valid UTF-8: \"" + detail::printable(name) + "\"");
       continue;

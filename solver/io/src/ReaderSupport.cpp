@@ -1,8 +1,10 @@
-#include "ReaderSupport.hpp"
+#include "remat/io/detail/ReaderSupport.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <vector>
 
 namespace remat::io::detail {
 
@@ -30,10 +32,9 @@ void Diagnostics::appendDropped() {
   m_droppedErrors = m_droppedWarnings = 0;
 }
 
-Result<graph::ComputeGraph> Diagnostics::failure() {
-  if (m_errors.empty()) m_errors.push_back({at(0), "could not read the graph"});
+void Diagnostics::finish() {
+  if (m_errors.empty()) m_errors.push_back({at(0), "could not read the file"});
   appendDropped();
-  return Result<graph::ComputeGraph>::failure(std::move(m_errors), std::move(m_warnings));
 }
 
 Result<graph::ComputeGraph> Diagnostics::build(graph::GraphBuilder& builder) {
@@ -44,8 +45,75 @@ Result<graph::ComputeGraph> Diagnostics::build(graph::GraphBuilder& builder) {
     for (const Diagnostic& e : built.errors()) error(e.where, e.message);
     return failure();
   }
-  appendDropped();
-  return Result<graph::ComputeGraph>(std::move(built).value(), std::move(m_warnings));
+  return Result<graph::ComputeGraph>(std::move(built).value(), takeWarnings());
+}
+
+namespace {
+
+std::string sizeText(std::uintmax_t bytes) {
+  constexpr std::uintmax_t kGiB = std::uintmax_t{1} << 30;
+  constexpr std::uintmax_t kMiB = std::uintmax_t{1} << 20;
+  if (bytes % kGiB == 0) return std::to_string(bytes / kGiB) + " GiB";
+  if (bytes % kMiB == 0) return std::to_string(bytes / kMiB) + " MiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
+
+std::optional<std::string> readFileCapped(const std::string& path, std::uintmax_t maxBytes, std::string_view what,
+                                          std::string& why, bool jsonObject) {
+  namespace fs = std::filesystem;
+  const std::string refused = std::string(what) + " files over " + sizeText(maxBytes) + " are refused";
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) {
+    why = "no such file";
+    return std::nullopt;
+  }
+  if (fs::is_directory(status)) {
+    why = "is a directory, not a " + std::string(what) + " file";
+    return std::nullopt;
+  }
+  if (fs::is_regular_file(status)) {
+    const std::uintmax_t size = fs::file_size(path, ec);
+    if (!ec && size > maxBytes) {
+      why = "file is too large (" + std::to_string(size) + " bytes; " + refused + ")";
+      return std::nullopt;
+    }
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    why = "cannot open the file for reading";
+    return std::nullopt;
+  }
+  // Read in chunks so that special files without a size are bounded too.
+  std::string text;
+  std::vector<char> buffer(std::size_t{1} << 16);
+  bool sawStart = !jsonObject;
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > maxBytes) {
+      why = "file is too large (" + refused + ")";
+      return std::nullopt;
+    }
+    if (!sawStart) {
+      const std::string_view body = stripBom(text);
+      const std::size_t first = body.find_first_not_of(" \t\r\n");
+      if (first != std::string_view::npos) {
+        if (body[first] != '{') {
+          why = "not a JSON object (the first character is " + printable(body.substr(first, 1)) + ")";
+          return std::nullopt;
+        }
+        sawStart = true;
+      }
+    }
+  }
+  if (in.bad()) {
+    why = "read error";
+    return std::nullopt;
+  }
+  return text;
 }
 
 std::string fileStem(const std::string& fileName) { return std::filesystem::path(fileName).stem().string(); }

@@ -1,5 +1,7 @@
 #include "remat/sim/Schedule.hpp"
 
+#include "remat/graph/PrintableText.hpp"
+
 namespace remat::sim {
 
 std::string_view stepKindName(StepKind kind) {
@@ -23,7 +25,8 @@ std::optional<StepKind> stepKindFromName(std::string_view name) {
 std::string describeStep(const graph::ComputeGraph& g, const Step& step) {
   std::string out(stepKindName(step.kind));
   out += ' ';
-  out += step.node.value < g.size() ? g.node(step.node).name : "#" + std::to_string(step.node.value);
+  out += step.node.value < g.size() ? graph::printableText(g.node(step.node).name, graph::kMessageNameChars)
+                                    : "#" + std::to_string(step.node.value);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "remat/graph/OpTable.hpp"
+#include "remat/graph/PrintableText.hpp"
 
 namespace remat::sim {
 namespace {
@@ -95,7 +96,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
     result.error = ScheduleError{s, "step " + std::to_string(s) + " (" + describeStep(g, schedule[s]) + "): " + why};
     return result;
   };
-  auto name = [&](NodeId v) { return "'" + g.node(v).name + "'"; };
+  auto name = [&](NodeId v) { return graph::quotedName(g.node(v).name); };
 
   std::vector<std::vector<NodeId>> freeAfter;
   if (m_options.liveness) freeAfter = lastValueUses(g, schedule);
@@ -315,11 +316,12 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
     // Report the latest node first: it is the next backward a truncated schedule should have run.
     for (auto v = static_cast<std::uint32_t>(n); v-- > g.firstOp();) {
       if (computed[v] == 0) {
-        result.error = ScheduleError{end, "the schedule never computes '" + g.node(NodeId{v}).name + "'"};
+        result.error = ScheduleError{end, "the schedule never computes " + graph::quotedName(g.node(NodeId{v}).name)};
         return result;
       }
       if (!bwdDone[v]) {
-        result.error = ScheduleError{end, "the schedule ends before the backward of '" + g.node(NodeId{v}).name + "'"};
+        result.error =
+            ScheduleError{end, "the schedule ends before the backward of " + graph::quotedName(g.node(NodeId{v}).name)};
         return result;
       }
     }

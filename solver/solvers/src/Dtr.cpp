@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "remat/graph/ByteSize.hpp"
+#include "remat/graph/PrintableText.hpp"
 
 namespace remat::solvers {
 namespace {
@@ -212,7 +213,8 @@ class Executor {
       if (!evictOne()) {
         if (!m_out.stuck)
           m_out.stuck = "at step " + std::to_string(m_out.schedule.size()) + " (" +
-                        std::string(sim::stepKindName(kind)) + " " + m_g.node(v).name +
+                        std::string(sim::stepKindName(kind)) + " " +
+                        graph::printableText(m_g.node(v).name, graph::kMessageNameChars) +
                         ") nothing evictable was left: it needs " + bytesText(Bytes{total() + extra}) +
                         " with only the values it and its pending callers use";
         return;

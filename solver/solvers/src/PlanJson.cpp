@@ -1,6 +1,11 @@
 #include "remat/solvers/PlanJson.hpp"
 
+#include <exception>
+#include <utility>
+
 #include "remat/graph/LowerSets.hpp"
+#include "remat/io/detail/JsonSupport.hpp"
+#include "remat/sim/Simulator.hpp"
 #include "remat/solvers/PlanJsonValue.hpp"
 
 namespace remat::solvers {
@@ -86,79 +91,233 @@ std::string writePlanJson(const graph::ComputeGraph& g, const SolveResult& resul
   return planToJson(g, result).dump(1) + "\n";
 }
 
-Result<LoadedPlan> readPlanJson(std::string_view text, const std::string& fileName, const graph::ComputeGraph& g) {
-  auto fail = [&](const std::string& path, const std::string& message, std::size_t line = 0) {
-    return Result<LoadedPlan>::failure(Diagnostic{{fileName, line, path}, message});
-  };
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // nlohmann reports "... at line L, column C: ..."; keep its text, which carries the position.
-    return fail("", std::string("not valid JSON: ") + e.what());
-  }
-  if (!doc.is_object()) return fail("", "expected a JSON object");
-  if (!doc.contains("format") || doc["format"] != "remat-plan") return fail("/format", "expected \"remat-plan\"");
-  if (!doc.contains("version") || !doc["version"].is_number_integer() || doc["version"].get<std::int64_t>() != 1)
-    return fail("/version", "unsupported plan version (this Remat reads version 1)");
-  LoadedPlan out;
-  if (doc.contains("solver") && doc["solver"].is_string()) out.solver = doc["solver"].get<std::string>();
-  if (doc.contains("graph") && doc["graph"].is_string()) out.graphName = doc["graph"].get<std::string>();
+namespace {
 
-  auto lookup = [&](const json& v, const std::string& path) -> std::optional<graph::NodeId> {
-    if (!v.is_string()) return std::nullopt;
-    auto id = g.find(v.get<std::string>());
-    (void)path;
-    return id;
-  };
-  if (!doc.contains("schedule") || !doc["schedule"].is_array()) return fail("/schedule", "expected an array of steps");
-  const json& steps = doc["schedule"];
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const std::string path = "/schedule/" + std::to_string(i);
-    const json& s = steps[i];
-    if (!s.is_array() || s.size() != 2 || !s[0].is_string() || !s[1].is_string())
-      return fail(path, "expected [\"fwd\"|\"bwd\"|\"free\"|\"free-grad\", node id]");
-    auto kind = sim::stepKindFromName(s[0].get<std::string>());
-    if (!kind) return fail(path + "/0", "unknown step kind '" + s[0].get<std::string>() + "'");
-    auto id = lookup(s[1], path);
-    if (!id) return fail(path + "/1", "node '" + s[1].get<std::string>() + "' is not in graph '" + g.name() + "'");
-    out.plan.schedule.push_back({*kind, *id});
+namespace jd = io::detail;
+
+// The reader's state for one document: the graph, the collected errors, and whether the plan names
+// another graph (then a node it lacks means "wrong graph", said once at /graph).
+class PlanReader {
+ public:
+  PlanReader(const graph::ComputeGraph& g, const std::string& fileName) : m_graph(g), m_diag(fileName) {}
+
+  Result<LoadedPlan> read(std::string_view text) {
+    auto doc = jd::parseJson(jd::stripBom(text), m_diag);
+    if (!doc) return m_diag.failure<LoadedPlan>();
+    if (!doc->is_object())
+      return fatal("", "expected a JSON object (a plan from 'remat solve -o'), got " + jd::describe(*doc));
+    const jd::Json* format = jd::member(*doc, "format");
+    if (!format || *format != "remat-plan")
+      return fatal("/format",
+                   "expected \"remat-plan\", got " + (format ? jd::describe(*format) : std::string("nothing")));
+    const jd::Json* version = jd::member(*doc, "version");
+    if (!version) return fatal("/version", "missing (this Remat reads version 1)");
+    const auto v = jd::readInt(*version, "/version", m_diag, true);
+    if (!v) return m_diag.failure<LoadedPlan>();
+    if (*v != 1)
+      return fatal("/version", "unsupported plan version " + std::to_string(*v) + " (this Remat reads version 1)");
+
+    readString(*doc, "solver", m_out.solver);
+    readString(*doc, "graph", m_out.graphName);
+    m_otherGraph = !m_out.graphName.empty() && m_out.graphName != m_graph.name();
+    if (const jd::Json* budget = jd::member(*doc, "budget_bytes"); budget && !budget->is_null()) {
+      if (auto b = jd::readInt(*budget, "/budget_bytes", m_diag, false)) {
+        if (*b > 0)
+          m_out.budget = Bytes{*b};
+        else
+          m_diag.errorAtPath("/budget_bytes",
+                             "the budget must be a positive number of bytes, got " + std::to_string(*b));
+      }
+    }
+    if (!readSchedule(*doc) || !readLowerSets(*doc) || m_diag.hasErrors()) return m_diag.failure<LoadedPlan>();
+    if (!simulate()) return m_diag.failure<LoadedPlan>();
+    return Result<LoadedPlan>(std::move(m_out), m_diag.takeWarnings());
   }
+
+ private:
+  Result<LoadedPlan> fatal(const std::string& path, const std::string& message) {
+    m_diag.errorAtPath(path, message);
+    return m_diag.failure<LoadedPlan>();
+  }
+
+  void readString(const jd::Json& doc, const std::string& key, std::string& into) {
+    const jd::Json* v = jd::member(doc, key);
+    if (!v || v->is_null()) return;
+    if (!v->is_string())
+      m_diag.errorAtPath("/" + key, "expected a string, got " + jd::describe(*v));
+    else
+      into = v->get<std::string>();
+  }
+
+  // The node a plan names, or nullopt with the error recorded. Once the plan has shown it is for
+  // another graph, its other unknown names add nothing.
+  std::optional<graph::NodeId> node(const jd::Json& v, const std::string& path) {
+    if (!v.is_string()) {
+      m_diag.errorAtPath(path, "expected a node id (a string), got " + jd::describe(v));
+      return std::nullopt;
+    }
+    const std::string& name = v.get_ref<const std::string&>();
+    if (auto id = m_graph.find(name)) return id;
+    if (m_otherGraph) {
+      if (!m_reportedOtherGraph)
+        m_diag.errorAtPath("/graph", "the plan is for graph '" + jd::printable(m_out.graphName) + "', not for '" +
+                                         jd::printable(m_graph.name()) + "' (it names node '" + jd::printable(name) +
+                                         "' at " + path + ", which this graph does not have)");
+      m_reportedOtherGraph = true;
+    } else {
+      m_diag.errorAtPath(path,
+                         "node '" + jd::printable(name) + "' is not in graph '" + jd::printable(m_graph.name()) + "'");
+    }
+    return std::nullopt;
+  }
+
+  bool readSchedule(const jd::Json& doc) {
+    const jd::Json* steps = jd::member(doc, "schedule");
+    if (!steps || !steps->is_array()) {
+      m_diag.errorAtPath("/schedule",
+                         "expected an array of steps, got " + (steps ? jd::describe(*steps) : std::string("nothing")));
+      return false;
+    }
+    m_out.plan.schedule.reserve(steps->size());
+    for (std::size_t i = 0; i < steps->size() && !m_diag.full() && !m_reportedOtherGraph; ++i) {
+      const std::string path = jd::childPath("/schedule", i);
+      const jd::Json& s = (*steps)[i];
+      if (!s.is_array() || s.size() != 2) {
+        m_diag.errorAtPath(path, "expected [\"fwd\"|\"bwd\"|\"free\"|\"free-grad\", node id], got " + jd::describe(s));
+        continue;
+      }
+      std::optional<sim::StepKind> kind;
+      if (s[0].is_string()) kind = sim::stepKindFromName(s[0].get_ref<const std::string&>());
+      if (!kind)
+        m_diag.errorAtPath(path + "/0",
+                           s[0].is_string()
+                               ? "unknown step kind '" + jd::printable(s[0].get_ref<const std::string&>()) +
+                                     "' (fwd, bwd, free or free-grad)"
+                               : "expected a step kind (fwd, bwd, free or free-grad), got " + jd::describe(s[0]));
+      const auto id = node(s[1], path + "/1");
+      if (kind && id) m_out.plan.schedule.push_back({*kind, *id});
+    }
+    return !m_diag.hasErrors();
+  }
+
   // Canonical plans: the segments (always written) or else the cumulative lower sets.
-  const bool haveSegments = doc.contains("segments") && doc["segments"].is_array();
-  const bool haveSets = doc.contains("lower_sets") && doc["lower_sets"].is_array();
-  if (haveSegments || haveSets) {
-    const std::string key = haveSegments ? "segments" : "lower_sets";
-    const json& list = doc[key];
+  bool readLowerSets(const jd::Json& doc) {
+    const jd::Json* segments = jd::member(doc, "segments");
+    const jd::Json* cumulative = jd::member(doc, "lower_sets");
+    for (const auto& [key, v] : {std::pair{"segments", segments}, std::pair{"lower_sets", cumulative}})
+      if (v && !v->is_null() && !v->is_array()) {
+        m_diag.errorAtPath(std::string("/") + key,
+                           "expected an array of arrays of node ids or null, got " + jd::describe(*v));
+        return false;
+      }
+    const bool haveSegments = segments && segments->is_array();
+    if (!haveSegments && !(cumulative && cumulative->is_array())) return true;
+    const std::string key = haveSegments ? "/segments" : "/lower_sets";
+    const jd::Json& list = haveSegments ? *segments : *cumulative;
+    const graph::ComputeGraph& g = m_graph;
     std::vector<graph::NodeSet> sets;
     graph::NodeSet current = graph::emptySet(g);
     for (std::size_t i = 0; i < list.size(); ++i) {
-      const std::string path = "/" + key + "/" + std::to_string(i);
-      if (!list[i].is_array()) return fail(path, "expected an array of node ids");
+      const std::string path = jd::childPath(key, i);
+      if (!list[i].is_array()) {
+        m_diag.errorAtPath(path, "expected an array of node ids, got " + jd::describe(list[i]));
+        return false;
+      }
       graph::NodeSet s = haveSegments ? current : graph::emptySet(g);
       for (std::size_t k = 0; k < list[i].size(); ++k) {
-        auto id = lookup(list[i][k], path);
-        if (!id || !g.isOp(*id)) return fail(path + "/" + std::to_string(k), "not an operation node of this graph");
+        const std::string at = jd::childPath(path, k);
+        const auto id = node(list[i][k], at);
+        if (!id) return false;
+        if (!g.isOp(*id)) {
+          m_diag.errorAtPath(at, "'" + jd::printable(g.node(*id).name) + "' is not an operation node");
+          return false;
+        }
         s.insert(g.opIndex(*id));
       }
-      if (!graph::isLowerSet(g, s)) return fail(path, "not a lower set (a member's predecessor is missing)");
-      if (!sets.empty() && (!sets.back().subsetOf(s) || sets.back() == s))
-        return fail(path, "does not strictly contain the previous lower set");
-      if (sets.empty() && s.empty()) return fail(path, "the first lower set is empty");
+      std::string problem;
+      if (!graph::isLowerSet(g, s))
+        problem = "not a lower set (a member's predecessor is missing)";
+      else if (!sets.empty() && (!sets.back().subsetOf(s) || sets.back() == s))
+        problem = "does not strictly contain the previous lower set";
+      else if (sets.empty() && s.empty())
+        problem = "the first lower set is empty";
+      if (!problem.empty()) {
+        m_diag.errorAtPath(path, problem);
+        return false;
+      }
       current = s;
       sets.push_back(std::move(s));
     }
-    if (!sets.empty() && sets.back() != graph::fullSet(g)) return fail("/" + key, "the last lower set is not the whole graph");
-    if (!sets.empty()) out.plan.lowerSets = std::move(sets);
-    // The model whose lowering made the schedule; plans written before it was recorded used the paper's.
-    out.plan.model = DpModelKind::Paper;
-    if (doc.contains("model")) {
-      const auto model = doc["model"].is_string() ? dpModelFromName(doc["model"].get<std::string>()) : std::nullopt;
-      if (!model) return fail("/model", "expected \"simulator\" or \"paper\"");
-      out.plan.model = *model;
+    if (!sets.empty() && sets.back() != graph::fullSet(g)) {
+      m_diag.errorAtPath(key, "the last lower set is not the whole graph");
+      return false;
     }
+    if (!sets.empty()) m_out.plan.lowerSets = std::move(sets);
+    // The model whose lowering made the schedule; plans written before it was recorded used the paper's.
+    m_out.plan.model = DpModelKind::Paper;
+    if (const jd::Json* model = jd::member(doc, "model")) {
+      const auto kind = model->is_string() ? dpModelFromName(model->get_ref<const std::string&>()) : std::nullopt;
+      if (!kind) {
+        m_diag.errorAtPath("/model", "expected \"simulator\" or \"paper\", got " + jd::describe(*model));
+        return false;
+      }
+      m_out.plan.model = *kind;
+    }
+    return true;
   }
-  return out;
+
+  // Every command uses a plan through the simulator; a schedule it rejects is refused here, at its step.
+  bool simulate() {
+    const auto& schedule = m_out.plan.schedule;
+    try {
+      const sim::SimulationResult r =
+          sim::Simulator(m_graph, {.liveness = true, .requireComplete = true}).run(schedule);
+      if (!r.error) return true;
+      // Said first: it is the likely reason, and what to fix.
+      if (m_otherGraph)
+        m_diag.errorAtPath("/graph", "the plan is for graph '" + jd::printable(m_out.graphName) + "', not for '" +
+                                         jd::printable(m_graph.name()) + "'");
+      // The simulator's message names the step ("step 3 (fwd b): ...").
+      if (r.error->step < schedule.size())
+        m_diag.errorAtPath(jd::childPath("/schedule", r.error->step), "the simulator rejects " + r.error->message);
+      else
+        m_diag.errorAtPath("/schedule", "the simulator rejects the schedule: " + r.error->message);
+    } catch (const std::exception& e) {
+      m_diag.errorAtPath("/schedule", std::string("the schedule cannot be simulated: ") + e.what());
+    }
+    return false;
+  }
+
+  const graph::ComputeGraph& m_graph;
+  jd::Diagnostics m_diag;
+  LoadedPlan m_out;
+  bool m_otherGraph = false;
+  bool m_reportedOtherGraph = false;
+};
+
+}  // namespace
+
+Result<LoadedPlan> readPlanJson(std::string_view text, const std::string& fileName, const graph::ComputeGraph& g) {
+  try {
+    return PlanReader(g, fileName).read(text);
+  } catch (const std::exception& e) {
+    // Firewall: nothing in a file may end the program.
+    return Result<LoadedPlan>::failure(Diagnostic{{fileName, 0, {}}, std::string("cannot read the plan: ") + e.what()});
+  }
+}
+
+Result<LoadedPlan> readPlanFile(const std::string& path, const graph::ComputeGraph& g) {
+  auto fail = [&](const std::string& why) {
+    return Result<LoadedPlan>::failure(Diagnostic{{path, 0, {}}, "cannot read plan file: " + why});
+  };
+  try {
+    std::string why;
+    const auto text = io::detail::readFileCapped(path, kMaxPlanFileBytes, "plan", why, true);
+    if (!text) return fail(why);
+    return readPlanJson(*text, path, g);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
 }
 
 }  // namespace remat::solvers

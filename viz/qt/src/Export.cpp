@@ -1,6 +1,7 @@
 #include "remat/vizqt/Export.hpp"
 
-#include <QFile>
+#include <QBuffer>
+#include <QByteArray>
 #include <QImage>
 #include <QPageLayout>
 #include <QPageSize>
@@ -12,6 +13,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "remat/io/OutputFile.hpp"
 #include "remat/vizqt/ScenePainter.hpp"
 
 namespace remat::vizqt {
@@ -27,37 +29,29 @@ std::optional<ImageFormat> formatFromPath(std::string_view path) {
   return std::nullopt;
 }
 
-namespace {
-
-std::optional<std::string> checkWritable(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) return "cannot write " + path.toStdString() + ": " + file.errorString().toStdString();
-  return std::nullopt;
-}
-
-}  // namespace
-
-std::optional<std::string> exportScene(const viz::Scene& scene, const std::string& path, ImageFormat format,
+std::optional<std::string> encodeScene(const viz::Scene& scene, ImageFormat format, std::string& bytes,
                                        const ExportOptions& options) {
-  const QString file = QString::fromStdString(path);
   if (!(scene.width > 0 && scene.height > 0)) return std::string("the figure has no size");
-  if (auto error = checkWritable(file)) return error;
+  // Painted into memory, so that a file is only ever written whole (exportScene).
+  QByteArray data;
+  QBuffer buffer(&data);
+  buffer.open(QIODevice::WriteOnly);
   switch (format) {
     case ImageFormat::Svg: {
       QSvgGenerator svg;
-      svg.setFileName(file);
+      svg.setOutputDevice(&buffer);
       svg.setResolution(96);  // one scene unit per SVG user unit
       svg.setSize(QSize(static_cast<int>(std::ceil(scene.width)), static_cast<int>(std::ceil(scene.height))));
       svg.setViewBox(QRectF(0, 0, scene.width, scene.height));
       svg.setTitle(QStringLiteral("Remat figure"));
       QPainter painter;
-      if (!painter.begin(&svg)) return "cannot write " + path;
+      if (!painter.begin(&svg)) return std::string("cannot paint the SVG");
       paintScene(scene, painter);
       painter.end();
       break;
     }
     case ImageFormat::Pdf: {
-      QPdfWriter pdf(file);
+      QPdfWriter pdf(&buffer);
       constexpr int kResolution = 1200;
       pdf.setResolution(kResolution);
       pdf.setCreator(QStringLiteral("Remat"));
@@ -66,7 +60,7 @@ std::optional<std::string> exportScene(const viz::Scene& scene, const std::strin
       pdf.setPageLayout(QPageLayout(QPageSize(points, QPageSize::Point, QString(), QPageSize::ExactMatch),
                                     QPageLayout::Portrait, QMarginsF(0, 0, 0, 0)));
       QPainter painter;
-      if (!painter.begin(&pdf)) return "cannot write " + path;
+      if (!painter.begin(&pdf)) return std::string("cannot paint the PDF");
       painter.scale(kResolution / 96.0, kResolution / 96.0);
       paintScene(scene, painter);
       painter.end();
@@ -88,10 +82,20 @@ std::optional<std::string> exportScene(const viz::Scene& scene, const std::strin
       painter.scale(scale, scale);
       paintScene(scene, painter);
       painter.end();
-      if (!image.save(file, "PNG")) return "cannot write " + path;
+      if (!image.save(&buffer, "PNG")) return std::string("cannot encode the PNG");
       break;
     }
   }
+  buffer.close();
+  bytes.assign(data.constData(), static_cast<std::size_t>(data.size()));
+  return std::nullopt;
+}
+
+std::optional<std::string> exportScene(const viz::Scene& scene, const std::string& path, ImageFormat format,
+                                       const ExportOptions& options) {
+  std::string bytes;
+  if (auto error = encodeScene(scene, format, bytes, options)) return "cannot write '" + path + "': " + *error;
+  if (auto error = io::writeFileAtomically(path, bytes)) return error->message;
   return std::nullopt;
 }
 

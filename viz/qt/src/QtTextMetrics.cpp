@@ -3,6 +3,7 @@
 #include <QFontMetricsF>
 #include <QImage>
 
+#include "remat/graph/PrintableText.hpp"
 #include "remat/vizqt/ScenePainter.hpp"
 
 namespace remat::vizqt {
@@ -23,7 +24,9 @@ const QImage& measuringDevice() {
 double QtTextMetrics::width(std::string_view text, double size, bool bold) const {
   const QImage& device = measuringDevice();
   const QFontMetricsF metrics(sceneFont(m_family, size, bold, device), &device);
-  return metrics.horizontalAdvance(QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size())));
+  // What the painter draws (ScenePainter escapes control characters), so that layouts leave it room.
+  const std::string shown = graph::printableText(text);
+  return metrics.horizontalAdvance(QString::fromUtf8(shown.data(), static_cast<qsizetype>(shown.size())));
 }
 
 double QtTextMetrics::height(double size) const {

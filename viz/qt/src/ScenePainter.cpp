@@ -8,6 +8,9 @@
 #include <QPolygonF>
 
 #include <cmath>
+#include <string>
+
+#include "remat/graph/PrintableText.hpp"
 
 namespace remat::vizqt {
 
@@ -163,7 +166,10 @@ void paintScene(const Scene& scene, QPainter& p) {
     } else if (const auto* t = std::get_if<TextItem>(&item)) {
       const QFont font = sceneFont(scene.fontFamily, t->size, t->bold, device);
       const QFontMetricsF metrics(font, &device);
-      const QString text = QString::fromUtf8(t->text.data(), static_cast<qsizetype>(t->text.size()));
+      // The figure builders escape the names they place; this catches any other text (a title, a plan
+      // file's name), since one control character makes an SVG file invalid XML.
+      const std::string shown = graph::printableText(t->text);
+      const QString text = QString::fromUtf8(shown.data(), static_cast<qsizetype>(shown.size()));
       const double w = metrics.horizontalAdvance(text);
       const double dx = t->anchor == Anchor::Start ? 0 : t->anchor == Anchor::Middle ? -w / 2 : -w;
       const double dy = t->baseline == Baseline::Top      ? metrics.ascent()

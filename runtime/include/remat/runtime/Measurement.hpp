@@ -93,8 +93,9 @@ struct Measurement {
 /// Median of a non-empty list (the mean of the middle two for an even count); 0 for an empty list.
 [[nodiscard]] double median(std::vector<double> values);
 
-/// Writes `text` to `path` through a temporary file in the same folder and a rename, so that a reader
-/// never sees half a file and a failed run leaves none. Throws RunnerError (ExitCode::Input) on failure.
+/// Writes `text` to `path` through a new temporary file in the same folder (O_EXCL), checked, synced and
+/// renamed, so that a reader never sees half a file and a failed run leaves none; a target that is not a
+/// regular file is refused. Throws RunnerError (ExitCode::Input) on failure.
 void writeFileAtomically(const std::string& path, const std::string& text);
 
 }  // namespace remat::runtime

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,23 @@ struct GraphDrawingOptions {
   /// (a 1,000-op random DAG has about 800,000); beyond it the longest edges are left out of the layout
   /// and drawn as plain curves (DrawnEdge::routed false), so that any graph lays out in seconds.
   std::size_t routeBudget = 12000;
+  /// The most boxes and edges (routed or not) the drawing holds. dot's time grows faster than the
+  /// graph (a 4,000-op random DAG took 30 s), it crashes on more than 32,768 ranks (a 33,000-op
+  /// chain), and every edge is a curve in the figure; within these every generated graph measured lays
+  /// out in a few seconds and a few hundred MB (BENCHMARKS.md, "Size limits of the checkpoint drawing").
+  /// Beyond them layoutGraph draws chains collapsed (see collapseWhenTooLarge) or throws GraphTooLarge.
+  std::size_t maxNodes = 5000;
+  std::size_t maxEdges = 10000;
+  /// When the drawing would exceed maxNodes or maxEdges and chains are not collapsed yet, collapse them
+  /// (as collapseChains) if that brings it within both, and say so in GraphDrawing::note.
+  bool collapseWhenTooLarge = true;
+};
+
+/// layoutGraph's refusal of a graph whose drawing would exceed GraphDrawingOptions::maxNodes or
+/// maxEdges, even with chains collapsed; what() names the counts and the limits.
+class GraphTooLarge : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// One box of the drawing: a graph node, or a collapsed chain of operations (members in topological
@@ -73,12 +91,16 @@ struct GraphDrawing {
   double width = 0;
   double height = 0;
   double fontSize = 9;  ///< the node labels' size the boxes were made for (GraphDrawingOptions::fontSize)
+  /// Set when the drawing is not what was asked for (chains collapsed to fit the size limits): one
+  /// line, shown under the figure's title.
+  std::string note;
 };
 
 /// Lays a graph out top to bottom with Graphviz's `dot`, each lower-set segment in a cluster of its
 /// own when `marks` has segments. `marks` may be empty (no plan: every role Other, no clusters);
 /// otherwise its vectors must have g.size() entries (std::invalid_argument if not). Thread-safe
-/// (Graphviz is not: layouts run one at a time). Throws std::runtime_error if Graphviz fails.
+/// (Graphviz is not: layouts run one at a time). Throws GraphTooLarge, before Graphviz sees anything,
+/// for a drawing beyond the options' size limits, and std::runtime_error if Graphviz fails.
 [[nodiscard]] GraphDrawing layoutGraph(const graph::ComputeGraph& g, const NodeMarks& marks,
                                        const GraphDrawingOptions& options = {});
 
@@ -106,6 +128,7 @@ struct GraphSceneLayout {
   std::vector<NodeRole> legendRoles;  ///< the roles present, in NodeRole order
   std::vector<Box> legendBoxes;       ///< one per legend role, symbol and label
   double titleY = 0;
+  double noteY = 0;  ///< the top of GraphDrawing::note's line, when there is one
 
   /// The band drawing y lies in: the last one whose y0 is at most y (0 for y above the drawing, the
   /// last band for y at or below its bottom).

@@ -49,10 +49,14 @@ struct FigureRequest {
 };
 
 /// The figure, or a readable reason why it cannot be drawn (a plan that does not simulate, a figure
-/// that needs a plan and has none).
+/// that needs a plan and has none, a graph too large to draw).
 struct FigureResult {
   std::optional<Scene> scene;
   std::string error;
+  /// The error is the figure's size limit (GraphTooLarge), not a fault of the input.
+  bool tooLarge = false;
+  /// What the figure does differently from what was asked (GraphDrawing::note), to tell the user.
+  std::vector<std::string> warnings;
 };
 
 /// Builds the figure: simulates the plans with liveness (the simulator is the authority on memory) and

@@ -27,10 +27,11 @@ struct TimelineSeries {
   std::vector<std::array<std::int64_t, kMemoryCategories>> bytes;
   std::vector<std::int64_t> endTime;  ///< cumulative compute time at the end of each step
   std::vector<Phase> phase;           ///< per step; frees take the phase of the step before them
-  std::vector<std::string> what;      ///< per step, what it does: "fwd conv3", "free-grad relu1", ...
+  /// Per step, what it does: "fwd conv3", "free-grad relu1", ...; the name as displayName shows it.
+  std::vector<std::string> what;
   std::int64_t peak = 0;              ///< the simulator's peak
   std::size_t peakStep = 0;           ///< and the first step at which it happens
-  std::string peakWhat;               ///< that step, e.g. "bwd conv3"
+  std::string peakWhat;               ///< that step, e.g. "bwd conv3", the name as nodeLabel draws it
 
   [[nodiscard]] std::int64_t total(std::size_t step) const;
 };

@@ -33,7 +33,7 @@ using Schedule = std::vector<Step>;
 [[nodiscard]] std::string_view stepKindName(StepKind kind);
 [[nodiscard]] std::optional<StepKind> stepKindFromName(std::string_view name);
 
-/// "fwd conv1"
+/// "fwd conv1", the name escaped and cut as messages quote names (graph::printableText)
 [[nodiscard]] std::string describeStep(const graph::ComputeGraph& g, const Step& step);
 
 }  // namespace remat::sim

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -20,11 +22,26 @@ namespace remat::solvers {
 struct LoadedPlan {
   std::string solver;
   std::string graphName;
+  std::optional<Bytes> budget;  ///< `budget_bytes`; none when null or absent
   Plan plan;
 };
 
-/// Reads plan JSON for `g`. Errors name the file and the JSON path (for example "/schedule/12").
+/// Plan files larger than this are refused before anything is read, as graph files are.
+inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
+
+/// Reads plan JSON for `g`, parsed as the graph readers parse JSON (nesting limit, error lines), and
+/// simulates its schedule on `g` with liveness, as every command does: a plan comes back only when the
+/// simulator accepts it. Every error names the file and the JSON path (for example "/schedule/12/1").
+/// Checked: `format` and `version`; `solver` and `graph` strings when present; `budget_bytes` null or
+/// a positive integer that fits in 64 bits; every step, segment and lower set; `model`. The metrics are
+/// not read (the simulation recomputes them). A plan whose nodes `g` lacks and whose `graph` names
+/// another graph is refused at "/graph" with both names. Never throws.
 [[nodiscard]] Result<LoadedPlan> readPlanJson(std::string_view text, const std::string& fileName,
                                               const graph::ComputeGraph& g);
+
+/// Reads a plan file with readPlanJson: a missing file, a directory, one over kMaxPlanFileBytes, or one
+/// that does not start as a JSON object (such as /dev/zero, refused at its first byte) is an error
+/// naming the file. Never throws.
+[[nodiscard]] Result<LoadedPlan> readPlanFile(const std::string& path, const graph::ComputeGraph& g);
 
 }  // namespace remat::solvers

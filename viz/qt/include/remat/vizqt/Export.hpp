@@ -18,8 +18,15 @@ struct ExportOptions {
   double dpi = 96;
 };
 
-/// Writes the scene as SVG (viewBox in scene units), PDF (a page of the scene's size, vectors and
-/// embedded fonts) or PNG. Needs a QGuiApplication (OffscreenGui). Returns an error message on failure.
+/// Encodes the scene in memory as the bytes of an SVG (viewBox in scene units), PDF (a page of the
+/// scene's size, vectors and embedded fonts) or PNG file into `bytes`. Needs a QGuiApplication
+/// (OffscreenGui). Returns an error message on failure.
+[[nodiscard]] std::optional<std::string> encodeScene(const viz::Scene& scene, ImageFormat format, std::string& bytes,
+                                                     const ExportOptions& options = {});
+
+/// Encodes the scene (encodeScene) and writes the file whole or not at all (io::writeFileAtomically:
+/// a failed export leaves no partial file, and a path that is not a regular file is refused). Returns
+/// an error message naming the path on failure.
 [[nodiscard]] std::optional<std::string> exportScene(const viz::Scene& scene, const std::string& path, ImageFormat format,
                                                      const ExportOptions& options = {});
 

@@ -1,8 +1,11 @@
 #pragma once
 
-// Shared by the readers: a capped collector of diagnostics for one file, and small text helpers.
+// Shared by Remat's readers (the graph formats here, plan JSON in solver/solvers): a capped collector of
+// diagnostics for one file, a size-capped file reader, and small text helpers. Not an API for users.
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,11 +42,22 @@ class Diagnostics {
   [[nodiscard]] bool full() const { return m_errors.size() >= kMaxErrors; }
 
   /// The collected errors as a failed result (at least one error is guaranteed).
-  [[nodiscard]] Result<graph::ComputeGraph> failure();
+  template <class T = graph::ComputeGraph>
+  [[nodiscard]] Result<T> failure() {
+    finish();
+    return Result<T>::failure(std::move(m_errors), std::move(m_warnings));
+  }
+  /// The collected warnings, to travel with a successful result.
+  [[nodiscard]] std::vector<Diagnostic> takeWarnings() {
+    appendDropped();
+    return std::move(m_warnings);
+  }
   /// Builds the graph and merges the builder's diagnostics with the reader's.
   [[nodiscard]] Result<graph::ComputeGraph> build(graph::GraphBuilder& builder);
 
  private:
+  /// Adds a generic error when there is none, and the counts of what the caps left out.
+  void finish();
   void appendDropped();
 
   std::string m_file;
@@ -52,6 +66,15 @@ class Diagnostics {
   std::size_t m_droppedErrors = 0;
   std::size_t m_droppedWarnings = 0;
 };
+
+/// Reads a whole file of at most `maxBytes` bytes, or says why not in `why` ("no such file", "file is too
+/// large ..."; `what` names the kind of file, as in "graph files over 1 GiB are refused"). A regular file
+/// is measured before anything is read; devices, FIFOs and pipes are read in chunks and stopped at the cap.
+/// With `jsonObject`, a file whose first byte after white space is not '{' is refused as soon as that
+/// byte is read, so that `/dev/zero` or a binary file costs nothing.
+[[nodiscard]] std::optional<std::string> readFileCapped(const std::string& path, std::uintmax_t maxBytes,
+                                                        std::string_view what, std::string& why,
+                                                        bool jsonObject = false);
 
 /// The file name without folders and without its last extension ("a/b/cg_vgg19.txt" -> "cg_vgg19").
 [[nodiscard]] std::string fileStem(const std::string& fileName);

@@ -1,0 +1,204 @@
+// The command line on graphs at the edges: too large to draw, names of 100 KB, names with control
+// characters, and the values that used to mean something silently (an empty budget, batch 0).
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "ProgramRun.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using Run = remat::test::ProgramRun;
+
+fs::path scratch() { return remat::test::scratchDir("remat-cli-limits-test"); }
+
+Run runRemat(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_BINARY, args, scratch()); }
+
+std::string fixture(const std::string& name) { return std::string(REMAT_FIXTURES_DIR) + "/" + name; }
+
+// A native graph file: the input "x", then ops given as (name, inputs), each 64 bytes, time 1.
+std::string writeGraph(const std::string& file, const std::string& graphName,
+                       const std::vector<std::pair<std::string, std::vector<std::string>>>& ops) {
+  nlohmann::json nodes = nlohmann::json::array({{{"id", "x"}, {"kind", "input"}, {"bytes", 64}}});
+  for (const auto& [name, inputs] : ops)
+    nodes.push_back({{"id", name},
+                     {"kind", "op"},
+                     {"op", "Relu"},
+                     {"inputs", inputs},
+                     {"bytes", 64},
+                     {"fwd_time", 1},
+                     {"bwd_time", 1},
+                     {"saves", {{"inputs", nlohmann::json::array()}, {"output", true}}}});
+  const nlohmann::json doc{{"format", "remat-graph"}, {"version", 1}, {"name", graphName}, {"nodes", nodes}};
+  const fs::path path = scratch() / file;
+  remat::test::writeFile(path, doc.dump());
+  return path.string();
+}
+
+// The first byte of `text` that a terminal would obey: C0 but line feed and tab, DEL, C1 as UTF-8.
+std::string rawControl(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if ((b < 0x20 && b != '\n' && b != '\t') || b == 0x7F ||
+        (b == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F))
+      return "byte " + std::to_string(b) + " at " + std::to_string(i) + ": " + text.substr(i > 20 ? i - 20 : 0, 40);
+  }
+  return {};
+}
+
+const std::string kHostile = std::string(
+                                 "esc\x1b[31mred\x07"
+                                 "bel") +
+                             '\0' +
+                             "nul\x1b]0;title\x07osc\xc2\x9b"
+                             "2J";
+
+}  // namespace
+
+TEST_CASE("names with ESC, BEL, NUL, OSC and C1 controls reach the terminal escaped, in every command") {
+  const std::string graph = writeGraph("hostile.json", "graph\x1b[2J\r", {{kHostile, {"x"}}, {"b\x1b[1m", {kHostile}}});
+  const std::string plan = (scratch() / "hostile.plan.json").string();
+  REQUIRE(runRemat({"solve", graph, "-s", "store-all", "-o", plan}).code == 0);
+  // A plan whose schedule stops early: the messages that say so name the hostile node.
+  auto broken = nlohmann::json::parse(remat::test::slurp(plan));
+  broken["schedule"].erase(broken["schedule"].size() - 1);
+  const std::string brokenPlan = (scratch() / "broken.plan.json").string();
+  remat::test::writeFile(brokenPlan, broken.dump());
+  const std::string svg = (scratch() / "hostile.svg").string();
+
+  const std::vector<std::pair<std::vector<std::string>, int>> runs = {
+      {{"info", graph}, 0},
+      {{"solve", graph, "-s", "store-all"}, 0},
+      {{"solve", graph, "-s", "store-all", "--json"}, 0},
+      {{"compare", graph, "--solvers", "store-all,dtr"}, 0},
+      {{"compare", graph, "--solvers", "store-all,dtr", "--table", "markdown"}, 0},
+      {{"compare", graph, "--solvers", "store-all,dtr", "--table", "csv"}, 0},
+      {{"min-budget", graph, "-s", "store-all"}, 0},
+      {{"sweep", graph, "-s", "chen-sqrtn", "--points", "2"}, 0},
+      {{"render", graph, "--figure", "schedule", "-o", svg}, 0},
+      {{"render", graph, "--figure", "timeline", "--plan", brokenPlan, "-o", svg}, 3},
+      {{"validate", graph, "--plan", brokenPlan, "--runner", "/bin/false"}, 3},
+  };
+  for (const auto& [args, code] : runs) {
+    Run r = runRemat(args);
+    INFO(args[0] << " " << args.back() << "\nstdout:\n" << r.out << "\nstderr:\n" << r.err);
+    CHECK(r.code == code);
+    CHECK(rawControl(r.out).empty());
+    CHECK(rawControl(r.err).empty());
+  }
+  Run info = runRemat({"info", graph});
+  CHECK_THAT(info.out, Catch::Contains("graph\\x1B[2J\\x0D"));
+  Run table = runRemat({"compare", graph, "--solvers", "store-all", "--table", "markdown"});
+  CHECK_THAT(table.out, Catch::Contains("Graph graph\\x1B[2J\\x0D:"));
+  Run render = runRemat({"render", graph, "--figure", "timeline", "--plan", brokenPlan, "-o", svg});
+  CHECK_THAT(render.err, Catch::Contains("esc\\x1B[31mred\\x07bel\\x00nul\\x1B]0;title\\x07osc\\u009B2J"));
+  // JSON output keeps the names exactly: the escapes are JSON's own.
+  Run json = runRemat({"solve", graph, "-s", "store-all", "--json"});
+  CHECK(json.json()["schedule"][0][1] == kHostile);
+}
+
+TEST_CASE("a node name of 100 KB: the graph and schedule figures draw it elided") {
+  const std::string huge = "head_" + std::string(100000, 'x') + "_tail";
+  const std::string graph = writeGraph("huge-name.json", "huge", {{"a", {"x"}}, {huge, {"a"}}, {"c", {huge}}});
+  for (const char* figure : {"graph", "schedule"}) {
+    const fs::path svg = scratch() / (std::string(figure) + "-huge.svg");
+    Run r = runRemat({"render", graph, "--figure", figure, "-o", svg.string()});
+    INFO(figure << ": " << r.err);
+    REQUIRE(r.code == 0);
+    const std::string text = remat::test::slurp(svg);
+    CHECK(text.find(std::string(1000, 'x')) == std::string::npos);
+    CHECK(text.find("head_xxx") != std::string::npos);
+    CHECK(text.find("xxx_tail") != std::string::npos);
+    CHECK(text.find("\u2026") != std::string::npos);
+  }
+}
+
+TEST_CASE("render --figure graph beyond the size limit: a long chain is drawn collapsed, a dense graph refused") {
+  std::vector<std::pair<std::string, std::vector<std::string>>> chain;
+  for (int i = 0; i < 6000; ++i)
+    chain.push_back({"n" + std::to_string(i), {i == 0 ? "x" : "n" + std::to_string(i - 1)}});
+  const std::string longChain = writeGraph("chain6000.json", "chain", chain);
+  const fs::path svg = scratch() / "limits.svg";
+  Run collapsed = runRemat({"render", longChain, "--figure", "graph", "-o", svg.string()});
+  CHECK(collapsed.code == 0);
+  CHECK_THAT(collapsed.err,
+             Catch::Contains("remat: warning: graph figure: chains of operations drawn as one box each: the graph "
+                             "drawing holds at most 5,000 boxes and 10,000 edges, not 6,001 boxes and 6,000 edges"));
+  CHECK(remat::test::slurp(svg).find(">n0 \u2026 n") != std::string::npos);  // one box: first … last
+
+  // 150 ops, each reading every op before it: 11,325 edges, no chain to collapse.
+  std::vector<std::pair<std::string, std::vector<std::string>>> dense;
+  for (int i = 0; i < 150; ++i) {
+    std::vector<std::string> inputs{"x"};
+    for (int j = 0; j < i; ++j) inputs.push_back("d" + std::to_string(j));
+    dense.push_back({"d" + std::to_string(i), inputs});
+  }
+  const std::string denseGraph = writeGraph("dense150.json", "dense", dense);
+  fs::remove(svg);
+  Run refused = runRemat({"render", denseGraph, "--figure", "graph", "-o", svg.string()});
+  CHECK(refused.code == 1);
+  CHECK(refused.err ==
+        "remat: error: the graph drawing holds at most 5,000 boxes and 10,000 edges; this graph needs "
+        "151 boxes and 11,325 edges: Graphviz's layout would take minutes or fail at this size. The "
+        "timeline, schedule and layout figures have no such limit\n");
+  CHECK_FALSE(fs::exists(svg));
+  // compare --figures leaves that one figure out and writes the others.
+  const fs::path dir = scratch() / "dense-figures";
+  Run figures = runRemat({"compare", denseGraph, "--solvers", "store-all", "--figures", dir.string(), "--json"});
+  CHECK(figures.code == 0);
+  CHECK_THAT(figures.err, Catch::Contains("remat: warning: graph figure left out: the graph drawing holds at most"));
+  CHECK(figures.json()["figures"].size() == 3);  // timeline, schedule, layout (no fronts from store-all)
+  CHECK_FALSE(fs::exists(dir / "graph.svg"));
+  CHECK(fs::exists(dir / "timeline.svg"));
+}
+
+TEST_CASE("an empty budget and batch 0 are usage errors, not silently no budget and the file's batch") {
+  const std::string g = fixture("cli/chain3.json");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"solve", g, "-s", "store-all", "-b", ""},
+           {"compare", g, "--solvers", "store-all", "-b", ""},
+           {"render", g, "--figure", "timeline", "-o", (scratch() / "x.svg").string(), "-b", ""},
+           {"validate", g, "--solvers", "store-all", "-b", "", "--runner", "/bin/false"}}) {
+    Run r = runRemat(args);
+    INFO(args[0] << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("--budget: the budget is empty: give bytes or a size such as 2GiB, or leave "
+                                        "the option out for no budget"));
+  }
+  CHECK(runRemat({"solve", g, "-s", "store-all", "--budget="}).code == 2);
+  const std::string onnx = fixture("onnx/valid/mlp.onnx");
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"info", onnx, "--batch", "0"},
+                                             {"convert", onnx, (scratch() / "o.json").string(), "--batch", "0"},
+                                             {"max-batch", g, "--memory", "1GiB", "--batch", "0"},
+                                             {"info", onnx, "--batch", "-2"}}) {
+    Run r = runRemat(args);
+    INFO(args[0] << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith("--batch: the batch size must be at least 1, got " + args.back()));
+  }
+  CHECK(runRemat({"info", onnx, "--batch", "3"}).code == 0);
+}
+
+TEST_CASE("refused graph files: duplicate JSON keys and cg ids beyond N exit with 3, the file and the place") {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"native/invalid/duplicate_key.json",
+       "duplicate_key.json: /nodes/1/bytes: duplicate key \"bytes\": a key may appear only once in an object"},
+      {"checkmate/invalid/duplicate_key.json",
+       "duplicate_key.json: /links/0/target: duplicate key \"target\": a key may appear only once in an object"},
+      {"pfn/invalid/id_beyond_n.txt",
+       "id_beyond_n.txt:4: variable id 7 is out of range: the first line declares N = 3 variables, ids 0 to 2"},
+  };
+  for (const auto& [file, message] : cases) {
+    Run r = runRemat({"info", fixture(file)});
+    INFO(file << ": " << r.err);
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::StartsWith("remat: error: " + fixture(file)));
+    CHECK_THAT(r.err, Catch::Contains(message));
+  }
+}
