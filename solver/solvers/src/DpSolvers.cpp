@@ -404,25 +404,37 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
   // One clock for the whole run: enumerating the lower sets and their terms takes seconds on families
   // near the limit, and counts against the time limit like the DP itself.
   const auto start = std::chrono::steady_clock::now();
-  const StopAtDeadline guard(request.stop, deadlineOf(request, start));
-  std::optional<LowerSetFamily> family = LowerSetFamily::allLowerSets(g, m_limit, guard.token());
-  if (!family) {
-    auto [status, message] = noFamily(request, guard, m_limit);
-    return {status, std::nullopt, message};
+  const auto deadline = deadlineOf(request, start);
+  // The DP's work grows with the square of the number of lower sets, so a family that takes half the
+  // time limit to enumerate cannot be solved within it: the enumeration stops there, and the answer is
+  // approx-dp's plan, computed in the other half.
+  std::optional<LowerSetFamily> family;
+  bool outOfTime = false;
+  {
+    const StopAtDeadline enumerating(request.stop,
+                                     deadline ? std::optional(start + *request.timeLimit / 2) : std::nullopt);
+    family = LowerSetFamily::allLowerSets(g, m_limit, enumerating.token());
+    if (!family) {
+      auto [status, message] = noFamily(request, enumerating, m_limit);
+      if (status != SolveStatus::TimeLimit) return {status, std::nullopt, message};
+      outOfTime = true;
+    }
   }
   // approx-dp's optimum before the simulator's terms of every set: it is the DP's first incumbent, and
-  // the answer should time run out while those terms are computed.
+  // the answer should time run out before the DP runs.
   const LowerSetFamily closures = inModel(LowerSetFamily::ancestorClosures(g), request);
   SolveRequest quick = request;
   quick.strategy = request.strategy == Strategy::Memory ? Strategy::Memory : Strategy::Time;
   quick.progress = {};
   SolverOutput warm = solveFrom(g, closures, quick, "exact-dp", nullptr, std::nullopt, ThresholdSearch::Direct, start);
-  if (!family->useModel(g, request.model, guard.token())) {
+  const StopAtDeadline guard(request.stop, deadline);
+  if (outOfTime || !family->useModel(g, request.model, guard.token())) {
     if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+    const std::string why = outOfTime ? "time limit reached: the lower sets alone took half of it"
+                                      : "time limit reached while preparing the lower sets";
     if (warm.status == SolveStatus::Optimal && warm.plan)
-      return {SolveStatus::TimeLimit, std::move(warm.plan),
-              "time limit reached while preparing the lower sets: approx-dp's plan (not proven optimal)"};
-    return {SolveStatus::TimeLimit, std::nullopt, "time limit reached while preparing the lower sets"};
+      return {SolveStatus::TimeLimit, std::move(warm.plan), why + "; approx-dp's plan (not proven optimal)"};
+    return {SolveStatus::TimeLimit, std::nullopt, why};
   }
   return solveFrom(g, *family, request, "exact-dp", &closures, std::move(warm), ThresholdSearch::Gallop, start);
 }
