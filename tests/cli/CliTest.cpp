@@ -625,7 +625,7 @@ TEST_CASE("every invalid plan fixture is refused with exit code 3, the file and 
   const std::map<std::string, std::string> expected = {
       {"array.plan.json", "cannot read plan file: not a JSON object (the first character is [)"},
       {"bad_model.plan.json", "/model: expected \"simulator\" or \"paper\", got \"magic\""},
-      {"budget_1e400.plan.json", "invalid JSON: number overflow parsing '1e400'"},
+      {"budget_1e400.plan.json", "/budget_bytes: invalid JSON: number overflow parsing '1e400'"},
       {"budget_2_64.plan.json", "/budget_bytes: number 1.8446744073709552e+19 does not fit in 64 bits"},
       {"budget_fraction.plan.json", "/budget_bytes: expected an integer, got 1.5"},
       {"budget_negative.plan.json", "/budget_bytes: the budget must be a positive number of bytes, got -5"},

@@ -162,7 +162,7 @@ TEST_CASE("native: wrong types for structure", "[io][native]") {
   check(R"({"format": "remat-graph", "version": 1, "nodes": [{"id": "x", "kind": "op", "op": "A", "bytes": 1,
         "inputs": []}], "backward_graph": [{"id": "b", "gradient_of": "nope"}]})",
         "gradient of unknown node 'nope'");
-  check(graphWith("1e400"), "invalid JSON: number overflow parsing '1e400'");
+  check(graphWith("1e400"), "/nodes/1/bytes: invalid JSON: number overflow parsing '1e400'");
   check("", "invalid JSON");
   check("   ", "invalid JSON");
   check("{\"format\": \"remat-graph\", \"x\": \"\xff\"}", "invalid JSON");

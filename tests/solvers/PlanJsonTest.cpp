@@ -72,7 +72,7 @@ TEST_CASE("plan JSON: budget_bytes is a positive 64-bit integer or null, never s
       {"1.5", "p.json: /budget_bytes: expected an integer, got 1.5"},
       {"18446744073709551616", "p.json: /budget_bytes: number 1.8446744073709552e+19 does not fit in 64 bits"},
       {"9223372036854775808", "p.json: /budget_bytes: number 9223372036854775808 does not fit in 64 bits"},
-      {"1e400", "p.json: invalid JSON: number overflow parsing '1e400'"},
+      {"1e400", "p.json: /budget_bytes: invalid JSON: number overflow parsing '1e400'"},
       {"[1]", "p.json: /budget_bytes: expected an integer, got an array"}};
   for (const auto& [value, message] : bad) {
     auto r = readPlanJson(chainPlan(R"("budget_bytes":)" + value + ","), "p.json", g);

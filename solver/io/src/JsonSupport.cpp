@@ -116,12 +116,16 @@ class DuplicateKeyRefusingParser {
   }
   template <class Exception>
   bool parse_error(std::size_t position, const std::string& token, const Exception& e) {
+    m_errorPath = valuePath();
     return m_dom.parse_error(position, token, e);
   }
 
   /// The path of the first duplicate key, when parsing stopped at one.
   [[nodiscard]] const std::optional<std::string>& duplicatePath() const { return m_duplicatePath; }
   [[nodiscard]] const std::string& duplicateKey() const { return m_duplicateKey; }
+  /// Where the value being read lay when the parser failed (empty at the top level): nlohmann's
+  /// out_of_range error for a number such as 1e400 carries no position of its own.
+  [[nodiscard]] const std::string& errorPath() const { return m_errorPath; }
 
  private:
   // Objects with more keys than this find repeats in a hash set, so that no object costs quadratic time.
@@ -150,11 +154,22 @@ class DuplicateKeyRefusingParser {
     f.many.clear();
     return true;
   }
-  bool duplicate(const std::string& k) {
+  // The path of the open objects and arrays up to `depth` frames, each at the member being read.
+  std::string pathTo(std::size_t depth) const {
     std::string path;
-    for (std::size_t i = 0; i + 1 < m_depth; ++i)
+    for (std::size_t i = 0; i < depth; ++i)
       path = m_frames[i].object ? childPath(path, m_frames[i].key) : childPath(path, m_frames[i].elements - 1);
-    m_duplicatePath = childPath(path, k);
+    return path;
+  }
+  // The value the lexer is on when it fails: its key in an object, the next index in an array (a value
+  // that fails to lex was never counted by element()).
+  std::string valuePath() const {
+    if (m_depth == 0) return {};
+    const Frame& top = m_frames[m_depth - 1];
+    return top.object ? childPath(pathTo(m_depth - 1), top.key) : childPath(pathTo(m_depth - 1), top.elements);
+  }
+  bool duplicate(const std::string& k) {
+    m_duplicatePath = childPath(pathTo(m_depth - 1), k);
     m_duplicateKey = k;
     return false;
   }
@@ -164,6 +179,7 @@ class DuplicateKeyRefusingParser {
   std::size_t m_depth = 0;
   std::optional<std::string> m_duplicatePath;
   std::string m_duplicateKey;
+  std::string m_errorPath;
 };
 
 }  // namespace
@@ -173,9 +189,9 @@ std::optional<Json> parseJson(std::string_view text, Diagnostics& diag) {
     diag.errorAtLine(line, "JSON nested too deeply (more than " + std::to_string(kMaxJsonDepth) + " levels)");
     return std::nullopt;
   }
+  Json doc;
+  DuplicateKeyRefusingParser parser(doc);
   try {
-    Json doc;
-    DuplicateKeyRefusingParser parser(doc);
     if (Json::sax_parse(text.begin(), text.end(), &parser)) return doc;
     if (parser.duplicatePath())
       diag.errorAtPath(*parser.duplicatePath(), "duplicate key \"" + printable(parser.duplicateKey()) +
@@ -183,8 +199,11 @@ std::optional<Json> parseJson(std::string_view text, Diagnostics& diag) {
     else
       diag.errorAtLine(0, "invalid JSON");
     return std::nullopt;
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number like 1e400: nlohmann's message has no position, the parser knows the value's path.
+    diag.errorAtPath(parser.errorPath(), describeParseError(e.what()).second);
   } catch (const std::exception& e) {
-    // parse_error carries the line; out_of_range (a number like 1e400) does not.
+    // parse_error carries the line.
     auto [line, message] = describeParseError(e.what());
     diag.errorAtLine(line, std::move(message));
   }
