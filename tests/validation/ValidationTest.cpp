@@ -309,6 +309,12 @@ TEST_CASE("validate --out-dir never replaces a plan file it was given: exit 2 be
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
   CHECK(names == std::vector<std::string>{"store-all.plan.json"});
+  // Refused before anything runs: with a runner that fails at once (exit 5 when it runs) the answer is
+  // the same.
+  const Run early =
+      cli({"validate", small("mlp"), "--plan", plan.string(), "--out-dir", dir.string(), "--runner", "/bin/false"});
+  CHECK(early.code == 2);
+  CHECK_THAT(early.err, Catch::Contains("it is the input file"));
   fs::remove_all(dir);
 }
 

@@ -89,6 +89,11 @@ int runValidate(const ValidateOptions& o) {
   }
 
   runtime::ValidationRun validation(g, std::move(plans), measure, o.graph.path);
+  try {
+    if (!o.outDir.empty()) validation.checkKeep(o.outDir);  // before minutes of measuring, not after
+  } catch (const runtime::ValidationError& e) {
+    throw cliError(e);
+  }
   if (!json && ::isatty(STDERR_FILENO))
     validation.setProgress([](std::string_view line) { std::cerr << "remat: " << line << '\n'; });
   std::vector<std::string> kept;

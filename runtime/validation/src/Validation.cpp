@@ -106,7 +106,18 @@ PlanToValidate readPlanForValidation(const std::string& path, const graph::Compu
 
 ValidationRun::ValidationRun(const graph::ComputeGraph& g, std::vector<PlanToValidate> plans, MeasureOptions options,
                              std::string graphLabel)
-    : m_graph(g), m_plans(std::move(plans)), m_options(std::move(options)), m_graphLabel(std::move(graphLabel)) {}
+    : m_graph(g), m_plans(std::move(plans)), m_options(std::move(options)), m_graphLabel(std::move(graphLabel)) {
+  // Unique, file-safe labels, fixed here so that keep()'s files are known before run().
+  std::set<std::string> used;
+  for (PlanToValidate& p : m_plans) {
+    std::string label = fileSafe(p.label);
+    for (int k = 2; used.count(label); ++k) label = fileSafe(p.label) + "-" + std::to_string(k);
+    used.insert(label);
+    p.label = label;
+  }
+  m_baselineLabel = "store-all";
+  for (int k = 2; used.count(m_baselineLabel); ++k) m_baselineLabel = "store-all-" + std::to_string(k);
+}
 
 ValidationRun::~ValidationRun() = default;
 
@@ -115,15 +126,6 @@ void ValidationRun::run() {
   if (m_plans.empty()) throw ValidationError(ValidationFailure::Usage, "no plan to validate");
   if (m_options.runner.empty()) m_options.runner = findRunner("");
   const graph::ComputeGraph& g = m_graph;
-
-  // Unique, file-safe labels.
-  std::set<std::string> used;
-  for (PlanToValidate& p : m_plans) {
-    std::string label = fileSafe(p.label);
-    for (int k = 2; used.count(label); ++k) label = fileSafe(p.label) + "-" + std::to_string(k);
-    used.insert(label);
-    p.label = label;
-  }
 
   // Every plan through the simulator first: a schedule it rejects is never measured.
   struct Predicted {
@@ -210,9 +212,7 @@ void ValidationRun::run() {
   Ticks baselineTime{0};
   if (extraBaseline) {
     progress("store-all (the baseline)");
-    std::string label = "store-all";
-    for (int k = 2; used.count(label); ++k) label = "store-all-" + std::to_string(k);
-    baselineRun = measure(label, *extraBaseline, false, "the store-all plan (the baseline)");
+    baselineRun = measure(m_baselineLabel, *extraBaseline, false, "the store-all plan (the baseline)");
     baselineTime = extraBaseline->metrics.totalTime;
   }
 
@@ -321,24 +321,34 @@ void ValidationRun::run() {
   m_report = std::move(report);
 }
 
-std::vector<std::string> ValidationRun::keep(const std::string& dir) {
-  if (!m_work) throw ValidationError(ValidationFailure::Internal, "keep() before run()");
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw ValidationError(ValidationFailure::Input, "cannot create " + dir + ": " + ec.message());
-  // Every target is checked before the first is written: none may be the graph or a plan file given.
+void ValidationRun::checkKeep(const std::string& dir) const {
+  // The files keep() may write: validation.json and three per plan, the baseline's included (measured
+  // unless a plan is store-all's; checking its names either way refuses nothing keep() would allow).
+  std::vector<std::string> targets{(fs::path(dir) / "validation.json").string()};
+  std::vector<std::string> labels{m_baselineLabel};
+  for (const PlanToValidate& p : m_plans) labels.push_back(p.label);
+  for (const std::string& label : labels)
+    for (const char* suffix : {".plan.json", ".measurement.json", ".runner.log"})
+      targets.push_back((fs::path(dir) / (label + suffix)).string());
   std::vector<std::string> inputs{m_graphLabel};
   for (const PlanToValidate& p : m_plans)
     if (!p.source.empty()) inputs.push_back(p.source);
+  for (const std::string& target : targets)
+    if (auto refused = io::checkOutputPath(target, inputs))
+      throw ValidationError(ValidationFailure::Usage, refused->message);
+}
+
+std::vector<std::string> ValidationRun::keep(const std::string& dir) {
+  if (!m_work) throw ValidationError(ValidationFailure::Internal, "keep() before run()");
+  // Every target is checked before the first is written: none may be the graph or a plan file given.
+  checkKeep(dir);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw ValidationError(ValidationFailure::Input, "cannot create " + dir + ": " + ec.message());
   std::vector<std::pair<std::string, std::string>> copies;
   for (const std::string& file : m_files)
     copies.emplace_back(file, (fs::path(dir) / fs::path(file).filename()).string());
   const std::string report = (fs::path(dir) / "validation.json").string();
-  std::vector<std::string> targets{report};
-  for (const auto& copy : copies) targets.push_back(copy.second);
-  for (const std::string& target : targets)
-    if (auto refused = io::checkOutputPath(target, inputs))
-      throw ValidationError(ValidationFailure::Usage, refused->message);
   std::vector<std::string> written;
   for (const auto& [from, target] : copies) {
     detail::copyAtomically(from, target);

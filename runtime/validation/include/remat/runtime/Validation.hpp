@@ -63,6 +63,10 @@ class ValidationRun {
   /// fills the rows' planFile and measurementFile, writes the report as `validation.json`
   /// (validationJson) and returns the paths written.
   std::vector<std::string> keep(const std::string& dir);
+  /// Throws ValidationError (Usage) when a file keep(dir) may write is the graph or a plan file given, or
+  /// is not a regular file (io::checkOutputPath): callable before run(), so that a bad --out-dir is
+  /// refused before minutes of measuring. keep() checks the same.
+  void checkKeep(const std::string& dir) const;
 
  private:
   const graph::ComputeGraph& m_graph;
@@ -72,6 +76,7 @@ class ValidationRun {
   ProgressLine m_progress;
   std::unique_ptr<detail::WorkDir> m_work;
   std::vector<std::string> m_files;  ///< in the work folder, for keep()
+  std::string m_baselineLabel;       ///< the store-all baseline's label, unless a plan is store-all's
   ValidationReport m_report;
 };
 
