@@ -330,6 +330,20 @@ TEST_CASE("exact-dp answers 'cancelled' when stopped in the middle of a long run
   CHECK_FALSE(r.plan);
 }
 
+TEST_CASE("the DPs, Chen's methods and chain-dp honour a time limit while they build the closures of a deep chain") {
+  // 30,000 ops: each closure (and for the DPs its terms) costs a pass over the chain, some 10^9 steps in
+  // all, so the limit falls while they are built, which used to run to the end whatever the limit.
+  auto g = test::makeChain(30000);
+  for (const char* id : {"approx-dp", "exact-dp", "chen-sqrtn", "chen-greedy", "chain-dp"}) {
+    INFO(id);
+    const auto start = std::chrono::steady_clock::now();
+    SolveResult r = SolverRegistry::builtin().find(id)->solve({.graph = &g, .timeLimit = std::chrono::milliseconds(200)});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(seconds < 5);  // the limit, the plan's simulation and a margin for a loaded sanitizer build
+    CHECK(r.status == SolveStatus::TimeLimit);
+  }
+}
+
 TEST_CASE("exact-dp answers approx-dp's plan when the lower sets alone take half its time limit") {
   // Eleven chains: 4^11 = 4,194,304 lower sets, which take seconds to enumerate in any build; the DP's
   // work grows with the square of their number, so exact-dp gives up at half the limit.

@@ -47,7 +47,10 @@ struct Prepared {
 Prepared prepare(const graph::ComputeGraph& g, std::int64_t requestedSlots, const SolveRequest& request,
                  const Interruption& interruption) {
   Prepared p;
-  p.chain = linearizeGraph(g, ChainDp::kMaxStages);
+  // Without a table when stopped while finding the cuts.
+  auto chain = linearizeGraph(g, ChainDp::kMaxStages, [&] { return interruption.any(); });
+  if (!chain) return p;
+  p.chain = std::move(*chain);
   const ChainModel& bytes = p.chain.model;
   const std::size_t length = bytes.length();
   const std::size_t intervals = length * (length + 1) / 2;
@@ -153,6 +156,7 @@ SolverOutput ChainDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
   const Interruption interruption(request);
   const Prepared p = prepare(g, m_slots, request, interruption);
+  if (!p.table) return interruption.output("while finding the single-boundary cuts");
   if (!p.table->complete()) return interruption.output("while filling the chain DP table");
   const auto points = breakpoints(*p.table);
   if (points.empty()) throw std::logic_error("chain-dp: storing everything does not fit its own model");
@@ -200,7 +204,7 @@ Solver::MinBudget ChainDp::minBudget(const SolveRequest& request) const {
     const Prepared p = prepare(g, m_slots, request, interruption);
     const sim::Simulator simulator(g, {.liveness = request.liveness, .requireComplete = true});
     std::optional<Candidate> best;
-    if (p.table->complete()) {
+    if (p.table && p.table->complete()) {
       for (const auto& point : breakpoints(*p.table)) {
         if (interruption.any()) break;
         Candidate c = evaluate(p, simulator, point);

@@ -8,9 +8,15 @@
 namespace remat::solvers {
 
 std::vector<graph::NodeSet> chenCutChain(const graph::ComputeGraph& g) {
+  return *chenCutChain(g, [] { return false; });
+}
+
+std::optional<std::vector<graph::NodeSet>> chenCutChain(const graph::ComputeGraph& g,
+                                                        const std::function<bool()>& stopped) {
   const graph::NodeSet all = graph::fullSet(g);
   std::vector<graph::NodeSet> cuts;
   for (std::uint32_t v = 0; v < g.opCount(); ++v) {
+    if (stopped()) return std::nullopt;
     graph::NodeSet closure = graph::ancestorClosure(g, graph::OpIndex{v});
     if (closure == all) continue;
     const graph::NodeSet border = graph::boundary(g, closure);
@@ -28,6 +34,7 @@ std::vector<graph::NodeSet> chenCutChain(const graph::ComputeGraph& g) {
   std::vector<std::size_t> parent(cuts.size(), SIZE_MAX);
   std::size_t best = 0;
   for (std::size_t j = 0; j < bySize.size(); ++j) {
+    if (stopped()) return std::nullopt;
     for (std::size_t i = 0; i < j; ++i) {
       if (sizes[bySize[i]] == sizes[bySize[j]]) break;
       if (length[i] + 1 > length[j] && cuts[bySize[i]].subsetOf(cuts[bySize[j]])) {

@@ -1,5 +1,6 @@
 #include "remat/solvers/ChenGreedy.hpp"
 
+#include <chrono>
 #include <cmath>
 #include <set>
 
@@ -21,7 +22,14 @@ const SolverInfo& ChenGreedy::info() const {
 
 SolverOutput ChenGreedy::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  const std::vector<graph::NodeSet> chain = chenCutChain(g);
+  const auto deadline =
+      request.timeLimit ? std::optional(std::chrono::steady_clock::now() + *request.timeLimit) : std::nullopt;
+  auto expired = [&] { return deadline && std::chrono::steady_clock::now() >= *deadline; };
+  const auto found = chenCutChain(g, [&] { return request.stop.stop_requested() || expired(); });
+  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  if (!found)
+    return {SolveStatus::TimeLimit, std::nullopt, "time limit reached while finding the single-boundary cuts"};
+  const std::vector<graph::NodeSet>& chain = *found;
   if (chain.empty())
     return {SolveStatus::Infeasible, std::nullopt,
             "Chen's method does not apply to this graph: it has no single-boundary cut to place a checkpoint at"};
@@ -42,6 +50,9 @@ SolverOutput ChenGreedy::plan(const SolveRequest& request) const {
   const sim::Simulator simulator(g, {.liveness = request.liveness, .requireComplete = true});
   for (int step = 0; step <= kGrid; ++step) {
     if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::move(best), "cancelled"};
+    if (expired())
+      return {SolveStatus::TimeLimit, std::move(best),
+              best ? "time limit reached: the best segmentation so far" : "time limit reached"};
     if (request.progress) request.progress(double(step) / kGrid, "searching segment thresholds");
     const double b = double(smallest) * std::pow(double(total) / double(smallest), double(step) / kGrid);
     std::vector<std::size_t> cuts;
@@ -64,10 +75,14 @@ SolverOutput ChenGreedy::plan(const SolveRequest& request) const {
     const bool fits = !request.budget || r.peak <= *request.budget;
     const bool bestFits = best && (!request.budget || bestPeak <= *request.budget);
     bool better = false;
-    if (!best) better = true;
-    else if (fits != bestFits) better = fits;
-    else if (request.budget && fits) better = r.overhead < bestOverhead || (r.overhead == bestOverhead && r.peak < bestPeak);
-    else better = r.peak < bestPeak || (r.peak == bestPeak && r.overhead < bestOverhead);
+    if (!best)
+      better = true;
+    else if (fits != bestFits)
+      better = fits;
+    else if (request.budget && fits)
+      better = r.overhead < bestOverhead || (r.overhead == bestOverhead && r.peak < bestPeak);
+    else
+      better = r.peak < bestPeak || (r.peak == bestPeak && r.overhead < bestOverhead);
     if (better) {
       best = std::move(candidate);
       bestPeak = r.peak;

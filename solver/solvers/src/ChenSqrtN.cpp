@@ -1,5 +1,6 @@
 #include "remat/solvers/ChenSqrtN.hpp"
 
+#include <chrono>
 #include <cmath>
 
 #include "remat/graph/LowerSets.hpp"
@@ -28,9 +29,15 @@ std::string noCutMessage() {
 
 SolverOutput ChenSqrtN::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  const std::vector<graph::NodeSet> chain = chenCutChain(g);
-  if (chain.empty()) return {SolveStatus::Infeasible, std::nullopt, noCutMessage()};
+  const auto deadline =
+      request.timeLimit ? std::optional(std::chrono::steady_clock::now() + *request.timeLimit) : std::nullopt;
+  const auto found = chenCutChain(
+      g, [&] { return request.stop.stop_requested() || (deadline && std::chrono::steady_clock::now() >= *deadline); });
   if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  if (!found)
+    return {SolveStatus::TimeLimit, std::nullopt, "time limit reached while finding the single-boundary cuts"};
+  const std::vector<graph::NodeSet>& chain = *found;
+  if (chain.empty()) return {SolveStatus::Infeasible, std::nullopt, noCutMessage()};
 
   // The chain of cuts is the network seen as Chen's linear sequence of n = cuts + 1 layers (a residual
   // block is one layer); it gets about sqrt(n) segments. The j-th cut is the chain member whose

@@ -52,10 +52,6 @@ std::optional<LowerSetFamily> inModel(std::optional<LowerSetFamily> family, cons
   if (family && !family->useModel(*request.graph, request.model, stop)) family.reset();
   return family;
 }
-LowerSetFamily inModel(LowerSetFamily family, const SolveRequest& request) {
-  family.useModel(*request.graph, request.model);
-  return family;
-}
 
 Plan planFromPath(const graph::ComputeGraph& g, const LowerSetFamily& family, const std::vector<std::size_t>& path) {
   std::vector<graph::NodeSet> sets;
@@ -422,13 +418,16 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
   }
   // approx-dp's optimum before the simulator's terms of every set: it is the DP's first incumbent, and
   // the answer should time run out before the DP runs.
-  const LowerSetFamily closures = inModel(LowerSetFamily::ancestorClosures(g), request);
+  const StopAtDeadline guard(request.stop, deadline);
+  const std::optional<LowerSetFamily> closures =
+      inModel(LowerSetFamily::ancestorClosures(g, guard.token()), request, guard.token());
   SolveRequest quick = request;
   quick.strategy = request.strategy == Strategy::Memory ? Strategy::Memory : Strategy::Time;
   quick.progress = {};
-  SolverOutput warm = solveFrom(g, closures, quick, "exact-dp", nullptr, std::nullopt, ThresholdSearch::Direct, start);
-  const StopAtDeadline guard(request.stop, deadline);
-  if (outOfTime || !family->useModel(g, request.model, guard.token())) {
+  SolverOutput warm =
+      closures ? solveFrom(g, *closures, quick, "exact-dp", nullptr, std::nullopt, ThresholdSearch::Direct, start)
+               : SolverOutput{SolveStatus::TimeLimit, std::nullopt, {}};
+  if (outOfTime || !closures || !family->useModel(g, request.model, guard.token())) {
     if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
     const std::string why = outOfTime ? "time limit reached: the lower sets alone took half of it"
                                       : "time limit reached while preparing the lower sets";
@@ -436,7 +435,7 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
       return {SolveStatus::TimeLimit, std::move(warm.plan), why + "; approx-dp's plan (not proven optimal)"};
     return {SolveStatus::TimeLimit, std::nullopt, why};
   }
-  return solveFrom(g, *family, request, "exact-dp", &closures, std::move(warm), ThresholdSearch::Gallop, start);
+  return solveFrom(g, *family, request, "exact-dp", &*closures, std::move(warm), ThresholdSearch::Gallop, start);
 }
 
 Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
@@ -450,7 +449,9 @@ Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
 Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   const StopAtDeadline guard(request.stop, deadlineOf(request, start));
-  return leastBudgetOver(inModel(LowerSetFamily::ancestorClosures(*request.graph), request), request, start, 0, guard);
+  return leastBudgetOver(
+      inModel(LowerSetFamily::ancestorClosures(*request.graph, guard.token()), request, guard.token()), request, start,
+      0, guard);
 }
 
 Solver::TradeOff ExactDp::tradeOff(const SolveRequest& request, std::size_t points) const {
@@ -463,7 +464,8 @@ Solver::TradeOff ExactDp::tradeOff(const SolveRequest& request, std::size_t poin
 
 Solver::TradeOff ApproxDp::tradeOff(const SolveRequest& request, std::size_t points) const {
   const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
-  return tradeOffOver(*this, *request.graph, inModel(LowerSetFamily::ancestorClosures(*request.graph), request),
+  return tradeOffOver(*this, *request.graph,
+                      inModel(LowerSetFamily::ancestorClosures(*request.graph, guard.token()), request, guard.token()),
                       request, points, 0, guard);
 }
 
@@ -483,8 +485,19 @@ const SolverInfo& ApproxDp::info() const {
 
 SolverOutput ApproxDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  return solveOverFamily(g, inModel(LowerSetFamily::ancestorClosures(g), request), request, "approx-dp", nullptr,
-                         ThresholdSearch::Direct);
+  // One clock for the whole run: on deep graphs the closures and their terms take a pass over the graph
+  // each, quadratic in its size (minutes on a 100,000-op chain).
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<LowerSetFamily> closures;
+  {
+    const StopAtDeadline guard(request.stop, deadlineOf(request, start));
+    closures = inModel(LowerSetFamily::ancestorClosures(g, guard.token()), request, guard.token());
+    if (!closures) {
+      if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+      return {SolveStatus::TimeLimit, std::nullopt, "time limit reached while preparing the ancestor closures"};
+    }
+  }
+  return solveFrom(g, *closures, request, "approx-dp", nullptr, std::nullopt, ThresholdSearch::Direct, start);
 }
 
 }  // namespace remat::solvers

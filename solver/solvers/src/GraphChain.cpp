@@ -118,8 +118,15 @@ ChainStage describeStage(const ComputeGraph& g, const sim::ViewInfo& views, Grap
 }  // namespace
 
 GraphChain linearizeGraph(const ComputeGraph& g, std::size_t maxStages) {
+  return *linearizeGraph(g, maxStages, [] { return false; });
+}
+
+std::optional<GraphChain> linearizeGraph(const ComputeGraph& g, std::size_t maxStages,
+                                         const std::function<bool()>& stopped) {
   GraphChain chain;
-  std::vector<graph::NodeSet> cuts = chenCutChain(g);
+  auto found = chenCutChain(g, stopped);
+  if (!found) return std::nullopt;
+  std::vector<graph::NodeSet> cuts = std::move(*found);
   chain.cuts = cuts.size();
   maxStages = std::max<std::size_t>(maxStages, 1);
   if (cuts.size() + 1 > maxStages) {

@@ -44,7 +44,7 @@ bool LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind, st
   std::vector<TargetTerms> terms(size());
   std::vector<SourceTerms> sources(size());
   for (std::size_t i = 0; i < size(); ++i) {
-    if (i % 1024 == 0 && stop.stop_requested()) return false;
+    if (stop.stop_requested()) return false;  // a set's terms cost a pass over the graph: far more
     terms[i] = model->targetTerms(words(i));
     sources[i] = terms[i].source();
   }
@@ -209,11 +209,16 @@ void LowerSetFamily::subsets(std::size_t j, std::uint64_t* out) const {
 }
 
 LowerSetFamily LowerSetFamily::ancestorClosures(const graph::ComputeGraph& g) {
+  return *ancestorClosures(g, std::stop_token{});
+}
+
+std::optional<LowerSetFamily> LowerSetFamily::ancestorClosures(const graph::ComputeGraph& g, std::stop_token stop) {
   // Distinct ops have distinct closures (v is the only maximal element of its own), so no duplicates.
   LowerSetFamily f;
   f.add(g, graph::emptySet(g));
   bool haveAll = false;
   for (std::uint32_t v = 0; v < g.opCount(); ++v) {
+    if (stop.stop_requested()) return std::nullopt;
     NodeSet closure = graph::ancestorClosure(g, OpIndex{v});
     haveAll |= closure.count() == g.opCount();
     f.add(g, closure, v);

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
@@ -14,5 +16,9 @@ namespace remat::solvers {
 
 /// The single-boundary closures that form the longest inclusion chain, smallest first (V excluded).
 [[nodiscard]] std::vector<graph::NodeSet> chenCutChain(const graph::ComputeGraph& g);
+/// The same, asking `stopped` between operations: each closure costs a pass over the graph and the chain
+/// a pass over the cuts found before it, so a 100,000-op chain takes minutes. nullopt when stopped.
+[[nodiscard]] std::optional<std::vector<graph::NodeSet>> chenCutChain(const graph::ComputeGraph& g,
+                                                                      const std::function<bool()>& stopped);
 
 }  // namespace remat::solvers

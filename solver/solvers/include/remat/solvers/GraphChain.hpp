@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct GraphChain {
 /// Linearises a graph at its single-boundary cuts (chenCutChain), keeping at most `maxStages` stages:
 /// with more, an evenly spaced subset of the cuts is used. O(|V|·(|V| + |E|)) for the cuts.
 [[nodiscard]] GraphChain linearizeGraph(const graph::ComputeGraph& g, std::size_t maxStages);
+/// The same, asking `stopped` while it finds the cuts (chenCutChain); nullopt when stopped.
+[[nodiscard]] std::optional<GraphChain> linearizeGraph(const graph::ComputeGraph& g, std::size_t maxStages,
+                                                       const std::function<bool()>& stopped);
 
 /// The model with every memory figure rounded up to whole slots of `slotBytes` (so a schedule that fits
 /// in k slots fits in k·slotBytes bytes in the byte model); times are kept.

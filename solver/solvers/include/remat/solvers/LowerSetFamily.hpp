@@ -24,6 +24,10 @@ class LowerSetFamily {
                                                                   std::stop_token stop = {});
   /// The approximate DP's family: ∅, the ancestor closure of every operation (ancestors plus itself), and V.
   [[nodiscard]] static LowerSetFamily ancestorClosures(const graph::ComputeGraph& g);
+  /// The same, nullopt when stopped: each closure costs a pass over the graph, so a graph of 100,000
+  /// ops takes minutes and gigabytes to enumerate, and a stop is honoured between closures.
+  [[nodiscard]] static std::optional<LowerSetFamily> ancestorClosures(const graph::ComputeGraph& g,
+                                                                      std::stop_token stop);
 
   /// Makes the family's transitions those of `kind`'s model of g (ARCHITECTURE.md section 5.1): the
   /// paper's, from the per-set quantities below (the default of a new family), or the simulator's
