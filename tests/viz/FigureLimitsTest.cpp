@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "ControlBytes.hpp"
 #include "TestGraphs.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/viz/GraphDrawing.hpp"
@@ -16,6 +17,7 @@
 
 using namespace remat;
 using namespace remat::viz;
+using remat::test::controlByte;
 
 namespace {
 
@@ -24,17 +26,6 @@ std::size_t characters(const std::string& text) {
   std::size_t n = 0;
   for (const char c : text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;
   return n;
-}
-
-// The first byte a terminal or XML would take for a control character (C0 but `allowed`, DEL, C1 as
-// UTF-8), or npos.
-std::size_t controlByte(const std::string& text, const std::string& allowed = "") {
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    if ((b < 0x20 && allowed.find(static_cast<char>(b)) == std::string::npos) || b == 0x7F) return i;
-    if (b == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F) return i;
-  }
-  return std::string::npos;
 }
 
 std::vector<std::string> texts(const Scene& scene) {

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "ControlBytes.hpp"
 #include "TestGraphs.hpp"
 #include "VizQtTestSupport.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
@@ -36,14 +37,8 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// A byte XML 1.0 forbids or a terminal obeys: C0 but `allowed`, DEL, C1 as UTF-8.
 bool hasControlByte(const std::string& text, const std::string& allowed) {
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    if ((b < 0x20 && allowed.find(static_cast<char>(b)) == std::string::npos) || b == 0x7F) return true;
-    if (b == 0xC2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9F) return true;
-  }
-  return false;
+  return test::controlByte(text, allowed) != std::string::npos;
 }
 
 }  // namespace
