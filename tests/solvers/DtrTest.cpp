@@ -219,3 +219,12 @@ TEST_CASE("dtr obeys its time limit where its run thrashes") {
   const auto least = dtr().minBudget({.graph = &g, .timeLimit = std::chrono::milliseconds(300)});
   CHECK(least.status == SolveStatus::TimeLimit);
 }
+
+TEST_CASE("dtr rematerializes through a chain deeper than the call stack would allow") {
+  // A rematerialization recomputes evicted ancestors first; on a 100,000-op chain its recursion
+  // overflowed the call stack (a segfault) before it ran on a stack of its own.
+  auto g = test::makeChain(100000);
+  const SolveResult r = SolverRegistry::builtin().find("dtr")->solve({.graph = &g, .budget = Bytes{2000}});
+  INFO(r.message);
+  CHECK(r.plan);
+}

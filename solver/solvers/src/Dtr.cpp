@@ -237,11 +237,47 @@ class Executor {
     for (NodeId u : need) --m_locks[u.value];
   }
 
-  // `fwd v`: the program's first computation (program = true) or a rematerialization.
+  // `fwd v`: the program's first computation (program = true) or a rematerialization, after acquire()
+  // of its inputs. A rematerialization recurses through evicted ancestors, as deep as the graph (a
+  // 100,000-op chain overflowed the call stack), so the recursion runs on a stack of its own: each frame
+  // is one compute() whose inputs are acquired in order, a child frame per evicted input.
   void compute(NodeId v, bool program) {
-    if ((++m_computations & 1023) == 0 && stopped()) throw Halt{};  // a rematerialization can be long
-    const std::vector<NodeId> inputs(m_g.opPredecessors(v).begin(), m_g.opPredecessors(v).end());
-    acquire(inputs);
+    struct Frame {
+      NodeId v;
+      bool program;
+      std::vector<NodeId> inputs;
+      std::size_t next = 0;    ///< the input being acquired (the second loop of acquire())
+      bool childDone = false;  ///< inputs[next] has just been computed by a child frame
+    };
+    std::vector<Frame> stack;
+    auto begin = [&](NodeId u, bool prog) {
+      if ((++m_computations & 1023) == 0 && stopped()) throw Halt{};  // a rematerialization can be long
+      Frame f{u, prog, std::vector<NodeId>(m_g.opPredecessors(u).begin(), m_g.opPredecessors(u).end())};
+      for (NodeId w : f.inputs)
+        if (m_resident[w.value]) ++m_locks[w.value];
+      stack.push_back(std::move(f));
+    };
+    begin(v, program);
+    while (!stack.empty()) {
+      Frame& f = stack.back();
+      if (f.childDone) {
+        ++m_locks[f.inputs[f.next].value];
+        ++f.next;
+        f.childDone = false;
+      }
+      while (f.next < f.inputs.size() && m_resident[f.inputs[f.next].value]) ++f.next;
+      if (f.next < f.inputs.size()) {
+        begin(f.inputs[f.next], false);  // invalidates f
+        continue;
+      }
+      computeAcquired(f.v, f.program, f.inputs);
+      stack.pop_back();
+      if (!stack.empty()) stack.back().childDone = true;
+    }
+  }
+
+  // The rest of compute(v) once its inputs are resident and locked.
+  void computeAcquired(NodeId v, bool program, const std::vector<NodeId>& inputs) {
     const auto& root = m_storage.root[v.value];
     const bool newStorage = root && *root == v.value;
     const std::int64_t bytes = newStorage ? m_g.node(v).bytes.value : 0;
