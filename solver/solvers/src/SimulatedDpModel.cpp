@@ -18,13 +18,24 @@ constexpr std::uint8_t kGrad = 4;    // its gradient is in memory
 constexpr std::uint8_t kHeld = 8;    // a root whose forward storage a kept value holds
 
 // The number of set bits, without a call: a build for the baseline x86-64 has no popcnt instruction,
-// and std::popcount then calls into libgcc on the DP's hottest path.
+// and std::popcount then calls into libgcc on the DP's hottest path. Where the function using it is
+// also built for processors that have the instruction (REMAT_POPCNT_CLONES), the compiler turns this
+// arithmetic into that one instruction there.
 inline std::size_t bitCount(std::uint64_t x) {
   x -= (x >> 1) & 0x5555555555555555ULL;
   x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
   x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
   return static_cast<std::size_t>((x * 0x0101010101010101ULL) >> 56);
 }
+
+// quickTransition runs once for every pair of sets of the bounds pass (121 million on cg_googlenet)
+// and its cost is mostly bitCount: built as well for processors with popcnt (every x86-64 since
+// 2008), chosen at load time, it took 13% off exact-dp's time there.
+#if defined(__x86_64__) && defined(__ELF__)
+#define REMAT_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define REMAT_POPCNT_CLONES
+#endif
 
 }  // namespace
 
@@ -302,8 +313,9 @@ bool SimulatedDpModel::usedOutside(std::uint32_t param, const std::uint64_t* set
   return false;
 }
 
-Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const SourceTerms& prevTerms, bool last,
-                                             const TargetTerms& terms, std::int64_t* savedOut) const {
+REMAT_POPCNT_CLONES Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const SourceTerms& prevTerms,
+                                                                 bool last, const TargetTerms& terms,
+                                                                 std::int64_t* savedOut) const {
   Transition out;
   // Values of the segment kept by one of its backwards, in memory at its first backward step: those
   // off ∂(next) are kept by some backward (all their consumers are in the segment), those on it when
