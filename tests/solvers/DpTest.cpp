@@ -319,3 +319,79 @@ TEST_CASE("both threshold searches find the same optimum") {
   }
   CHECK(checked == 60 * 2 * 4 * 2);
 }
+
+TEST_CASE("the bounds pass equals its recurrence whatever its blocks and threads, and a cap only tightens it") {
+  // The pass takes its sets in blocks (parts of a wide layer, or runs of narrow layers whose
+  // supersets inside the block come last) and shares a block's supersets among threads where it has
+  // many: none of that may change a figure. Checked set by set against the recurrence itself, and
+  // one thread against two.
+  std::vector<ComputeGraph> graphs;
+  graphs.reserve(4);
+  for (std::uint32_t seed : {3U, 11U, 29U}) graphs.push_back(test::makeRandomDag(12, seed, 0.25));
+  graphs.push_back(test::makeRandomDag(400, 7, 0.1));  // one closure per size, hundreds of supersets each
+  std::size_t checked = 0;
+  for (const ComputeGraph& g : graphs) {
+    for (DpModelKind kind : {DpModelKind::Paper, DpModelKind::Simulator}) {
+      std::vector<LowerSetFamily> families;
+      families.push_back(LowerSetFamily::ancestorClosures(g));
+      if (g.opCount() <= 12) families.push_back(*LowerSetFamily::allLowerSets(g, 100000));
+      for (LowerSetFamily& f : families) {
+        REQUIRE(f.useModel(g, kind));
+        INFO(g.opCount() << " ops, " << f.size() << " sets, model " << dpModelName(kind));
+        const std::size_t n = f.size();
+        const auto free = continuationBounds(f, {}, 1);
+        REQUIRE(free);
+        const std::int64_t least = free->minPeak[0];
+        for (const auto& target : std::vector<std::optional<BoundTarget>>{
+                 std::nullopt, BoundTarget{2 * least, Strategy::Time}, BoundTarget{2 * least, Strategy::Memory}}) {
+          const auto one = continuationBounds(f, {}, 1, target);
+          const auto two = continuationBounds(f, {}, 2, target);
+          REQUIRE(one);
+          REQUIRE(two);
+          CHECK(one->minPeak == two->minPeak);
+          CHECK(one->minOverhead == two->minOverhead);
+          CHECK(one->minCheckpoints == two->minCheckpoints);
+          CHECK(one->paths == two->paths);
+          // Refined least peaks (every lower set in the simulator's model) only rise above the quick one.
+          const bool refined = !f.quickIsExact() && !f.isClosures();
+          for (std::size_t i = 0; i + 1 < n; ++i) {
+            std::int64_t peak = INT64_MAX;
+            std::int64_t overhead = INT64_MAX;
+            std::int64_t checkpoints = INT64_MAX;
+            for (std::size_t j = i + 1; j < n; ++j) {
+              if (f.count(j) == f.count(i) || !f.subset(i, j)) continue;
+              const Transition s = f.quickTransition(i, j);
+              peak = std::min(peak, std::max(s.base, saturatingAdd(s.dm, one->minPeak[j])));
+              overhead = std::min(overhead, saturatingAdd(s.dt, one->minOverhead[j]));
+              checkpoints = std::min(checkpoints, saturatingAdd(s.dm, one->minCheckpoints[j]));
+            }
+            if (refined) CHECK(one->minPeak[i] >= peak);
+            else CHECK(one->minPeak[i] == peak);
+            CHECK(one->minOverhead[i] == overhead);
+            CHECK(one->minCheckpoints[i] == checkpoints);
+            ++checked;
+          }
+        }
+        // Capped at an overhead, the bounds hold for the continuations within it: where the least
+        // overhead is within the cap the figure is unchanged, elsewhere it exceeds the cap; and they
+        // only tighten.
+        const auto uncapped = continuationBounds(f, {}, 2, BoundTarget{2 * least, Strategy::Time});
+        REQUIRE(uncapped);
+        for (const std::int64_t cap : {std::int64_t{0}, free->minOverhead[0], 2 * free->minOverhead[0] + 1}) {
+          BoundTarget capped{2 * least, Strategy::Time};
+          capped.overheadCap = cap;
+          const auto b = continuationBounds(f, {}, 2, capped);
+          REQUIRE(b);
+          CHECK(b->overheadCap == cap);
+          for (std::size_t i = 0; i < n; ++i) {
+            if (free->minOverhead[i] <= cap) CHECK(b->minOverhead[i] == free->minOverhead[i]);
+            else CHECK(b->minOverhead[i] > cap);
+            CHECK(b->minPeak[i] >= uncapped->minPeak[i]);
+            CHECK(b->minCheckpoints[i] >= uncapped->minCheckpoints[i]);
+          }
+        }
+      }
+    }
+  }
+  CHECK(checked > 2500);
+}

@@ -147,7 +147,8 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
 
 TEST_CASE("the DP's segment skip is a lower bound on the base from every smaller source") {
   // subsetFloor of prev -> next may exclude every source inside prev: it must be at most the exact
-  // base of k -> next for every lower set k ⊆ prev (the empty set included).
+  // base of k -> next for every lower set k ⊆ prev (the empty set included). And dtFloor, which skips
+  // a source before its quick figures are computed, is at most the transition's dt.
   std::size_t checked = 0;
   for (const auto& entry : graphs(120)) {
     const ComputeGraph& g = entry.second;
@@ -168,6 +169,7 @@ TEST_CASE("the DP's segment skip is a lower bound on the base from every smaller
         std::int64_t saved = 0;
         const Transition quick = model.quickTransition(prev.words().data(), model.targetTerms(prev.words().data()).source(),
                                                        last, terms, &saved);
+        CHECK(SimulatedDpModel::dtFloor(model.targetTerms(prev.words().data()).source(), last, terms) <= quick.dt);
         const std::int64_t floor = model.subsetFloor(quick, saved, terms);
         for (const NodeSet& k : sets)
           if (k.count() <= prev.count() && subset(k, prev)) {

@@ -131,6 +131,7 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
         onBoundary[u] = 1;
         break;
       }
+    t.wordEnd = (u >> 6) + 1;
     t.valueBytes += m_bytes[u];
     t.gradTotal += m_gradBytes[u];
     if (m_neededAlone[u]) t.neededTime += m_time[u];
@@ -325,7 +326,9 @@ REMAT_POPCNT_CLONES Transition SimulatedDpModel::quickTransition(const std::uint
   std::int64_t saved = terms.savedInsideBytes - prevTerms.savedBytes + terms.sums.saved;
   out.dm = terms.sums.dm;
   out.dt = terms.sums.dt;
+  // Groups ascend by word: those from prevTerms.wordEnd on meet no op of prev.
   for (const auto& g : terms.boundaryGroups) {
+    if (g.word >= prevTerms.wordEnd) break;
     for (std::uint64_t held = prev[g.word] & g.bits; held; held &= held - 1) {
       const std::uint64_t below = (held & -held) - 1;
       const auto& change = terms.held[g.first + bitCount(g.bits & below)];
@@ -343,6 +346,7 @@ REMAT_POPCNT_CLONES Transition SimulatedDpModel::quickTransition(const std::uint
   } else {
     out.dt += terms.neededTime - prevTerms.neededTime;
     for (const auto& g : terms.exceptionGroups) {
+      if (g.word >= prevTerms.wordEnd) break;
       for (std::uint64_t held = prev[g.word] & g.bits; held; held &= held - 1) {
         const std::uint64_t below = (held & -held) - 1;
         out.dt += terms.exceptions[g.first + bitCount(g.bits & below)].second;

@@ -51,6 +51,11 @@ class LowerSetFamily {
     return m_model ? m_model->quickTransition(words(i), m_sources[i], m_count[j] == m_universe, m_terms[j], saved)
                    : paperTransition(i, j);
   }
+  /// A lower bound on transition()'s dt in O(1) for the simulator's model (SimulatedDpModel::dtFloor);
+  /// 0 in the paper's, whose quickTransition is itself O(1).
+  [[nodiscard]] std::int64_t dtFloor(std::size_t i, std::size_t j) const {
+    return m_model ? SimulatedDpModel::dtFloor(m_sources[i], m_count[j] == m_universe, m_terms[j]) : 0;
+  }
   /// An upper bound on transition()'s base in O(1): the base itself in the paper's model,
   /// SimulatedDpModel::baseCeiling in the simulator's.
   [[nodiscard]] std::int64_t baseCeiling(std::size_t i, std::size_t j) const {

@@ -44,6 +44,9 @@ struct ContinuationBounds {
   Strategy strategy = Strategy::Time;
   std::vector<double> lambdas;  ///< λ_0 = 0 < λ_1 < ...
   std::vector<double> paths;    ///< H_λk(i) at [i * lambdas.size() + k]; +inf where no continuation fits
+  /// BoundTarget::overheadCap: every figure bounds only the continuations whose overhead is at most
+  /// this, and so holds only for runs whose threshold (incumbent) is at most this.
+  std::int64_t overheadCap = INT64_MAX;
 
   /// A lower bound on the objective still to come from set i holding checkpoint memory m (at most the
   /// budget); INT64_MAX when no continuation fits. The budget-free bound when there are no lambdas.
@@ -57,6 +60,11 @@ struct BoundTarget {
   /// The multipliers λ > 0 for the time-centric bounds, ascending; empty: a coarse geometric grid
   /// (refinedLambdas gives a better one).
   std::vector<double> lambdas = {};
+  /// An overhead some plan already reaches (an incumbent's), or INT64_MAX. Where it is finite, the
+  /// bounds leave out every step that no continuation of at most this overhead can take (its dt, with
+  /// the least overhead of what follows it, exceeds the cap), so they hold for those continuations
+  /// only: enough for runs that prune at this threshold or below, and far cheaper under a tight one.
+  std::int64_t overheadCap = INT64_MAX;
 };
 
 /// Computes the bounds; nullopt when stopped. With a finite target budget, the Lagrangian bounds too.
@@ -91,8 +99,9 @@ struct DpOptions {
   /// than the incumbent in (objective, other) order.
   std::optional<std::int64_t> tieBreak;
   /// A heuristic when > 0: each set keeps only this many points, those with the best bound on the
-  /// finished objective (with bounds). Every path kept is still a real plan, so V's best point is
-  /// feasible, but not necessarily optimal: a close incumbent for the exact run.
+  /// finished objective (without bounds: the best objective so far). Every path kept is still a real
+  /// plan, so V's best point is feasible, but not necessarily optimal: a close incumbent for the exact
+  /// run.
   std::size_t beamWidth = 0;
   /// A heuristic when > 0: each set takes candidates only from this many of the nearest (largest)
   /// sets before it whose fronts are not empty. Every path kept is still a real plan.

@@ -35,6 +35,7 @@ struct SourceTerms {
   std::int64_t savedBytes = 0;  ///< TargetTerms::savedBytes
   std::int64_t neededTime = 0;  ///< TargetTerms::neededTime
   std::int64_t lastStep = 0;    ///< TargetTerms::boundaryGrads + paramGradsOutside
+  std::uint32_t wordEnd = 0;    ///< TargetTerms::wordEnd
 };
 
 /// Terms of a lower set L that the transitions into and out of it share. Two are in memory whenever
@@ -50,6 +51,9 @@ struct TargetTerms {
   std::int64_t savedInsideBytes = 0;  ///< the same over L \ ∂L
   std::int64_t valueBytes = 0;        ///< Σ M(u), u ∈ L
   std::int64_t gradTotal = 0;         ///< Σ of the gradients' bytes over L
+  /// One past the last nonzero word of L's op bitset: as a source, L holds no op of a later word, so
+  /// quickTransition skips the groups there (most of them on deep graphs, whose far sources are small).
+  std::uint32_t wordEnd = 0;
   struct BoundaryEntry {
     std::uint32_t op;
     std::uint32_t rootOp;    ///< the op whose storage it holds (itself unless a view)
@@ -108,7 +112,9 @@ struct TargetTerms {
   /// words above.
   std::vector<Group> topGroups;
 
-  [[nodiscard]] SourceTerms source() const { return {savedBytes, neededTime, boundaryGrads + paramGradsOutside}; }
+  [[nodiscard]] SourceTerms source() const {
+    return {savedBytes, neededTime, boundaryGrads + paramGradsOutside, wordEnd};
+  }
 
   static constexpr std::uint8_t kNeededAlone = 1;
   static constexpr std::uint8_t kSavedByAny = 2;
@@ -177,6 +183,12 @@ class SimulatedDpModel {
   /// `saved`, when given, receives the bytes of the segment's values that one of its backwards keeps.
   [[nodiscard]] Transition quickTransition(const std::uint64_t* prev, const SourceTerms& prevTerms, bool last,
                                            const TargetTerms& terms, std::int64_t* saved = nullptr) const;
+
+  /// A lower bound on quickTransition's dt (which is transition()'s) in O(1): its sums are those of a
+  /// source holding none of ∂(next) and none of the exceptions, and holding one only adds its time back.
+  [[nodiscard]] static std::int64_t dtFloor(const SourceTerms& prevTerms, bool last, const TargetTerms& terms) {
+    return last ? 0 : terms.sums.dt + terms.neededTime - prevTerms.neededTime;
+  }
 
   /// A lower bound on the base of every transition into `next` from a subset of `prev`, from the
   /// quickTransition prev -> next and the `saved` it reports: the checkpoints it adds and the values its
