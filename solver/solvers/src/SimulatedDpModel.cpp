@@ -30,12 +30,86 @@ inline std::size_t bitCount(std::uint64_t x) {
 
 // quickTransition runs once for every pair of sets of the bounds pass (121 million on cg_googlenet)
 // and its cost is mostly bitCount: built as well for processors with popcnt (every x86-64 since
-// 2008), chosen at load time, it took 13% off exact-dp's time there.
+// 2008), chosen at load time, it took 15% off exact-dp's time there.
 #if defined(__x86_64__) && defined(__ELF__)
 #define REMAT_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else
 #define REMAT_POPCNT_CLONES
 #endif
+
+// Whether the op bitset s holds op.
+inline bool holds(const std::uint64_t* s, std::uint32_t op) { return (s[op >> 6] >> (op & 63)) & 1U; }
+
+// How many of terms.topOps, from the first, the set `prev` ⊆ L lacks: the highest top member that
+// prev holds ends the run of those it lacks.
+inline std::size_t topStepsLacked(const std::uint64_t* prev, const TargetTerms& terms) {
+  for (const auto& g : terms.topGroups)
+    if (const std::uint64_t held = prev[g.word] & g.bits) {
+      const int highest = 63 - std::countl_zero(held);
+      return g.first + bitCount(g.bits >> highest) - 1;  // the top members above it in this word
+    }
+  return terms.topOps.size();
+}
+
+// SimulatedDpModel::quickTransition, with the model's resident bytes. A free function, not the
+// member itself: clang 14 miscompiles calls from other translation units to a multiversioned member
+// function (target_clones), and the DP calls it from ParetoDp.cpp.
+REMAT_POPCNT_CLONES Transition quickFigures(const std::uint64_t* prev, const SourceTerms& prevTerms, bool last,
+                                            const TargetTerms& terms, std::int64_t resident, std::int64_t* savedOut) {
+  Transition out;
+  // Values of the segment kept by one of its backwards, in memory at its first backward step: those
+  // off ∂(next) are kept by some backward (all their consumers are in the segment), those on it when
+  // kept by themselves or a consumer inside next. A member of ∂(next) that prev holds is no checkpoint
+  // of this step, is not recomputed, and is in memory when some backward keeps it. The sums start from
+  // a prev holding none of ∂(next); only the members it holds are visited (few: most sources are far).
+  std::int64_t saved = terms.savedInsideBytes - prevTerms.savedBytes + terms.sums.saved;
+  out.dm = terms.sums.dm;
+  out.dt = terms.sums.dt;
+  // Groups ascend by word: those from prevTerms.wordEnd on meet no op of prev.
+  for (const auto& g : terms.boundaryGroups) {
+    if (g.word >= prevTerms.wordEnd) break;
+    for (std::uint64_t held = prev[g.word] & g.bits; held; held &= held - 1) {
+      const std::uint64_t below = (held & -held) - 1;
+      const auto& change = terms.held[g.first + bitCount(g.bits & below)];
+      out.dm += change.dm;
+      saved += change.saved;
+      out.dt += change.dt;
+    }
+  }
+  for (const auto& [root, bytes] : terms.viewRoots)
+    if (holds(prev, root)) out.dm -= bytes;
+  if (savedOut) *savedOut = saved;
+  if (last) {
+    out.dm = 0;  // ∂V is empty: nothing to keep
+    out.dt = 0;
+  } else {
+    out.dt += terms.neededTime - prevTerms.neededTime;
+    for (const auto& g : terms.exceptionGroups) {
+      if (g.word >= prevTerms.wordEnd) break;
+      for (std::uint64_t held = prev[g.word] & g.bits; held; held &= held - 1) {
+        const std::uint64_t below = (held & -held) - 1;
+        out.dt += terms.exceptions[g.first + bitCount(g.bits & below)].second;
+      }
+    }
+  }
+  // The first backward step is that of the segment's last member: the first of `next`'s last members
+  // that `prev` lacks (when prev holds all of those listed, the step's own terms are left out).
+  std::int64_t firstStep = terms.boundaryGrads + terms.paramGradsOutside + saved;
+  if (const std::size_t open = topStepsLacked(prev, terms); open > 0) {
+    firstStep += terms.topPeak[open - 1];
+  } else {
+    for (const auto& step : terms.firstSteps)
+      if (!holds(prev, step.op)) {
+        firstStep += step.extra;
+        break;
+      }
+  }
+  // At the segment's last backward step every gradient of ∂(prev) and every parameter gradient of
+  // V \ prev is in memory.
+  const std::int64_t lastStep = prevTerms.lastStep;
+  out.base = resident + std::max({out.dm, firstStep, lastStep});
+  return out;
+}
 
 }  // namespace
 
@@ -298,78 +372,15 @@ void SimulatedDpModel::topSteps(const std::uint64_t* next, const std::vector<std
   }
 }
 
-std::size_t SimulatedDpModel::topStepsLacked(const std::uint64_t* prev, const TargetTerms& terms) {
-  // The highest top member that prev holds ends the run of those it lacks.
-  for (const auto& g : terms.topGroups)
-    if (const std::uint64_t held = prev[g.word] & g.bits) {
-      const int highest = 63 - std::countl_zero(held);
-      return g.first + bitCount(g.bits >> highest) - 1;  // the top members above it in this word
-    }
-  return terms.topOps.size();
-}
-
 bool SimulatedDpModel::usedOutside(std::uint32_t param, const std::uint64_t* set) const {
   for (std::uint32_t k = m_paramUsers[param].begin; k < m_paramUsers[param].end; ++k)
     if (!inSet(set, m_adj[k])) return true;
   return false;
 }
 
-REMAT_POPCNT_CLONES Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const SourceTerms& prevTerms,
-                                                                 bool last, const TargetTerms& terms,
-                                                                 std::int64_t* savedOut) const {
-  Transition out;
-  // Values of the segment kept by one of its backwards, in memory at its first backward step: those
-  // off ∂(next) are kept by some backward (all their consumers are in the segment), those on it when
-  // kept by themselves or a consumer inside next. A member of ∂(next) that prev holds is no checkpoint
-  // of this step, is not recomputed, and is in memory when some backward keeps it. The sums start from
-  // a prev holding none of ∂(next); only the members it holds are visited (few: most sources are far).
-  std::int64_t saved = terms.savedInsideBytes - prevTerms.savedBytes + terms.sums.saved;
-  out.dm = terms.sums.dm;
-  out.dt = terms.sums.dt;
-  // Groups ascend by word: those from prevTerms.wordEnd on meet no op of prev.
-  for (const auto& g : terms.boundaryGroups) {
-    if (g.word >= prevTerms.wordEnd) break;
-    for (std::uint64_t held = prev[g.word] & g.bits; held; held &= held - 1) {
-      const std::uint64_t below = (held & -held) - 1;
-      const auto& change = terms.held[g.first + bitCount(g.bits & below)];
-      out.dm += change.dm;
-      saved += change.saved;
-      out.dt += change.dt;
-    }
-  }
-  for (const auto& [root, bytes] : terms.viewRoots)
-    if (inSet(prev, root)) out.dm -= bytes;
-  if (savedOut) *savedOut = saved;
-  if (last) {
-    out.dm = 0;  // ∂V is empty: nothing to keep
-    out.dt = 0;
-  } else {
-    out.dt += terms.neededTime - prevTerms.neededTime;
-    for (const auto& g : terms.exceptionGroups) {
-      if (g.word >= prevTerms.wordEnd) break;
-      for (std::uint64_t held = prev[g.word] & g.bits; held; held &= held - 1) {
-        const std::uint64_t below = (held & -held) - 1;
-        out.dt += terms.exceptions[g.first + bitCount(g.bits & below)].second;
-      }
-    }
-  }
-  // The first backward step is that of the segment's last member: the first of `next`'s last members
-  // that `prev` lacks (when prev holds all of those listed, the step's own terms are left out).
-  std::int64_t firstStep = terms.boundaryGrads + terms.paramGradsOutside + saved;
-  if (const std::size_t open = topStepsLacked(prev, terms); open > 0) {
-    firstStep += terms.topPeak[open - 1];
-  } else {
-    for (const auto& step : terms.firstSteps)
-      if (!inSet(prev, step.op)) {
-        firstStep += step.extra;
-        break;
-      }
-  }
-  // At the segment's last backward step every gradient of ∂(prev) and every parameter gradient of
-  // V \ prev is in memory.
-  const std::int64_t lastStep = prevTerms.lastStep;
-  out.base = m_resident + std::max({out.dm, firstStep, lastStep});
-  return out;
+Transition SimulatedDpModel::quickTransition(const std::uint64_t* prev, const SourceTerms& prevTerms, bool last,
+                                             const TargetTerms& terms, std::int64_t* savedOut) const {
+  return quickFigures(prev, prevTerms, last, terms, m_resident, savedOut);
 }
 
 void SimulatedDpModel::segmentCeilingTerms(const std::uint64_t* next, SegmentCeilingTerms& c) const {

@@ -249,8 +249,6 @@ class SimulatedDpModel {
   [[nodiscard]] bool usedOutside(std::uint32_t param, const std::uint64_t* set) const;
   /// Fills t.topOps and t.topPeak (see TargetTerms) for the lower set `next`.
   void topSteps(const std::uint64_t* next, const std::vector<std::uint8_t>& onBoundary, TargetTerms& t) const;
-  /// How many of terms.topOps, from the first, the set `prev` ⊆ next lacks.
-  [[nodiscard]] static std::size_t topStepsLacked(const std::uint64_t* prev, const TargetTerms& terms);
 };
 
 /// The simulator's model of a whole chain: its peak max_i [m_{i-1} + base_i], its overhead and its
