@@ -13,6 +13,7 @@
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/DpSolvers.hpp"
 #include "remat/solvers/Milp.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
 
 using namespace remat;
 using namespace remat::graph;
@@ -353,4 +354,39 @@ TEST_CASE("milp's memory rows are scaled, and budgets on gigabyte tensors still 
     CHECK(below.metrics.simulatedPeak <= *tight.budget);
     CHECK(below.metrics.overhead >= r.metrics.overhead);
   }
+}
+
+TEST_CASE("milp and lp-bound stop at the deadline while CBC builds and presolves, and at the memory limit") {
+  // A 400-op chain: some 480,000 binaries, whose preprocessing takes CBC and CLP far longer than the
+  // limit and checks no clock (it used to run for minutes, gigabytes deep, whatever the limit).
+  const ComputeGraph g = test::makeChain(400);
+  const Bytes budget{1000};  // a hundred of the 400 values
+  for (const char* id : {"milp", "lp-bound"}) {
+    INFO(id);
+    const Solver& solver = *SolverRegistry::builtin().find(id);
+    auto start = std::chrono::steady_clock::now();
+    SolveResult r = solver.solve({.graph = &g, .budget = budget, .timeLimit = std::chrono::milliseconds(300)});
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(r.status == SolveStatus::TimeLimit);
+    CHECK(seconds < 5);  // the limit, half a second of grace and a margin for a loaded sanitizer build
+    CHECK_THAT(r.message, Catch::Contains("stopped at the deadline"));
+
+    SolveRequest capped{.graph = &g, .budget = budget, .timeLimit = std::chrono::seconds(120)};
+    capped.memoryLimit = Bytes{std::int64_t{40} << 20};
+    start = std::chrono::steady_clock::now();
+    r = solver.solve(capped);
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(r.status == SolveStatus::Limit);
+    CHECK_THAT(r.message, Catch::Contains("memory limit of 40.0 MiB"));
+    CHECK(seconds < 60);
+  }
+}
+
+TEST_CASE("milp refuses at once a MILP whose variables alone pass the memory limit") {
+  const ComputeGraph g = test::makeChain(300);
+  SolveRequest request{.graph = &g, .budget = Bytes{500}, .timeLimit = std::chrono::seconds(60)};
+  request.memoryLimit = Bytes{std::int64_t{1} << 20};
+  const SolveResult r = Milp().solve(request);
+  CHECK(r.status == SolveStatus::Limit);
+  CHECK_THAT(r.message, Catch::Contains("270000 variables") && Catch::Contains("more than the memory limit of 1.00 MiB"));
 }

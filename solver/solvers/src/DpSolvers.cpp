@@ -10,6 +10,7 @@
 #include "remat/graph/LowerSets.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/solvers/DpModel.hpp"
+#include "remat/solvers/Isolated.hpp"
 #include "remat/solvers/ParetoDp.hpp"
 
 namespace remat::solvers {
@@ -124,6 +125,13 @@ Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, c
   return out;
 }
 
+// Front points the request's memory limit allows, at most `cap`: a stored point takes 24 bytes, and
+// the slack of the fronts' vectors and the per-set scratch about as much again.
+std::size_t pointsWithin(const SolveRequest& request, std::size_t cap) {
+  const std::int64_t memory = request.memoryLimit ? request.memoryLimit->value : defaultMemoryLimit();
+  return std::min<std::size_t>(cap, static_cast<std::size_t>(std::max<std::int64_t>(1, memory / 48)));
+}
+
 // Points the trade-off fronts may hold (about 24 bytes each, so some 500 MB) before the sweep falls back
 // to solving at a grid of budgets.
 constexpr std::size_t kMaxTradeOffPoints = 20'000'000;
@@ -141,7 +149,7 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
   options.stop = request.stop;
   options.progress = request.progress;
   if (request.timeLimit) options.deadline = start + *request.timeLimit;
-  options.maxPoints = kMaxTradeOffPoints;
+  options.maxPoints = pointsWithin(request, kMaxTradeOffPoints);
   TradeOffRun run = tradeOffFront(*family, options);
   switch (run.outcome) {
     case DpOutcome::Cancelled:
@@ -198,6 +206,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
   options.progress = request.progress;
   options.strategy = strategy;
   options.deadline = deadlineOf(request, start);
+  options.maxPoints = pointsWithin(request, options.maxPoints);
   const StopAtDeadline guard(request.stop, options.deadline);
   auto objective = [strategy](std::int64_t overhead, std::int64_t checkpoints) {
     return strategy == Strategy::Memory ? checkpoints : overhead;
@@ -379,7 +388,9 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
     }
     case DpOutcome::MemoryLimit:
       return {SolveStatus::Limit, std::nullopt,
-              "the DP fronts outgrew their memory cap (" + std::to_string(run.points) + " points); try approx-dp"};
+              "the DP fronts outgrew their memory cap (" + std::to_string(run.points) + " points, more than the " +
+                  std::to_string(options.maxPoints) +
+                  " the memory limit allows; --memory-limit raises it up to 200 million); try approx-dp"};
     case DpOutcome::Complete:
       break;
   }

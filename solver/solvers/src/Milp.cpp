@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -25,6 +28,8 @@
 #pragma GCC diagnostic pop
 
 #include "remat/sim/Simulator.hpp"
+#include "remat/graph/ByteSize.hpp"
+#include "remat/solvers/Isolated.hpp"
 
 namespace remat::solvers {
 namespace {
@@ -355,7 +360,135 @@ std::optional<SolverOutput> refuse(const SolveRequest& request) {
                             std::to_string(Milp::kMaxCombinedNodes) + "; give a time limit to try anyway"};
   if (request.graph->opCount() == 0)
     return SolverOutput{SolveStatus::Error, std::nullopt, "the graph has no operations"};
+  // The formulation has about 3n^2 variables (R and S over 2n stages), each at least 44 bytes in our
+  // arrays alone (bounds, cost, index, one matrix entry) before CBC copies them: where that already
+  // passes the memory limit, refusing at once beats building until the limit stops the child.
+  const double n = static_cast<double>(request.graph->opCount());
+  const double floorBytes = 3.0 * n * n * 44.0;
+  const std::int64_t memory = request.memoryLimit ? request.memoryLimit->value : defaultMemoryLimit();
+  if (floorBytes > static_cast<double>(memory))
+    return SolverOutput{SolveStatus::Limit, std::nullopt,
+                        "the MILP of " + std::to_string(request.graph->opCount()) + " ops has about " +
+                            std::to_string(static_cast<std::int64_t>(3.0 * n * n)) + " variables, at least " +
+                            formatByteSize(Bytes{static_cast<std::int64_t>(std::min(floorBytes, 9e18))}) +
+                            ", more than the memory limit of " + formatByteSize(Bytes{memory}) +
+                            " (--memory-limit sets it)"};
   return std::nullopt;
+}
+
+
+// A SolverOutput as bytes, for the answer of the child process that runs CBC or CLP (runIsolated): the
+// status, the message, the schedule and the bound (MILP plans have no lower sets).
+class Writer {
+ public:
+  template <class T>
+  void pod(const T& v) {
+    m_out.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  void text(const std::string& s) {
+    pod(static_cast<std::uint64_t>(s.size()));
+    m_out += s;
+  }
+  std::string take() { return std::move(m_out); }
+
+ private:
+  std::string m_out;
+};
+
+class Reader {
+ public:
+  explicit Reader(const std::string& in) : m_in(in) {}
+  template <class T>
+  T pod() {
+    T v{};
+    if (m_at + sizeof v > m_in.size()) throw std::runtime_error("truncated answer from the solver process");
+    std::memcpy(&v, m_in.data() + m_at, sizeof v);
+    m_at += sizeof v;
+    return v;
+  }
+  std::string text() {
+    const auto size = pod<std::uint64_t>();
+    if (size > m_in.size() - m_at) throw std::runtime_error("truncated answer from the solver process");
+    std::string s = m_in.substr(m_at, size);
+    m_at += size;
+    return s;
+  }
+
+ private:
+  const std::string& m_in;
+  std::size_t m_at = 0;
+};
+
+std::string encodeOutput(const SolverOutput& o) {
+  Writer w;
+  w.pod(static_cast<std::int32_t>(o.status));
+  w.text(o.message);
+  w.pod(static_cast<std::uint8_t>(o.plan.has_value()));
+  if (o.plan) {
+    w.pod(static_cast<std::uint64_t>(o.plan->schedule.size()));
+    for (const sim::Step& step : o.plan->schedule) {
+      w.pod(static_cast<std::uint8_t>(step.kind));
+      w.pod(step.node.value);
+    }
+  }
+  w.pod(static_cast<std::uint8_t>(o.overheadLowerBound.has_value()));
+  if (o.overheadLowerBound) w.pod(o.overheadLowerBound->value);
+  return w.take();
+}
+
+SolverOutput decodeOutput(const std::string& bytes) {
+  Reader r(bytes);
+  SolverOutput o;
+  o.status = static_cast<SolveStatus>(r.pod<std::int32_t>());
+  o.message = r.text();
+  if (r.pod<std::uint8_t>()) {
+    Plan p;
+    const auto steps = r.pod<std::uint64_t>();
+    p.schedule.reserve(std::min<std::uint64_t>(steps, bytes.size()));
+    for (std::uint64_t k = 0; k < steps; ++k) {
+      const auto kind = static_cast<sim::StepKind>(r.pod<std::uint8_t>());
+      const auto node = r.pod<decltype(graph::NodeId{}.value)>();
+      p.schedule.push_back({kind, NodeId{node}});
+    }
+    o.plan = std::move(p);
+  }
+  if (r.pod<std::uint8_t>()) o.overheadLowerBound = Ticks{r.pod<std::int64_t>()};
+  return o;
+}
+
+// CBC and CLP check no clock and no allocation budget while they build and presolve a model (the
+// 94-op inception_v3 with a 2 s limit: minutes and gigabytes in CBC's preprocessing), so they run in a
+// child process that is stopped at the deadline, half a second after the limit they were given
+// themselves (CBC then stops its branch and bound and answers with its incumbent), or when its
+// resident memory passes the request's memory limit. `solve` runs in the child.
+SolverOutput isolated(const SolveRequest& request, std::chrono::steady_clock::time_point started,
+                      const std::function<SolverOutput()>& solve, const std::string& what,
+                      const std::string& product) {
+  std::optional<std::chrono::steady_clock::time_point> killAt;
+  if (request.timeLimit) killAt = started + *request.timeLimit + std::chrono::milliseconds(500);
+  const std::int64_t memory = request.memoryLimit ? request.memoryLimit->value : defaultMemoryLimit();
+  const IsolatedOutcome o = runIsolated([&] { return encodeOutput(solve()); }, killAt, memory, request.stop);
+  switch (o.kind) {
+    case IsolatedOutcome::Kind::Finished:
+      try {
+        return decodeOutput(o.bytes);
+      } catch (const std::exception& e) {
+        return {SolveStatus::Error, std::nullopt, e.what()};
+      }
+    case IsolatedOutcome::Kind::Deadline:
+      return {SolveStatus::TimeLimit, std::nullopt,
+              what + " did not finish within the time limit: stopped at the deadline while still building or "
+                     "presolving the model, with no " + product + " found"};
+    case IsolatedOutcome::Kind::MemoryLimit:
+      return {SolveStatus::Limit, std::nullopt,
+              what + " needed more than the memory limit of " + formatByteSize(Bytes{memory}) + " (" +
+                  std::to_string(memory) + " bytes; --memory-limit sets it): stopped"};
+    case IsolatedOutcome::Kind::Cancelled:
+      return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+    case IsolatedOutcome::Kind::Failed:
+      break;
+  }
+  return {SolveStatus::Error, std::nullopt, what + " failed: " + o.why};
 }
 
 }  // namespace
@@ -420,10 +553,12 @@ const SolverInfo& Milp::info() const {
   return kInfo;
 }
 
-SolverOutput Milp::plan(const SolveRequest& request) const {
-  if (auto r = refuse(request)) return *r;
+namespace {
+
+// The MILP solved in this process (the child of Milp::plan): `started` is when the solve began, so that
+// CBC is given what is left of the time limit.
+SolverOutput solveMilp(const SolveRequest& request, std::chrono::steady_clock::time_point started) {
   const ComputeGraph& g = *request.graph;
-  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
   const Formulation f = formulate(g, request.budget);
   if (f.infeasibleConstants)
     return {SolveStatus::Infeasible, std::nullopt,
@@ -440,8 +575,6 @@ SolverOutput Milp::plan(const SolveRequest& request) const {
     return {SolveStatus::Optimal, Plan{decode(g, f, x.data()), std::nullopt},
             "no budget: every value kept, no recomputation", std::nullopt, Ticks{0}};
   }
-  if (request.progress) request.progress(0.0, "building the MILP");
-
   OsiClpSolverInterface solver;
   loadInto(solver, f, true);
   CbcModel model(solver);
@@ -453,18 +586,15 @@ SolverOutput Milp::plan(const SolveRequest& request) const {
   model.messageHandler()->setLogLevel(0);
   std::vector<std::string> args{"remat-milp", "-log", "0", "-slog", "0"};
   if (request.timeLimit) {
-    // CBC's clock has 1 s resolution at the driver level; setMaximumSeconds below takes the fraction.
-    args.insert(args.end(),
-                {"-sec", std::to_string(std::max(1e-3, static_cast<double>(request.timeLimit->count()) / 1e3))});
+    // What is left of the limit after building the model.
+    const double left = std::chrono::duration<double>(started + *request.timeLimit - std::chrono::steady_clock::now()).count();
+    args.insert(args.end(), {"-sec", std::to_string(std::max(1e-3, left))});
   }
   args.insert(args.end(), {"-solve", "-quit"});
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
-  if (request.progress) request.progress(0.1, "branch and bound (CBC)");
-  const auto started = std::chrono::steady_clock::now();
   CbcMain1(
       static_cast<int>(argv.size()), argv.data(), model, [](CbcModel*, int) { return 0; }, data);
-  if (request.progress) request.progress(1.0, "decoding");
 
   const double* x = model.bestSolution();
   const bool proven = model.isProvenOptimal();
@@ -504,6 +634,18 @@ SolverOutput Milp::plan(const SolveRequest& request) const {
           std::nullopt, bound};
 }
 
+}  // namespace
+
+SolverOutput Milp::plan(const SolveRequest& request) const {
+  if (auto r = refuse(request)) return *r;
+  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  const auto started = std::chrono::steady_clock::now();
+  if (request.progress) request.progress(0.0, "building the MILP and branch and bound (CBC)");
+  SolverOutput out = isolated(request, started, [&] { return solveMilp(request, started); }, "CBC", "schedule");
+  if (request.progress) request.progress(1.0, "done");
+  return out;
+}
+
 const SolverInfo& LpBoundSolver::info() const {
   static const SolverInfo kInfo{
       .id = "lp-bound",
@@ -516,9 +658,9 @@ const SolverInfo& LpBoundSolver::info() const {
   return kInfo;
 }
 
-SolverOutput LpBoundSolver::plan(const SolveRequest& request) const {
-  if (auto r = refuse(request)) return *r;
-  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+namespace {
+
+SolverOutput lpBoundOutput(const SolveRequest& request) {
   const LpBound b = lpRelaxation(*request.graph, request.budget, request.timeLimit);
   if (b.status == SolveStatus::Optimal) {
     const Ticks bound = ceilBound(b.overhead, b.cost);
@@ -529,6 +671,15 @@ SolverOutput LpBoundSolver::plan(const SolveRequest& request) const {
             std::nullopt, bound};
   }
   return {b.status, std::nullopt, b.message};
+}
+
+}  // namespace
+
+SolverOutput LpBoundSolver::plan(const SolveRequest& request) const {
+  if (auto r = refuse(request)) return *r;
+  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  const auto started = std::chrono::steady_clock::now();
+  return isolated(request, started, [&] { return lpBoundOutput(request); }, "CLP", "bound");
 }
 
 Solver::MinBudget LpBoundSolver::minBudget(const SolveRequest&) const {

@@ -52,6 +52,11 @@ struct SolveRequest {
   /// rather than the user's request (`remat compare`) sets false, so a large graph is refused at once
   /// instead of costing minutes and gigabytes (milp on Checkmate's 176-op ResNet-50: 0.9 GB, 144 s).
   bool timeLimitLiftsSizeLimit = true;
+  /// The most memory the solve may take, in bytes (none: defaultMemoryLimit(), half the machine's).
+  /// Held by the solvers' own accounting, not by the kernel: the DPs cap their fronts' points, milp and
+  /// lp-bound run CBC/CLP in a child process stopped when its resident set passes it; the answer is then
+  /// status Limit with the bytes.
+  std::optional<Bytes> memoryLimit;
 };
 
 /// A plan: the schedule, and for canonical plans the lower-set sequence it was lowered from with the

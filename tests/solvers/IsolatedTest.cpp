@@ -1,0 +1,102 @@
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <cstdlib>
+#include <stdexcept>
+#include <stop_token>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "remat/solvers/Isolated.hpp"
+
+using remat::solvers::IsolatedOutcome;
+using remat::solvers::runIsolated;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double secondsSince(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+}  // namespace
+
+TEST_CASE("runIsolated returns the child's answer, whole, with NUL bytes and beyond a pipe's buffer") {
+  std::string big(5'000'000, 'x');
+  big[17] = '\0';
+  const IsolatedOutcome o = runIsolated([&] { return big; }, std::nullopt, std::nullopt, {});
+  REQUIRE(o.kind == IsolatedOutcome::Kind::Finished);
+  CHECK(o.bytes == big);
+  const IsolatedOutcome empty = runIsolated([] { return std::string(); }, std::nullopt, std::nullopt, {});
+  CHECK(empty.kind == IsolatedOutcome::Kind::Finished);
+  CHECK(empty.bytes.empty());
+}
+
+TEST_CASE("runIsolated stops a child that runs past its deadline") {
+  const auto start = Clock::now();
+  const IsolatedOutcome o = runIsolated(
+      [] {
+        std::atomic<bool> never{false};
+        while (!never.load(std::memory_order_relaxed)) {
+        }
+        return std::string();
+      },
+      start + std::chrono::milliseconds(200), std::nullopt, {});
+  CHECK(o.kind == IsolatedOutcome::Kind::Deadline);
+  CHECK(secondsSince(start) >= 0.2);
+  CHECK(secondsSince(start) < 3);  // 20 ms sampling; a margin for a loaded sanitizer build
+}
+
+TEST_CASE("runIsolated stops a child whose resident memory passes the limit") {
+  // The child touches 1 MiB after another, up to 4 GiB, which it never reaches: the parent stops it past
+  // 64 MiB (a child that got there would answer "reached", and the test fail).
+  const IsolatedOutcome o = runIsolated(
+      [] {
+        std::vector<char*> blocks;
+        for (int k = 0; k < 4096; ++k) {
+          blocks.push_back(static_cast<char*>(std::malloc(1 << 20)));
+          std::memset(blocks.back(), 1, 1 << 20);
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+        return std::string("reached");
+      },
+      std::nullopt, std::int64_t{64} << 20, {});
+  CHECK(o.kind == IsolatedOutcome::Kind::MemoryLimit);
+  CHECK(o.peakResident > std::int64_t{64} << 20);
+  CHECK(o.bytes.empty());
+}
+
+TEST_CASE("runIsolated reports a child that dies or throws, with the reason") {
+  const IsolatedOutcome died = runIsolated(
+      []() -> std::string {
+        std::abort();
+      },
+      std::nullopt, std::nullopt, {});
+  CHECK(died.kind == IsolatedOutcome::Kind::Failed);
+  CHECK_THAT(died.why, Catch::Contains("signal 6"));
+  const IsolatedOutcome threw = runIsolated([]() -> std::string { throw std::runtime_error("boom"); }, std::nullopt,
+                                            std::nullopt, {});
+  CHECK(threw.kind == IsolatedOutcome::Kind::Failed);
+  CHECK(threw.why == "boom");
+  const IsolatedOutcome noMemory =
+      runIsolated([]() -> std::string { throw std::bad_alloc(); }, std::nullopt, std::nullopt, {});
+  CHECK(noMemory.kind == IsolatedOutcome::Kind::MemoryLimit);
+}
+
+TEST_CASE("runIsolated stops a child when the stop token asks") {
+  std::stop_source stop;
+  std::jthread asker([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stop.request_stop();
+  });
+  const auto start = Clock::now();
+  const IsolatedOutcome o = runIsolated(
+      [] {
+        std::this_thread::sleep_for(std::chrono::seconds(60));
+        return std::string("slept");
+      },
+      std::nullopt, std::nullopt, stop.get_token());
+  CHECK(o.kind == IsolatedOutcome::Kind::Cancelled);
+  CHECK(secondsSince(start) < 3);
+}
