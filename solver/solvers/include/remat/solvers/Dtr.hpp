@@ -60,7 +60,8 @@ struct DtrMinimum {
 /// DTR is not monotone in its budget: where its run at budget B gets stuck above B (nothing evictable
 /// during a deep rematerialization), plan() runs it again with the eviction threshold at B·7/8, ...,
 /// B/8, 0 and keeps the first run that fits B (the last always does); the message says so. So every
-/// budget from dtrSingleOpMinimum up is met, and minBudget is that minimum. Every run obeys the
+/// budget from dtrSingleOpMinimum up is met, and minBudget is that minimum; plan() measures the minimum
+/// only where its run at the budget does not fit (to answer `infeasible` below it). Every run obeys the
 /// request's stop token and time limit (checked between program steps and every 1,024 computations
 /// inside a rematerialization) and stops at kMaxDtrSteps, answering `time-limit` or `limit`.
 /// Problem class: any DAG (online heuristic). Heuristic (not exact). Complexity: one run is
