@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ProgramRun.hpp"
@@ -200,5 +201,57 @@ TEST_CASE("refused graph files: duplicate JSON keys and cg ids beyond N exit wit
     CHECK(r.code == 3);
     CHECK_THAT(r.err, Catch::StartsWith("remat: error: " + fixture(file)));
     CHECK_THAT(r.err, Catch::Contains(message));
+  }
+}
+
+TEST_CASE("time and memory limits: non-finite and negative time limits, bad memory limits are usage errors") {
+  const std::string g = fixture("cli/chain3.json");
+  for (const auto& [option, value, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--time-limit", "nan", "the time limit must be a number of seconds, 0 or more"},
+           {"--time-limit", "inf", "the time limit must be a number of seconds, 0 or more"},
+           {"--time-limit", "-1", "the time limit must be a number of seconds, 0 or more"},
+           {"--memory-limit", "5x", "invalid memory limit '5x': give a positive size such as 8GiB"},
+           {"--memory-limit", "0", "invalid memory limit '0'"},
+           {"--memory-limit", "", "--memory-limit: the memory limit is empty"}}) {
+    for (const std::string command : {"solve", "compare", "min-budget", "sweep"}) {
+      std::vector<std::string> args{command, g, option, value};
+      if (command == "solve") args.insert(args.end(), {"-s", "store-all"});
+      Run r = runRemat(args);
+      INFO(command << " " << option << " '" << value << "': " << r.err);
+      CHECK(r.code == 2);
+      CHECK_THAT(r.err, Catch::Contains(message));
+    }
+  }
+  // A limit of 10^10 s is none (it used to overflow the deadline and stop at once).
+  Run far = runRemat({"solve", g, "-s", "dtr", "-b", "200", "--time-limit", "1e10", "--json"});
+  CHECK(far.code == 0);
+  CHECK(far.json()["status"] == "feasible");
+}
+
+TEST_CASE("every solver answers within its time limit on a 100,000-op chain and on inception_v3") {
+  // One `compare` per graph runs every registered solver with --time-limit 2 (an explicit limit, so
+  // milp and lp-bound try the graphs too); each row must be an answer, not an error, and the whole
+  // command must end under an outer limit far beyond the solvers' 2 s each. How close to the limit each
+  // one stops is measured in bench/limits.sh, not asserted here.
+  std::vector<std::pair<std::string, std::vector<std::string>>> ops;
+  ops.reserve(100000);
+  for (int k = 0; k < 100000; ++k) ops.emplace_back("op" + std::to_string(k), std::vector<std::string>{k ? "op" + std::to_string(k - 1) : "x"});
+  const std::string chain = writeGraph("chain-100000.json", "chain-100000", ops);
+  const std::string inception = std::string(REMAT_SOURCE_DIR) + "/datasets/inception_v3.json";
+  for (const auto& [graph, budget] : std::vector<std::pair<std::string, std::string>>{{chain, "3MB"}, {inception, "2GB"}}) {
+    INFO(graph);
+    Run r = remat::test::runProgram("timeout", {"-s", "KILL", "600", REMAT_BINARY, "compare", graph, "-b", budget,
+                                                "--time-limit", "2", "--table", "json"}, scratch());
+    INFO(r.err);
+    REQUIRE(r.code >= 0);
+    REQUIRE(r.code <= 1);
+    const auto doc = r.json();
+    std::size_t rows = 0;
+    for (const auto& row : doc["rows"]) {
+      INFO(row["solver"] << ": " << row["status"] << " " << row["message"]);
+      CHECK(row["status"] != "error");
+      ++rows;
+    }
+    CHECK(rows >= 9);
   }
 }

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -84,6 +86,34 @@ std::optional<Bytes> parseBudget(const std::string& text) {
     throw CliError(kUsage, "invalid budget '" + text + "': give bytes or a size with a unit, such as 512MiB or 2GB");
   if (b->value <= 0) throw CliError(kUsage, "the budget must be positive, got '" + text + "'");
   return b;
+}
+
+CLI::Option* addLimitOptions(CLI::App* cmd, LimitOptions& o, const std::string& timeHelp) {
+  CLI::Option* time = cmd->add_option("--time-limit", o.timeLimit, timeHelp);
+  cmd->add_option("--memory-limit", o.memoryLimit,
+                  "The most memory a solver may take, such as 8GiB (default: half the machine's memory); a solver "
+                  "that needs more stops with status limit")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value.empty() ? std::string("the memory limit is empty: give a size such as 8GiB") : std::string();
+          },
+          "SIZE"));
+  return time;
+}
+
+SolveLimits parseLimits(const LimitOptions& o) {
+  if (!std::isfinite(o.timeLimit) || o.timeLimit < 0)
+    throw CliError(kUsage, "the time limit must be a number of seconds, 0 or more (0: none)");
+  SolveLimits out;
+  constexpr double kLongest = 1e9;
+  if (o.timeLimit > 0 && o.timeLimit <= kLongest)
+    out.time = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(o.timeLimit * 1000)));
+  if (!o.memoryLimit.empty()) {
+    out.memory = parseByteSize(o.memoryLimit);
+    if (!out.memory || out.memory->value <= 0)
+      throw CliError(kUsage, "invalid memory limit '" + o.memoryLimit + "': give a positive size such as 8GiB");
+  }
+  return out;
 }
 
 void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs) {

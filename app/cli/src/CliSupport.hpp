@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -72,6 +73,28 @@ void addModelOption(CLI::App* cmd, std::string& model);
 
 /// Parses "2GiB"-style budgets; throws CliError(kUsage) on a bad or non-positive value.
 [[nodiscard]] std::optional<Bytes> parseBudget(const std::string& text);
+
+/// The limits every solving command takes: --time-limit (seconds, 0: none) and --memory-limit (a size;
+/// none: solvers::defaultMemoryLimit(), half the machine's memory).
+struct LimitOptions {
+  double timeLimit = 0;
+  std::string memoryLimit;
+};
+/// Adds --time-limit (with `timeHelp`) and --memory-limit to cmd; returns the --time-limit option.
+CLI::Option* addLimitOptions(CLI::App* cmd, LimitOptions& o, const std::string& timeHelp = "Stop after this many seconds (0: none)");
+/// The limits as the solvers take them.
+struct SolveLimits {
+  std::optional<std::chrono::milliseconds> time;
+  std::optional<Bytes> memory;
+  void applyTo(solvers::SolveRequest& request) const {
+    request.timeLimit = time;
+    request.memoryLimit = memory;
+  }
+};
+/// Checks the limits (a time limit must be a finite number of seconds, at least 0; a memory limit a
+/// positive size); throws CliError(kUsage) naming a bad value. A time limit over 10^9 s (some 31 years)
+/// stands for no limit, so that a deadline never overflows the clock.
+[[nodiscard]] SolveLimits parseLimits(const LimitOptions& o);
 
 /// Refuses an output path before any work: one that is an input (same file, by device and inode) or
 /// not a regular file (a directory, device, FIFO or socket) throws CliError(kUsage) naming it.

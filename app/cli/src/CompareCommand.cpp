@@ -12,6 +12,7 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/PrintableText.hpp"
 #include "remat/solvers/Comparison.hpp"
+#include "remat/solvers/Isolated.hpp"
 #include "remat/solvers/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
@@ -30,7 +31,7 @@ struct CompareOptions {
   std::string figuresDir;
   std::string figureFormat = "svg";
   FigureStyleOptions style;
-  double timeLimit = kDefaultTimeLimit;
+  LimitOptions limits{.timeLimit = kDefaultTimeLimit};
   bool timeLimitGiven = false;
   static constexpr double kDefaultTimeLimit = 60.0;
 };
@@ -140,12 +141,13 @@ int runCompare(const CompareOptions& o) {
       throw CliError(kUsage, "unknown figure format '" + o.figureFormat + "' (svg, pdf, png)");
     for (viz::FigureKind kind : viz::kAllFigures) checkOutputPath(compareFigurePath(o, kind), {o.graph.path});
   }
+  const SolveLimits limits = parseLimits(o.limits);
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   const bool json = o.json || o.table == "json";
 
   solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = parseModel(o.model)};
-  if (o.timeLimit > 0) request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
+  limits.applyTo(request);
   // The default limit guards against a long MILP; it does not ask milp to try graphs beyond its size limit.
   request.timeLimitLiftsSizeLimit = o.timeLimitGiven;
   const solvers::Comparison comparison = solvers::compareSolvers(chosen, request, leastBudgets, [&](const std::string& id) {
@@ -173,7 +175,8 @@ int runCompare(const CompareOptions& o) {
     j["vanilla_time"] = vanilla.metrics.totalTime.value;
     j["model"] = std::string(solvers::dpModelName(request.model));
     j["best"] = comparison.best ? nlohmann::json(bestId) : nlohmann::json(nullptr);
-    j["time_limit_seconds"] = o.timeLimit > 0 ? nlohmann::json(o.timeLimit) : nlohmann::json(nullptr);
+    j["time_limit_seconds"] = limits.time ? nlohmann::json(o.limits.timeLimit) : nlohmann::json(nullptr);
+    j["memory_limit_bytes"] = request.memoryLimit ? request.memoryLimit->value : solvers::defaultMemoryLimit();
     if (lpBound) j["lp_bound_overhead"] = lpBound->value;
     if (bound) j["overhead_bound"] = {{"overhead", bound->overhead.value}, {"solver", bound->solver}};
     j["rows"] = nlohmann::json::array();
@@ -273,12 +276,11 @@ void addCompareCommand(CLI::App& app, Runner& run) {
   addGraphOptions(cmd, o->graph);
   cmd->add_option("--table", o->table, "Table style: text, markdown, csv or json")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output (same as --table json)");
-  CLI::Option* limit =
-      cmd->add_option("--time-limit", o->timeLimit,
-                      "Each solver's time limit in seconds (0: none). The default guards against a long MILP search "
-                      "and does not let milp try graphs over its size limit; an explicit limit does")
-          ->capture_default_str();
-  limit->check(CLI::NonNegativeNumber);
+  CLI::Option* limit = addLimitOptions(cmd, o->limits,
+                                       "Each solver's time limit in seconds (0: none). The default guards against a "
+                                       "long MILP search and does not let milp try graphs over its size limit; an "
+                                       "explicit limit does");
+  limit->capture_default_str();
   cmd->add_option("--figures", o->figuresDir,
                   "Also write every figure (timeline, pareto, graph, schedule, layout) into this folder");
   cmd->add_option("--figure-format", o->figureFormat, "Format of those figures: svg, pdf or png")->capture_default_str();

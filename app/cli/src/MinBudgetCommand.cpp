@@ -15,17 +15,17 @@ struct MinBudgetOptions {
   GraphOptions graph;
   std::string solver = "exact-dp";
   std::string model = "simulator";
-  double timeLimit = 0;
+  LimitOptions limits;
   bool json = false;
 };
 
 int runMinBudget(const MinBudgetOptions& o) {
   const solvers::Solver& solver = findSolver(o.solver);
-  if (o.timeLimit < 0) throw CliError(kUsage, "the time limit must not be negative");
+  const SolveLimits limits = parseLimits(o.limits);
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   solvers::SolveRequest request{.graph = &g, .model = parseModel(o.model)};
-  if (o.timeLimit > 0) request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
+  limits.applyTo(request);
   request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
   const solvers::Solver::MinBudget r = solver.minBudget(request);
   const bool model = solver.info().budgetMeasure == solvers::BudgetMeasure::DpModel;
@@ -66,7 +66,7 @@ void addMinBudgetCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
   addGraphOptions(cmd, o->graph);
   addModelOption(cmd, o->model);
-  cmd->add_option("--time-limit", o->timeLimit, "Stop after this many seconds (0: none)");
+  addLimitOptions(cmd, o->limits);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runMinBudget(*o); }; });
 }

@@ -20,7 +20,7 @@ struct SolveOptions {
   std::string budget;
   std::string strategy = "time";
   std::string model = "simulator";
-  double timeLimit = 0;
+  LimitOptions limits;
   bool noLiveness = false;
   std::string output;
   bool json = false;
@@ -31,7 +31,7 @@ int runSolve(const SolveOptions& o) {
   auto strategy = solvers::strategyFromName(o.strategy);
   if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
   const auto budget = parseBudget(o.budget);
-  if (o.timeLimit < 0) throw CliError(kUsage, "the time limit must not be negative");
+  const SolveLimits limits = parseLimits(o.limits);
   if (!o.output.empty()) checkOutputPath(o.output, {o.graph.path});
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
@@ -39,8 +39,7 @@ int runSolve(const SolveOptions& o) {
   solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = parseModel(o.model)};
   request.liveness = !o.noLiveness;
   request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
-  if (o.timeLimit > 0)
-    request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
+  limits.applyTo(request);
   const solvers::SolveResult r = solver->solve(request);
   if (!o.output.empty() && r.plan) writeFileAtomically(o.output, solvers::writePlanJson(g, r));
 
@@ -92,7 +91,7 @@ void addSolveCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
   addModelOption(cmd, o->model);
   addGraphOptions(cmd, o->graph);
-  cmd->add_option("--time-limit", o->timeLimit, "Stop after this many seconds (0: none)");
+  addLimitOptions(cmd, o->limits);
   cmd->add_flag("--no-liveness", o->noLiveness, "Simulate without liveness analysis (only explicit frees)");
   cmd->add_option("--output,-o", o->output, "Write the plan JSON here");
   cmd->add_flag("--json", o->json, "Print the plan JSON");

@@ -17,7 +17,7 @@ struct SweepOptions {
   GraphOptions graph;
   std::string solver = "exact-dp";
   std::size_t points = 20;
-  double timeLimit = 0;
+  LimitOptions limits;
   std::string model = "simulator";
   bool json = false;
 };
@@ -25,12 +25,12 @@ struct SweepOptions {
 int runSweep(const SweepOptions& o) {
   const solvers::Solver& solver = findSolver(o.solver);
   if (o.points < 2) throw CliError(kUsage, "--points must be at least 2");
-  if (o.timeLimit < 0) throw CliError(kUsage, "the time limit must not be negative");
+  const SolveLimits limits = parseLimits(o.limits);
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   solvers::SolveRequest request{.graph = &g, .model = parseModel(o.model)};
   request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
-  if (o.timeLimit > 0) request.timeLimit = std::chrono::milliseconds(static_cast<std::int64_t>(o.timeLimit * 1000));
+  limits.applyTo(request);
   const solvers::Solver::TradeOff r = solver.tradeOff(request, o.points);
 
   // Every plan of the front is judged by the simulator too.
@@ -84,7 +84,7 @@ void addSweepCommand(CLI::App& app, Runner& run) {
   cmd->add_option("graph", o->graph.path, "Graph file")->required();
   cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
   cmd->add_option("--points", o->points, "Show at most this many points of the front")->capture_default_str();
-  cmd->add_option("--time-limit", o->timeLimit, "Stop after this many seconds (0: none)");
+  addLimitOptions(cmd, o->limits);
   addGraphOptions(cmd, o->graph);
   addModelOption(cmd, o->model);
   cmd->add_flag("--json", o->json, "Machine-readable output");
