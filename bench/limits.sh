@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Rebuilds the release preset and rewrites the "Time limits" table of BENCHMARKS.md: every solver with
+# --time-limit 2 on datasets/inception_v3.json and a generated 100,000-op chain, how far past the limit
+# each answers, and its peak memory.
+#   bench/limits.sh      (REMAT=path/to/remat to time another build)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${REMAT:-}" ]; then scripts/build.sh release >&2; fi
+/usr/bin/python3 bench/limits.py
