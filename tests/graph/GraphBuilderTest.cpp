@@ -103,7 +103,28 @@ TEST_CASE("empty graphs, overflowing totals and bad saves are rejected") {
     b.add(op("b", {"a"}, std::numeric_limits<std::int64_t>::max()));
     auto r = b.build();
     REQUIRE_FALSE(r.ok());
-    CHECK_THAT(r.errorText(), Catch::Contains("overflows 64 bits"));
+    CHECK_THAT(r.errorText(), Catch::Contains("total size or time passes 2^60"));
+  }
+  {
+    // Totals that fit 64 bits but whose sums with gradients would not: two values of 2^62 - 1 bytes
+    // (values plus their gradients wrapped), a parameter of 2^62 (with its gradient, 2^63), a forward
+    // time of 3 * 2^61.
+    for (const auto& [bytes, time] : std::vector<std::pair<std::int64_t, std::int64_t>>{
+             {(std::int64_t{1} << 62) - 1, 1}, {std::int64_t{1} << 61, 1}, {1, 3 * (std::int64_t{1} << 61)}}) {
+      GraphBuilder b;
+      auto a = op("a", {}, bytes);
+      a.fwdTime = time;
+      b.add(a);
+      b.add(op("b", {"a"}, bytes));
+      auto r = b.build();
+      INFO(bytes << " " << time);
+      REQUIRE_FALSE(r.ok());
+      CHECK_THAT(r.errorText(), Catch::Contains("total size or time passes 2^60"));
+    }
+    GraphBuilder b;
+    b.add(op("a", {}, std::int64_t{1} << 59));
+    b.add(op("b", {"a"}, std::int64_t{1} << 59));
+    CHECK(b.build().ok());  // 2^60 in all: the most a graph may total
   }
   {
     GraphBuilder b;

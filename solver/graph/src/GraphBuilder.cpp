@@ -90,8 +90,11 @@ Result<ComputeGraph> GraphBuilder::build() {
     if (s.kind == NodeKind::Op && s.constant) fail(s.where, who() + ": only inputs and parameters can be constants");
     if (!overflowReported && (s.bytes >= 0 && s.workspace >= 0 && s.fwdTime >= 0 && s.bwdTime >= 0) &&
         (!addChecked(totalBytes, s.bytes) || !addChecked(totalBytes, s.workspace) ||
-         !addChecked(totalTime, s.fwdTime) || !addChecked(totalTime, s.bwdTime))) {
-      fail(s.where, who() + ": total graph size or time overflows 64 bits");
+         !addChecked(totalTime, s.fwdTime) || !addChecked(totalTime, s.bwdTime) || totalBytes > kMaxGraphTotal ||
+         totalTime > kMaxGraphTotal)) {
+      fail(s.where, who() + ": the graph's total size or time passes 2^60 here (" +
+                        std::to_string(kMaxGraphTotal) +
+                        "), beyond what its sums with gradients and recomputations can hold in 64 bits");
       overflowReported = true;
     }
   }

@@ -40,7 +40,7 @@ struct BackwardSpec {
 
 /// Collects nodes and builds a validated, immutable ComputeGraph. Every problem is reported with the
 /// location of the node that has it: duplicate or empty ids, unknown inputs, cycles (with the cycle's
-/// nodes), negative sizes and times, totals that overflow 64 bits, saves that point past the inputs,
+/// nodes), negative sizes and times, totals over kMaxGraphTotal (2^60), saves that point past the inputs,
 /// inputs or parameters that have operands, and a graph without operations.
 class GraphBuilder {
  public:
