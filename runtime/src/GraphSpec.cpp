@@ -57,13 +57,20 @@ std::optional<std::int64_t> dtypeSize(std::string_view dtype) {
   return std::nullopt;
 }
 
-std::string readTextFile(const std::string& path) {
+std::string readTextFile(const std::string& path, std::size_t maxBytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw RunnerError(ExitCode::Input, path + ": cannot open the file");
-  std::ostringstream text;
-  text << in.rdbuf();
+  // Read in blocks up to the cap, not whole: /dev/zero or a FIFO has no size to check first.
+  std::string text;
+  std::array<char, 1 << 16> block{};
+  while (in.read(block.data(), block.size()) || in.gcount() > 0) {
+    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
+    if (text.size() > maxBytes)
+      throw RunnerError(ExitCode::Input, path + ": the file is larger than " + std::to_string(maxBytes) +
+                                             " bytes, more than remat-runner reads");
+  }
   if (in.bad()) throw RunnerError(ExitCode::Input, path + ": cannot read the file");
-  return text.str();
+  return text;
 }
 
 GraphSpec readGraphSpec(const std::string& path) { return parseGraphSpec(readTextFile(path), path); }

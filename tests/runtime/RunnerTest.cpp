@@ -315,6 +315,14 @@ TEST_CASE("bad input: documented exit codes, messages naming file, node and step
     CHECK(r.code == 3);
     CHECK_THAT(r.err, Catch::Contains("missing.json: cannot open the file"));
   }
+  SECTION("a graph or plan without end (/dev/zero): exit 3 at the 1 GiB cap, not read until memory runs out") {
+    const Run g = runner({"/dev/zero", "--baseline", "-o", out.string()});
+    CHECK(g.code == 3);
+    CHECK_THAT(g.err, Catch::Contains("/dev/zero: the file is larger than 1073741824 bytes"));
+    const Run p = runner({small("mlp"), "--plan", "/dev/zero", "-o", out.string()});
+    CHECK(p.code == 3);
+    CHECK_THAT(p.err, Catch::Contains("/dev/zero: the file is larger than 1073741824 bytes"));
+  }
   SECTION("usage errors: exit 2") {
     CHECK(runner({small("mlp"), "-o", out.string()}).code == 2);  // neither --plan nor --baseline
     CHECK(runner({small("mlp"), "--baseline", "--iterations", "0"}).code == 2);

@@ -67,7 +67,10 @@ struct GraphSpec {
 /// The same from text (`fileName` is used in messages).
 [[nodiscard]] GraphSpec parseGraphSpec(std::string_view text, const std::string& fileName);
 
-/// Reads a whole file; throws RunnerError (ExitCode::Input) when it cannot.
-[[nodiscard]] std::string readTextFile(const std::string& path);
+/// The most a file remat-runner reads may hold (graphs, plans, play scripts; as remat's own readers).
+inline constexpr std::size_t kMaxInputFileBytes = std::size_t{1} << 30;
+/// Reads a whole file; throws RunnerError (ExitCode::Input) when it cannot or when it holds more than
+/// maxBytes (read in blocks, so /dev/zero is refused too).
+[[nodiscard]] std::string readTextFile(const std::string& path, std::size_t maxBytes = kMaxInputFileBytes);
 
 }  // namespace remat::runtime
