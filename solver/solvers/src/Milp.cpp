@@ -27,8 +27,8 @@
 #include <coin/OsiClpSolverInterface.hpp>
 #pragma GCC diagnostic pop
 
-#include "remat/sim/Simulator.hpp"
 #include "remat/graph/ByteSize.hpp"
+#include "remat/sim/Simulator.hpp"
 #include "remat/solvers/Isolated.hpp"
 
 namespace remat::solvers {
@@ -376,7 +376,6 @@ std::optional<SolverOutput> refuse(const SolveRequest& request) {
   return std::nullopt;
 }
 
-
 // A SolverOutput as bytes, for the answer of the child process that runs CBC or CLP (runIsolated): the
 // status, the message, the schedule and the bound (MILP plans have no lower sets).
 class Writer {
@@ -457,7 +456,7 @@ SolverOutput decodeOutput(const std::string& bytes) {
 }
 
 // CBC and CLP check no clock and no allocation budget while they build and presolve a model (the
-// 94-op inception_v3 with a 2 s limit: minutes and gigabytes in CBC's preprocessing), so they run in a
+// 334-op inception_v3 with a 2 s limit: minutes and gigabytes in CBC's preprocessing), so they run in a
 // child process that is stopped at the deadline, half a second after the limit they were given
 // themselves (CBC then stops its branch and bound and answers with its incumbent), or when its
 // resident memory passes the request's memory limit. `solve` runs in the child.
