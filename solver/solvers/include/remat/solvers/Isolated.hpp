@@ -33,7 +33,8 @@ struct IsolatedOutcome {
 /// The child runs only `work` and leaves with _exit: no atexit handlers, no flush of the parent's stdio
 /// buffers, nothing written but the result. An exception in `work` (std::bad_alloc included) ends the child
 /// with Failed and its message. POSIX only; the memory is read from /proc (Linux), so elsewhere
-/// `memoryLimit` is not enforced.
+/// `memoryLimit` is not enforced. In AddressSanitizer builds, whose allocator is not fork-safe while
+/// other threads run, a caller with other threads runs `work` in-process, without the limits.
 [[nodiscard]] IsolatedOutcome runIsolated(const std::function<std::string()>& work,
                                           std::optional<std::chrono::steady_clock::time_point> deadline,
                                           std::optional<std::int64_t> memoryLimit, std::stop_token stop);
