@@ -390,7 +390,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
       return {SolveStatus::Limit, std::nullopt,
               "the DP fronts outgrew their memory cap (" + std::to_string(run.points) + " points, more than the " +
                   std::to_string(options.maxPoints) +
-                  " the memory limit allows; --memory-limit raises it up to 200 million); try approx-dp"};
+                  " allowed: the memory limit at 48 bytes a point, at most 200 million); try approx-dp"};
     case DpOutcome::Complete:
       break;
   }
