@@ -176,7 +176,7 @@ int runCompare(const CompareOptions& o) {
     j["model"] = std::string(solvers::dpModelName(request.model));
     j["best"] = comparison.best ? nlohmann::json(bestId) : nlohmann::json(nullptr);
     j["time_limit_seconds"] = limits.time ? nlohmann::json(o.limits.timeLimit) : nlohmann::json(nullptr);
-    j["memory_limit_bytes"] = request.memoryLimit ? request.memoryLimit->value : solvers::defaultMemoryLimit();
+    j["memory_limit_bytes"] = solvers::memoryLimitOr(request.memoryLimit);
     if (lpBound) j["lp_bound_overhead"] = lpBound->value;
     if (bound) j["overhead_bound"] = {{"overhead", bound->overhead.value}, {"solver", bound->solver}};
     j["rows"] = nlohmann::json::array();

@@ -1,6 +1,5 @@
 #include "remat/runtime/MeasuredRun.hpp"
 
-#include <array>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -8,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "remat/io/detail/ReaderSupport.hpp"
 #include "remat/runtime/ValidationError.hpp"
 
 namespace remat::runtime {
@@ -73,20 +73,12 @@ std::int64_t MeasuredRun::peakWithoutViews() const {
 }
 
 MeasuredRun readMeasuredRun(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ValidationError(ValidationFailure::Input, path + ": cannot open the measurement file");
-  // Read in blocks up to a cap, as every reader: /dev/zero has no size to check first.
-  constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
-  std::string text;
-  std::array<char, 1 << 16> block{};
-  while (in.read(block.data(), block.size()) || in.gcount() > 0) {
-    text.append(block.data(), static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxBytes)
-      throw ValidationError(ValidationFailure::Input, path + ": the measurement file is larger than 1 GiB");
-  }
+  std::string why;
+  const auto text = io::detail::readFileCapped(path, std::uintmax_t{1} << 30, "measurement", why, true);
+  if (!text) throw ValidationError(ValidationFailure::Input, path + ": " + why);
   json doc;
   try {
-    doc = json::parse(text);
+    doc = json::parse(*text);
   } catch (const json::parse_error& e) {
     throw ValidationError(ValidationFailure::Input, path + ": not valid JSON: " + e.what());
   }

@@ -128,7 +128,7 @@ Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, c
 // Front points the request's memory limit allows, at most `cap`: a stored point takes 24 bytes, and
 // the slack of the fronts' vectors and the per-set scratch about as much again.
 std::size_t pointsWithin(const SolveRequest& request, std::size_t cap) {
-  const std::int64_t memory = request.memoryLimit ? request.memoryLimit->value : defaultMemoryLimit();
+  const std::int64_t memory = memoryLimitOr(request.memoryLimit);
   return std::min<std::size_t>(cap, static_cast<std::size_t>(std::max<std::int64_t>(1, memory / 48)));
 }
 

@@ -139,18 +139,18 @@ class Executor {
     m_parent[b] = a;
     m_classCost[a] += m_classCost[b];
   }
+  // Whether u is an evicted neighbour that h_DTR-eq charges: an operation out of memory, evicted (or
+  // freed) since it was last computed.
+  bool chargeable(NodeId u) const { return m_g.isOp(u) && !m_resident[u.value] && m_uf[u.value] >= 0; }
   // The classes of the evicted neighbours (operation inputs and consumers) of v.
   void evictedNeighbourClasses(NodeId v, std::vector<std::int32_t>& out) {
     auto add = [&](NodeId u) {
-      if (m_g.isOp(u) && !m_resident[u.value] && m_uf[u.value] >= 0) out.push_back(find(m_uf[u.value]));
+      if (chargeable(u)) out.push_back(find(m_uf[u.value]));
     };
     for (NodeId u : m_g.opPredecessors(v)) add(u);
     for (NodeId w : m_g.successors(v)) add(w);
   }
 
-  // Whether u is an evicted neighbour that h_DTR-eq charges: an operation out of memory, evicted (or
-  // freed) since it was last computed.
-  bool chargeable(NodeId u) const { return m_g.isOp(u) && !m_resident[u.value] && m_uf[u.value] >= 0; }
   std::int32_t chargeableNeighbours(NodeId v) const {
     std::int32_t count = 0;
     for (NodeId u : m_g.opPredecessors(v)) count += chargeable(u) ? 1 : 0;

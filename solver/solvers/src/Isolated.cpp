@@ -16,6 +16,7 @@
 #include <exception>
 #include <fstream>
 #include <limits>
+#include <utility>
 
 namespace remat::solvers {
 namespace {
@@ -43,21 +44,30 @@ bool send(int fd, char tag, const std::string& payload) {
   return writeAll(fd, header, sizeof header) && writeAll(fd, payload.data(), payload.size());
 }
 
+// Runs work: ('R', its answer), or ('E', why) when it throws ("out of memory" for std::bad_alloc).
+std::pair<char, std::string> attempt(const std::function<std::string()>& work) {
+  try {
+    return {'R', work()};
+  } catch (const std::bad_alloc&) {
+    return {'E', "out of memory"};
+  } catch (const std::exception& e) {
+    return {'E', e.what()};
+  } catch (...) {
+    return {'E', "unknown exception"};
+  }
+}
+
+// What an attempt that ended with ('E', why) means.
+IsolatedOutcome::Kind errorKind(const std::string& why) {
+  return why == "out of memory" ? IsolatedOutcome::Kind::MemoryLimit : IsolatedOutcome::Kind::Failed;
+}
+
 [[noreturn]] void childMain(int fd, const std::function<std::string()>& work) {
 #ifdef __linux__
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the parent gone, nobody wants the answer
 #endif
-  bool sent = false;
-  try {
-    sent = send(fd, 'R', work());
-  } catch (const std::bad_alloc&) {
-    sent = send(fd, 'E', "out of memory");
-  } catch (const std::exception& e) {
-    sent = send(fd, 'E', e.what());
-  } catch (...) {
-    sent = send(fd, 'E', "unknown exception");
-  }
-  ::_exit(sent ? 0 : 1);
+  const auto [tag, payload] = attempt(work);
+  ::_exit(send(fd, tag, payload) ? 0 : 1);
 }
 
 // The resident set of process pid in bytes, or -1 when /proc does not say.
@@ -117,14 +127,13 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work,
   IsolatedOutcome out;
   if (kForkNeedsOneThread && threadCount() > 1) {
     // In-process, without the deadline or the memory cap (sanitizer builds only; see above).
-    try {
-      out.bytes = work();
+    auto [tag, payload] = attempt(work);
+    if (tag == 'R') {
       out.kind = IsolatedOutcome::Kind::Finished;
-    } catch (const std::bad_alloc&) {
-      out.kind = IsolatedOutcome::Kind::MemoryLimit;
-      out.why = "out of memory";
-    } catch (const std::exception& e) {
-      out.why = e.what();
+      out.bytes = std::move(payload);
+    } else {
+      out.kind = errorKind(payload);
+      out.why = std::move(payload);
     }
     return out;
   }
@@ -200,9 +209,8 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work,
     return out;
   }
   if (received[0] == 'E') {
-    out.kind = received.compare(kHeader, std::string::npos, "out of memory") == 0 ? IsolatedOutcome::Kind::MemoryLimit
-                                                                                 : IsolatedOutcome::Kind::Failed;
     out.why = received.substr(kHeader);
+    out.kind = errorKind(out.why);
     return out;
   }
   out.kind = IsolatedOutcome::Kind::Finished;

@@ -365,7 +365,7 @@ std::optional<SolverOutput> refuse(const SolveRequest& request) {
   // passes the memory limit, refusing at once beats building until the limit stops the child.
   const double n = static_cast<double>(request.graph->opCount());
   const double floorBytes = 3.0 * n * n * 44.0;
-  const std::int64_t memory = request.memoryLimit ? request.memoryLimit->value : defaultMemoryLimit();
+  const std::int64_t memory = memoryLimitOr(request.memoryLimit);
   if (floorBytes > static_cast<double>(memory))
     return SolverOutput{SolveStatus::Limit, std::nullopt,
                         "the MILP of " + std::to_string(request.graph->opCount()) + " ops has about " +
@@ -465,7 +465,7 @@ SolverOutput isolated(const SolveRequest& request, std::chrono::steady_clock::ti
                       const std::string& product) {
   std::optional<std::chrono::steady_clock::time_point> killAt;
   if (request.timeLimit) killAt = started + *request.timeLimit + std::chrono::milliseconds(500);
-  const std::int64_t memory = request.memoryLimit ? request.memoryLimit->value : defaultMemoryLimit();
+  const std::int64_t memory = memoryLimitOr(request.memoryLimit);
   const IsolatedOutcome o = runIsolated([&] { return encodeOutput(solve()); }, killAt, memory, request.stop);
   switch (o.kind) {
     case IsolatedOutcome::Kind::Finished:

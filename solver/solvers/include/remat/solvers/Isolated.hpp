@@ -7,6 +7,8 @@
 #include <stop_token>
 #include <string>
 
+#include "remat/graph/Units.hpp"
+
 namespace remat::solvers {
 
 /// How a computation run by runIsolated ended.
@@ -43,5 +45,9 @@ struct IsolatedOutcome {
 /// machine; the kernel's OOM killer acts on the whole process, and so on Studio too). 4 GiB when the
 /// machine does not say.
 [[nodiscard]] std::int64_t defaultMemoryLimit();
+/// A request's memory limit in bytes: `limit` where given, else defaultMemoryLimit().
+[[nodiscard]] inline std::int64_t memoryLimitOr(std::optional<Bytes> limit) {
+  return limit ? limit->value : defaultMemoryLimit();
+}
 
 }  // namespace remat::solvers
