@@ -6,9 +6,15 @@ and on a generated 100,000-op chain (bench/tools/make_shape.py chain 100000), on
 limit of 120 s. Reported: the status, the solver's own time (metrics.solve_seconds: solving, not reading
 the graph), how far past the 2 s limit it answered, the whole process's wall time, and its peak resident
 memory (GNU time's maximum RSS, which covers the child process that milp and lp-bound run CBC/CLP in).
+
+Then DTR's own solve time (metrics.solve_seconds, median of 3) on every dataset and a generated 10,000-op
+chain at 50, 60, 70 and 80% of the graph's plain-run peak (store-all's simulated peak), into the
+DTR-TIMINGS section. `--print` prints the tables instead of writing them, `--dtr-only` runs only the
+second (to time another build: REMAT=path/to/remat bench/limits.py --print --dtr-only).
 """
 import json
 import os
+import statistics
 import pathlib
 import subprocess
 import sys
@@ -41,7 +47,31 @@ def run(graph, solver):
     return status, seconds, float(wall), int(kib) / 1024
 
 
+def solve_json(graph, *args):
+    r = subprocess.run([str(REMAT), "solve", str(graph), *args, "--json"], capture_output=True, text=True,
+                       timeout=OUTER)
+    return json.loads(r.stdout)
+
+
+def dtr_rows(graphs):
+    fractions = (0.5, 0.6, 0.7, 0.8)
+    rows = ["| graph | " + " | ".join(f"{f:.0%}" for f in fractions) + " |", "|---" + "|---:" * len(fractions) + "|"]
+    for name, path in graphs:
+        peak = solve_json(path, "-s", "store-all")["metrics"]["simulated_peak_bytes"]
+        cells = []
+        for f in fractions:
+            runs = [solve_json(path, "-s", "dtr", "-b", str(int(peak * f))) for _ in range(3)]
+            seconds = statistics.median(r["metrics"]["solve_seconds"] for r in runs)
+            status = runs[0]["status"]
+            cells.append(f"{seconds:.3f}" + ("" if status == "feasible" else f" ({status})"))
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+        print(rows[-1], flush=True)
+    return rows
+
+
 def main():
+    printing = "--print" in sys.argv[1:]
+    dtr_only = "--dtr-only" in sys.argv[1:]
     with tempfile.TemporaryDirectory() as tmp:
         chain = pathlib.Path(tmp) / "chain-100000.json"
         with open(chain, "w") as out:
@@ -49,14 +79,24 @@ def main():
         graphs = [("inception_v3.json", ROOT / "datasets" / "inception_v3.json"), ("chain 100000", chain)]
         rows = [f"| graph | solver | status | solve s | past the {LIMIT:g} s limit | wall s | peak MiB |",
                 "|---|---|---|---:|---:|---:|---:|"]
-        for name, path in graphs:
+        for name, path in [] if dtr_only else graphs:
             for solver in solvers():
                 status, seconds, wall, mib = run(path, solver)
                 solve = f"{seconds:.2f}" if seconds is not None else "-"
                 past = f"{max(0.0, seconds - LIMIT):.2f}" if seconds is not None else "-"
                 rows.append(f"| {name} | {solver} | {status} | {solve} | {past} | {wall:.2f} | {mib:.0f} |")
                 print(rows[-1], flush=True)
-        replace_section("LIMITS", "\n".join(rows))
+        chain10k = pathlib.Path(tmp) / "chain-10000.json"
+        with open(chain10k, "w") as out:
+            subprocess.run([sys.executable, str(SHAPE), "chain", "10000"], check=True, stdout=out)
+        datasets = sorted(p for p in (ROOT / "datasets").glob("*.json") if p.name != "manifest.json")
+        dtr = dtr_rows([(p.name, p) for p in datasets] + [("chain 10000", chain10k)])
+        if printing:
+            print("\n".join(rows + [""] + dtr))
+        else:
+            if not dtr_only:
+                replace_section("LIMITS", "\n".join(rows))
+            replace_section("DTR-TIMINGS", "\n".join(dtr))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Rebuilds the release preset and rewrites the "Time limits" table of BENCHMARKS.md: every solver with
 # --time-limit 2 on datasets/inception_v3.json and a generated 100,000-op chain, how far past the limit
-# each answers, and its peak memory.
+# each answers, and its peak memory; and the "DTR's solve time" table (every dataset and a 10,000-op
+# chain at 50-80% of the plain peak).
 #   bench/limits.sh      (REMAT=path/to/remat to time another build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
