@@ -95,6 +95,35 @@ TEST_CASE("recomputation is counted as overhead and split out in the timeline") 
   CHECK(r.timeline.points()[4].during.total() == Bytes{5 + 30 + 30 + 20});
 }
 
+TEST_CASE("a schedule whose time passes 2^63 - 1 is refused at that step, never counted wrapped") {
+  // One op of 2^58 ticks each way (the graph's total, 2^59, is within the readers' cap), computed 33
+  // times: 33 * 2^58 passes 2^63 - 1 at the 32nd forward.
+  const ComputeGraph g = test::makeGraph({{"a", {"x"}, 10, std::int64_t{1} << 58, {}, true}}, 5);
+  Schedule s;
+  for (int k = 0; k < 33; ++k) {
+    if (k > 0) s.push_back({Fr, *g.find("a")});
+    s.push_back({F, *g.find("a")});
+  }
+  s.push_back({B, *g.find("a")});
+  const auto r = Simulator(g, {.liveness = false}).run(s);
+  REQUIRE_FALSE(r.valid());
+  CHECK(r.error->timeOverflow);
+  CHECK(r.error->step == 2 * 31);
+  CHECK_THAT(r.error->message, Catch::Contains("total time passes 2^63 - 1 ticks"));
+  // Three forwards fewer: 30 forwards and the backward, 31 * 2^58, are counted exactly.
+  const Schedule shorter(s.begin() + 6, s.end());
+  const auto ok = Simulator(g, {.liveness = false}).run(shorter);
+  REQUIRE(ok.valid());
+  CHECK(ok.overhead == Ticks{(std::int64_t{1} << 58) * 29});
+  CHECK(ok.totalTime == Ticks{(std::int64_t{1} << 58) * 31});
+  // One more forward and the backward takes the clock to 2^63: refused at the backward.
+  const Schedule over(s.begin() + 4, s.end());
+  const auto late = Simulator(g, {.liveness = false}).run(over);
+  REQUIRE_FALSE(late.valid());
+  CHECK(late.error->timeOverflow);
+  CHECK(late.error->step == over.size() - 1);
+}
+
 TEST_CASE("illegal schedules are rejected with the step and the reason") {
   auto g = chain3();
   auto check = [&](const Schedule& s, std::size_t step, const std::string& text, bool liveness = true) {

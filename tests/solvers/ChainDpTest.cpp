@@ -401,3 +401,36 @@ TEST_CASE("chain-dp on ResNet-50: valid plans, within budget, monotone, above th
   }
   CHECK(solver.solve({.graph = &g, .budget = Bytes{least.bytes->value - 1}}).status == SolveStatus::Infeasible);
 }
+
+TEST_CASE("chain-dp with times near the readers' cap: costs saturate, never wrap") {
+  // The same 100-op chain with unit times and with times of 2^52 (the graph's total stays under the
+  // readers' 2^60): the DP's costs pass 2^63 at low memory, where they used to wrap and pick nonsense.
+  auto chain = [](std::int64_t time) {
+    std::vector<test::OpSketch> ops;
+    for (int i = 0; i < 100; ++i)
+      ops.push_back({"a" + std::to_string(i), {i == 0 ? "x" : "a" + std::to_string(i - 1)}, 1024, time, {}, true});
+    return test::makeGraph(ops, 1024, 0);
+  };
+  const ComputeGraph unit = chain(1);
+  const ComputeGraph huge = chain(std::int64_t{1} << 52);
+  const ChainDp solver(200);
+  const Bytes budget{30 * 1024};
+  const SolveResult a = solver.solve({.graph = &unit, .budget = budget});
+  const SolveResult b = solver.solve({.graph = &huge, .budget = budget});
+  INFO(a.message << " / " << b.message);
+  REQUIRE(a.status == SolveStatus::Feasible);
+  REQUIRE(b.status == SolveStatus::Feasible);
+  CHECK(b.metrics.recomputations == a.metrics.recomputations);
+  CHECK(b.metrics.overhead == a.metrics.overhead * (std::int64_t{1} << 52));
+
+  // At its least memory the chain schedule recomputes thousands of times: its time cannot be counted,
+  // so the answer is `limit` without a plan or figures, never a saturated or wrapped overhead.
+  const auto least = solver.minBudget({.graph = &unit});
+  REQUIRE(least.bytes);
+  const SolveResult tight = solver.solve({.graph = &huge, .budget = *least.bytes});
+  INFO(tight.message);
+  CHECK(tight.status == SolveStatus::Limit);
+  CHECK_FALSE(tight.plan);
+  CHECK_THAT(tight.message, Catch::Contains("passes 2^63 - 1 ticks") && Catch::Contains("time can be counted"));
+  CHECK(tight.metrics.overhead == Ticks{0});
+}

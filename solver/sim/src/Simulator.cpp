@@ -97,6 +97,13 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
     return result;
   };
   auto name = [&](NodeId v) { return graph::quotedName(g.node(v).name); };
+  // The clock saturates (Ticks): reaching 2^63 - 1 means the schedule's time cannot be counted.
+  auto timeOverflow = [&](std::size_t s) {
+    fail(s, "the schedule's total time passes 2^63 - 1 " + g.timeUnit() +
+                " here, too much to count (this many recomputations of times this large)");
+    result.error->timeOverflow = true;
+    return result;
+  };
 
   std::vector<std::vector<NodeId>> freeAfter;
   if (m_options.liveness) freeAfter = lastValueUses(g, schedule);
@@ -218,6 +225,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         during = mem;
         during.workspace = node.workspace;
         clock += node.fwdTime;
+        if (clock == Ticks::max()) return timeOverflow(s);
         if (recompute) {
           result.overhead += node.fwdTime;
           ++result.recomputations;
@@ -260,6 +268,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         during = mem;
         during.workspace = node.workspace;
         clock += node.bwdTime;
+        if (clock == Ticks::max()) return timeOverflow(s);
         bwdDone[v.value] = true;
         for (NodeId u : g.opPredecessors(v)) --pendingConsumers[u.value];
         break;

@@ -117,12 +117,14 @@ Candidate evaluate(const Prepared& p, const sim::Simulator& simulator, std::pair
   const std::vector<ChainOp> ops = p.table->ops(point.first);
 #ifdef REMAT_SANITY_CHECKS
   const ChainRun run = runChainOps(p.model, ops);
-  if (!run.valid || run.time != point.second || run.peak > point.first)
+  if (!run.valid || std::min(run.time, ChainDpTable::kSaturated) != point.second || run.peak > point.first)
     throw std::logic_error("chain-dp: the DP's schedule does not replay in its model: " + run.error);
 #endif
   c.plan.schedule = lowerChainOps(p.chain, ops);
   c.simulation = simulator.run(c.plan.schedule);
-  if (!c.simulation.valid())
+  // A legal schedule whose time passes 2^63 - 1 (stage times near the readers' cap, recomputed many
+  // times) comes back with an error marked timeOverflow: the caller decides.
+  if (!c.simulation.valid() && !c.simulation.error->timeOverflow)
     throw std::logic_error("chain-dp lowered an illegal schedule: " + c.simulation.error->message);
   return c;
 }
@@ -175,13 +177,22 @@ SolverOutput ChainDp::plan(const SolveRequest& request) const {
   if (!request.budget) return answer(evaluate(p, simulator, points.back()));
 
   std::optional<Bytes> leastPeak;
+  std::optional<std::string> uncounted;  // why the first schedule whose time cannot be counted failed
   for (std::size_t k = points.size(); k-- > 0;) {
     if (interruption.any()) return interruption.output("while searching the chain-model memory limit");
     if (request.progress) request.progress(0.8 + 0.2 * double(points.size() - k) / double(points.size()), "limits");
     Candidate c = evaluate(p, simulator, points[k]);
+    if (!c.simulation.valid()) {  // its time passes 2^63 - 1, and its peak is unknown: not an answer
+      if (!uncounted) uncounted = c.simulation.error->message;
+      continue;
+    }
     if (c.simulation.peak <= *request.budget) return answer(std::move(c));
     if (!leastPeak || c.simulation.peak < *leastPeak) leastPeak = c.simulation.peak;
   }
+  if (uncounted)
+    return {SolveStatus::Limit, std::nullopt,
+            "no chain-dp plan whose time can be counted fits the budget; a leaner one's cannot be: " + *uncounted +
+                "; " + p.setting};
   return {SolveStatus::Infeasible, std::nullopt,
           "even the least-memory chain schedule does not fit: the least budget chain-dp reaches is " +
               bytesText(leastPeak->value) + " (" + std::to_string(leastPeak->value) + " bytes); " + p.setting};
@@ -208,6 +219,7 @@ Solver::MinBudget ChainDp::minBudget(const SolveRequest& request) const {
       for (const auto& point : breakpoints(*p.table)) {
         if (interruption.any()) break;
         Candidate c = evaluate(p, simulator, point);
+        if (!c.simulation.valid()) continue;  // its time cannot be counted, nor its peak
         if (!best || c.simulation.peak < best->simulation.peak) best = std::move(c);
       }
     }

@@ -4,19 +4,27 @@
 #include <limits>
 #include <stdexcept>
 
+#include "remat/graph/Units.hpp"
+
 namespace remat::solvers {
 namespace {
 
 // Unreachable entries. Every sum the DP forms reads only entries at or above an interval's least
 // memory, which are finite, so this is never added to anything.
 constexpr std::int64_t kInfinity = std::numeric_limits<std::int64_t>::max();
+// Finite entries saturate at kSaturated: an entry's true value can pass 2^63 on graphs near the
+// readers' cap. Sums of two entries and an advance (at most 2^60) stay below 2^62 + 2^60 and cannot
+// wrap; the plan chosen is simulated anyway.
+constexpr std::int64_t kSaturated = ChainDpTable::kSaturated;
+static_assert(2 * kSaturated + kMaxGraphTotal < kInfinity);
 
-// row[m] = min(row[m], advance + right[m] + left[m]): the DP's inner loop, over distinct intervals'
-// rows (never aliased), written so that the compiler vectorises it.
+// row[m] = min(row[m], advance + right[m] + left[m], kSaturated): the DP's inner loop, over distinct
+// intervals' rows (never aliased), written so that the compiler vectorises it.
 void relaxRow(std::int64_t* __restrict row, const std::int64_t* __restrict right, const std::int64_t* __restrict left,
               std::int64_t advance, std::size_t count) {
   for (std::size_t m = 0; m < count; ++m) {
-    const std::int64_t candidate = advance + right[m] + left[m];
+    std::int64_t candidate = advance + right[m] + left[m];
+    candidate = candidate < kSaturated ? candidate : kSaturated;
     row[m] = candidate < row[m] ? candidate : row[m];
   }
 }
@@ -49,12 +57,12 @@ ChainDpTable::ChainDpTable(const ChainModel& model, std::int64_t maxMemory, cons
       const std::int64_t both = first.forwardTime + first.backwardTime;
       const std::int64_t chainNeed = std::max(heldGrad + first.forwardAllPeak, first.backwardPeak);
       if (s == t) {
-        for (std::int64_t m = std::max<std::int64_t>(chainNeed, 0); m < width; ++m) row[m] = both;
+        for (std::int64_t m = std::max<std::int64_t>(chainNeed, 0); m < width; ++m) row[m] = std::min(both, kSaturated);
       } else {
         const std::int64_t* rest = m_values.data() + index(s + 1, t) * m_width;
         const std::int64_t shift = first.tape;
         const std::int64_t lo = std::max({chainNeed, m_least[index(s + 1, t)] + shift, std::int64_t{0}});
-        for (std::int64_t m = lo; m < width; ++m) row[m] = both + rest[m - shift];
+        for (std::int64_t m = lo; m < width; ++m) row[m] = std::min(both + rest[m - shift], kSaturated);
       }
 
       // F_ck^s, F_∅ up to stage s' - 1, keep a^{s'-1}; solve s'..t, drop a^{s'-1}, solve s..s'-1.
@@ -130,8 +138,9 @@ void ChainDpTable::build(std::size_t s, std::size_t t, std::int64_t m, std::vect
   const std::int64_t both = first.forwardTime + first.backwardTime;
   if (m >= std::max(heldGrad + first.forwardAllPeak, first.backwardPeak)) {
     const bool fits = s == t
-                          ? value == both
-                          : m - first.tape >= m_least[index(s + 1, t)] && value == both + at(s + 1, t, m - first.tape);
+                          ? value == std::min(both, kSaturated)
+                          : m - first.tape >= m_least[index(s + 1, t)] &&
+                                value == std::min(both + at(s + 1, t, m - first.tape), kSaturated);
     if (fits) {
       out.push_back({ChainOpKind::ForwardAll, stage(s)});
       if (s < t) build(s + 1, t, m - first.tape, out);
@@ -148,7 +157,7 @@ void ChainDpTable::build(std::size_t s, std::size_t t, std::int64_t m, std::vect
     advance += m_model.stage(split - 1).forwardTime;
     const std::int64_t kept = m_model.stage(split - 1).output;
     if (m < forwardNeed || m - kept < m_least[index(split, t)] || m < m_least[index(s, split - 1)]) continue;
-    if (value != advance + at(split, t, m - kept) + at(s, split - 1, m)) continue;
+    if (value != std::min(advance + at(split, t, m - kept) + at(s, split - 1, m), kSaturated)) continue;
     out.push_back({ChainOpKind::ForwardCheck, stage(s)});
     for (std::size_t j = s + 1; j < split; ++j) out.push_back({ChainOpKind::ForwardDrop, stage(j)});
     build(split, t, m - kept, out);

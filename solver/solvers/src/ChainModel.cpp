@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "remat/graph/Units.hpp"
+
 namespace remat::solvers {
 
 std::int64_t ChainModel::storeAllTime() const {
-  std::int64_t total = 0;
-  for (const ChainStage& s : stages) total += s.forwardTime + s.backwardTime;
-  return total;
+  Ticks total{0};
+  for (const ChainStage& s : stages) total += Ticks{s.forwardTime} + Ticks{s.backwardTime};
+  return total.value;
 }
 
 ChainRun runChainOps(const ChainModel& model, const std::vector<ChainOp>& ops) {
@@ -54,7 +56,7 @@ ChainRun runChainOps(const ChainModel& model, const std::vector<ChainOp>& ops) {
           drop(i - 1);
         else
           pinned[i - 1] = true;
-        run.time += stage.forwardTime;
+        run.time = (Ticks{run.time} + Ticks{stage.forwardTime}).value;  // recomputations: may saturate
         ++run.forwards;
         break;
       }
@@ -66,7 +68,7 @@ ChainRun runChainOps(const ChainModel& model, const std::vector<ChainOp>& ops) {
         memory -= stage.outputGrad;
         drop(i);
         if (i > 1) memory += model.stage(i - 1).outputGrad;
-        run.time += stage.backwardTime;
+        run.time = (Ticks{run.time} + Ticks{stage.backwardTime}).value;
         next = i - 1;
         break;
       }

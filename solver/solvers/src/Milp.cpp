@@ -619,11 +619,11 @@ SolverOutput solveMilp(const SolveRequest& request, std::chrono::steady_clock::t
                     formatTime(std::max(0.0, cost - f.constantTime), g) + "; best bound " + formatTime(bestPossible, g);
   // A proven optimum is its own bound, counted exactly from the rounded solution (the objective carries
   // CBC's integrality tolerance); otherwise CBC's best possible objective, never above the incumbent.
-  std::int64_t computed = 0;
+  Ticks computed{0};  // saturating: ops are recomputed up to n times
   for (std::size_t t = 0; t < f.stages; ++t)
     for (std::size_t i = 0; i < f.forwardSlots(t); ++i)
-      if (x[f.R[t][i]] > 0.5) computed += g.node(g.opNode(graph::OpIndex{static_cast<std::uint32_t>(i)})).fwdTime.value;
-  const Ticks incumbent{computed - static_cast<std::int64_t>(std::llround(f.fwdOnce))};
+      if (x[f.R[t][i]] > 0.5) computed += g.node(g.opNode(graph::OpIndex{static_cast<std::uint32_t>(i)})).fwdTime;
+  const Ticks incumbent = computed - Ticks{std::llround(f.fwdOnce)};
   if (proven) return {SolveStatus::Optimal, std::move(p), msg, std::nullopt, incumbent};
   std::optional<Ticks> bound;
   if (std::isfinite(bestPossible) && std::abs(bestPossible) < 1e29)

@@ -113,6 +113,15 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
     result.overheadLowerBound = out.overheadLowerBound;
     if (!result.plan) return result;
     evaluatePlan(*request.graph, *result.plan, request.liveness, result.metrics, result.simulation);
+    if (!result.simulation.valid() && result.simulation.error->timeOverflow) {
+      // A legal plan whose time cannot be counted: no figure of it would be true, so none is reported.
+      result.status = SolveStatus::Limit;
+      result.message = "the plan's time cannot be counted: " + result.simulation.error->message +
+                       (result.message.empty() ? "" : "; " + result.message);
+      result.plan.reset();
+      result.metrics = {.solveSeconds = result.metrics.solveSeconds};
+      return result;
+    }
     if (!result.simulation.valid()) {
       result.status = SolveStatus::Error;
       result.message = "internal error: " + solver.info().id +

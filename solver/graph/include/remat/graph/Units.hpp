@@ -46,7 +46,9 @@ struct Quantity {
 
 /// The most a graph's bytes (values, parameters, inputs and workspace, summed) or its time (every
 /// forward and backward, summed) may total: 2^60. Remat's figures add to these sums (a gradient per
-/// value and per parameter, recomputations), and at most 2^60 they cannot come near 2^63.
+/// value and per parameter, each segment's recomputation in a two-level plan), and at most 2^60 they
+/// cannot come near 2^63. Plans that recompute an op many times can pass it: the simulator refuses
+/// those (ScheduleError::timeOverflow) and chain-dp's table saturates below it.
 inline constexpr std::int64_t kMaxGraphTotal = std::int64_t{1} << 60;
 
 struct BytesTag {};

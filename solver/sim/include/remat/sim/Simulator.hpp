@@ -37,6 +37,9 @@ struct TensorLifetime {
 struct ScheduleError {
   std::size_t step = 0;  ///< 0-based index of the offending step; equals the schedule size for "ends early"
   std::string message;
+  /// The schedule is legal, but its total time passes 2^63 - 1 of the graph's time unit (recomputations
+  /// of a graph whose times are near the readers' 2^60 cap), so its figures cannot be counted.
+  bool timeOverflow = false;
 };
 
 /// What the simulator measured of a legal schedule.

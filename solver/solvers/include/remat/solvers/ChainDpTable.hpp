@@ -35,9 +35,13 @@ class ChainDpTable {
   /// Fills the table for memory limits 0..maxMemory.
   ChainDpTable(const ChainModel& model, std::int64_t maxMemory, const Hooks& hooks = {});
 
+  /// Where costs saturate: 2^61. Stage times are at most 2^60 (the readers' cap on a graph's total),
+  /// but a schedule recomputes stages up to L times; a saturated cost only loses to a true one.
+  static constexpr std::int64_t kSaturated = std::int64_t{1} << 61;
+
   [[nodiscard]] bool complete() const { return m_complete; }
   [[nodiscard]] std::int64_t maxMemory() const { return m_maxMemory; }
-  /// The least time of the whole chain within `memory`, nullopt when nothing fits.
+  /// The least time of the whole chain within `memory` (at most kSaturated), nullopt when nothing fits.
   [[nodiscard]] std::optional<std::int64_t> cost(std::int64_t memory) const;
   /// The least memory with a schedule, nullopt when even maxMemory is too little.
   [[nodiscard]] std::optional<std::int64_t> leastMemory() const;
