@@ -66,16 +66,18 @@ TEST_CASE("ComparisonModel copies as Markdown and CSV", "[studio][table]") {
   model.startRun({"approx-dp", "a|b, \"c\""});
   model.setResult(result("approx-dp", solvers::SolveStatus::Optimal, true));
   model.setResult(result("a|b, \"c\"", solvers::SolveStatus::Infeasible, false));
-  model.setPlainStepTime(Ticks{840});
+  model.setPlainRun(Bytes{4 << 20}, Ticks{840}, QStringLiteral("ns"));
   CHECK(model.toMarkdown() ==
-        QStringLiteral("| solver | best | status | fits | model peak | simulated peak | overhead | overhead % | recomputed | solve s |\n"
-                       "|---|---|---|---|---:|---:|---:|---:|---:|---:|\n"
-                       "| approx-dp | * | optimal | yes | 3.00 MiB | 2.00 MiB | 42 | 5.0% | 7 | 0.250 |\n"
-                       "| a\\|b, \"c\" |  | infeasible | - | - | - | - | - | - | 0.250 |\n"));
+        QStringLiteral("| solver | best | status | fits | model peak | simulated peak | vs vanilla | overhead (ns) | overhead % "
+                       "| over bound | recomputed | solve s |\n"
+                       "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+                       "| approx-dp | * | optimal | yes | 3.00 MiB | 2.00 MiB | -50.0% | 42 | 5.0% | - | 7 | 0.250 |\n"
+                       "| a\\|b, \"c\" |  | infeasible | - | - | - | - | - | - | - | - | 0.250 |\n"));
   CHECK(model.toCsv() ==
-        QStringLiteral("solver,best,status,fits,model peak,simulated peak,overhead,overhead %,recomputed,solve s\n"
-                       "approx-dp,*,optimal,yes,3.00 MiB,2.00 MiB,42,5.0%,7,0.250\n"
-                       "\"a|b, \"\"c\"\"\",,infeasible,-,-,-,-,-,-,0.250\n"));
+        QStringLiteral("solver,best,status,fits,model peak,simulated peak,vs vanilla,overhead (ns),overhead %,over bound,"
+                       "recomputed,solve s\n"
+                       "approx-dp,*,optimal,yes,3.00 MiB,2.00 MiB,-50.0%,42,5.0%,-,7,0.250\n"
+                       "\"a|b, \"\"c\"\"\",,infeasible,-,-,-,-,-,-,-,-,0.250\n"));
 }
 
 // The winner by `remat compare`'s rule (solvers::bestResult): the least overhead among the plans that
@@ -104,12 +106,56 @@ TEST_CASE("ComparisonModel marks the plan that fits with the least overhead as t
   CHECK(model.data(model.index(2, ComparisonModel::Solver), Qt::FontRole).value<QFont>().bold());
   // Without the plain run's time there is no percentage.
   CHECK(model.data(model.index(2, ComparisonModel::OverheadPercent)).toString() == QStringLiteral("-"));
-  model.setPlainStepTime(Ticks{400});
+  model.setPlainRun(Bytes{100}, Ticks{400}, QStringLiteral("ticks"));
   CHECK(model.data(model.index(2, ComparisonModel::OverheadPercent)).toString() == QStringLiteral("5.0%"));
+  CHECK(model.data(model.index(2, ComparisonModel::VsVanilla)).toString() == QStringLiteral("-40.0%"));
+  // The winner is shaded as well as bold; the others are not.
+  CHECK(model.data(model.index(2, ComparisonModel::Overhead), Qt::BackgroundRole).isValid());
+  CHECK_FALSE(model.data(model.index(1, ComparisonModel::Overhead), Qt::BackgroundRole).isValid());
+  CHECK(model.headerData(ComparisonModel::Overhead, Qt::Horizontal).toString() == QStringLiteral("overhead (ticks)"));
+  for (int c = 0; c < ComparisonModel::ColumnCount; ++c)
+    CHECK_FALSE(model.headerData(c, Qt::Horizontal, Qt::ToolTipRole).toString().isEmpty());
 
   // Each solver at its own least budget: the lowest simulated peak wins.
   model.startRun({"dtr", "chen-sqrtn"}, true);
   model.setResult(withBudget(result("dtr", solvers::SolveStatus::Feasible, true), 50, 50, 30));
   model.setResult(withBudget(result("chen-sqrtn", solvers::SolveStatus::Feasible, true), 70, 70, 10));
   CHECK(model.bestRow() == 0);
+}
+
+TEST_CASE("ComparisonModel shows each plan's gap to the tightest bound and sorts by value", "[studio][table]") {
+  ComparisonModel model;
+  model.startRun({"dtr", "lp-bound", "chen-sqrtn", "milp"});
+  auto with = [](solvers::SolveResult r, std::int64_t peak, std::int64_t overhead) {
+    r.budget = Bytes{100};
+    r.metrics.simulatedPeak = Bytes{peak};
+    r.metrics.overhead = Ticks{overhead};
+    return r;
+  };
+  model.setResult(with(result("dtr", solvers::SolveStatus::Feasible, true), 90, 300));
+  model.setResult(with(result("chen-sqrtn", solvers::SolveStatus::Feasible, true), 120, 20));  // over budget
+  CHECK(model.data(model.index(0, ComparisonModel::OverBound)).toString() == QStringLiteral("-"));
+  // lp-bound proves 250, milp (stopped) 200: the tighter one, 250, is the bound.
+  solvers::SolveResult lp = result("lp-bound", solvers::SolveStatus::Bound, false);
+  lp.overheadLowerBound = Ticks{250};
+  model.setResult(lp);
+  solvers::SolveResult milp = with(result("milp", solvers::SolveStatus::TimeLimit, true), 95, 280);
+  milp.overheadLowerBound = Ticks{200};
+  model.setResult(milp);
+  REQUIRE(model.bound());
+  CHECK(model.bound()->overhead == Ticks{250});
+  CHECK(model.bound()->solver == "lp-bound");
+  CHECK(model.data(model.index(0, ComparisonModel::OverBound)).toString() == QStringLiteral("50"));
+  CHECK(model.data(model.index(3, ComparisonModel::OverBound)).toString() == QStringLiteral("30"));
+  CHECK(model.data(model.index(2, ComparisonModel::OverBound)).toString() == QStringLiteral("-"));  // does not fit
+  CHECK(model.bestRow() == 3);
+
+  // Numbers sort by value, not by text ("300" after "20"), and cells without one last.
+  const auto key = [&](int row, int column) {
+    return model.data(model.index(row, column), ComparisonModel::SortRole).toDouble();
+  };
+  CHECK(key(2, ComparisonModel::Overhead) < key(0, ComparisonModel::Overhead));
+  CHECK(key(1, ComparisonModel::Overhead) == 250.0);  // the bound, shown as ">= 250"
+  CHECK(key(1, ComparisonModel::SimulatedPeak) > key(2, ComparisonModel::SimulatedPeak));
+  CHECK(model.data(model.index(0, ComparisonModel::Solver), ComparisonModel::SortRole).toString() == QStringLiteral("dtr"));
 }

@@ -8,7 +8,9 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QItemSelectionModel>
 #include <QSlider>
+#include <QTableView>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTest>
@@ -96,6 +98,9 @@ TEST_CASE("Studio's solver panel offers milp and lp-bound, unchecked, and shows 
   CHECK(lpResult->status == solvers::SolveStatus::Bound);
   CHECK(model.data(model.index(*lp, studio::ComparisonModel::Overhead)).toString() == QStringLiteral(">= 0"));
   CHECK(model.data(model.index(*lp, studio::ComparisonModel::Status)).toString() == QStringLiteral("bound"));
+  // A bound is proven: the gap column shows, and milp's optimum lies 0 above it.
+  CHECK_FALSE(w.table()->isColumnHidden(studio::ComparisonModel::OverBound));
+  CHECK(model.data(model.index(*milp, studio::ComparisonModel::OverBound)).toString() == QStringLiteral("0"));
 }
 
 TEST_CASE("Studio opens a dataset and runs two solvers side by side", "[studio][window]") {
@@ -238,7 +243,16 @@ TEST_CASE("Studio plans in the chosen DP model and names the winner as remat com
     CHECK(table.rows()[static_cast<std::size_t>(*table.bestRow())].solver == winner);
     CHECK(table.data(table.index(*table.bestRow(), studio::ComparisonModel::Best)).toString() == QStringLiteral("*"));
     CHECK(table.data(table.index(*table.bestRow(), studio::ComparisonModel::Fits)).toString() == QStringLiteral("yes"));
-    CHECK(w.focusedSolver() == winner);  // nothing selected: the views show the winner's plan
+    CHECK(w.focusedSolver() == winner);  // the views show the winner's plan
+    // The winner's row is selected when the run ends, shaded, and the title over the views says so.
+    const QModelIndex current = w.table()->selectionModel()->currentIndex();
+    REQUIRE(current.isValid());
+    CHECK(current.siblingAtColumn(studio::ComparisonModel::Solver).data().toString() == QString::fromStdString(winner));
+    CHECK(current.data(Qt::BackgroundRole).isValid());
+    CHECK(w.planTitle().contains(QString::fromStdString(winner)));
+    CHECK(w.planTitle().contains(QStringLiteral("(the winner)")));
+    CHECK(w.planTitle().contains(QString::fromStdString(formatByteSize(budget))));
+    CHECK(w.table()->isColumnHidden(studio::ComparisonModel::OverBound));  // no solver proves a bound here
     const auto row = *table.rowOf(winner);
     const solvers::SolveResult& mine = *table.rows()[static_cast<std::size_t>(row)].result;
     CHECK(mine.metrics.overhead == direct.rows[*direct.best].metrics.overhead);
@@ -250,6 +264,19 @@ TEST_CASE("Studio plans in the chosen DP model and names the winner as remat com
     CHECK(table.data(table.index(*exact, studio::ComparisonModel::Fits)).toString() ==
           (solvers::fitsBudget(*result) ? QStringLiteral("yes") : QStringLiteral("no")));
   }
+  // Sorted by overhead, most first: the rows are shown in that order, and selecting the other solver's
+  // row shows its plan, whatever the order.
+  const studio::ComparisonModel& table = *w.comparisonModel();
+  w.table()->sortByColumn(studio::ComparisonModel::Overhead, Qt::DescendingOrder);
+  const QAbstractItemModel& shown = *w.table()->model();
+  REQUIRE(shown.rowCount() == 2);
+  auto overheadOf = [&](int row) { return shown.index(row, studio::ComparisonModel::Overhead).data().toLongLong(); };
+  CHECK(overheadOf(0) >= overheadOf(1));
+  const std::string loser = table.rows()[static_cast<std::size_t>(1 - *table.bestRow())].solver;
+  REQUIRE(w.selectSolver(loser));
+  CHECK(w.focusedSolver() == loser);
+  CHECK(w.planTitle().contains(QString::fromStdString(loser)));
+  CHECK_FALSE(w.planTitle().contains(QStringLiteral("(the winner)")));
 }
 
 TEST_CASE("Studio offers the project's datasets", "[studio][window]") {

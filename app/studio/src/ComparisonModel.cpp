@@ -3,6 +3,9 @@
 #include <QColor>
 #include <QFont>
 
+#include <iterator>
+#include <limits>
+
 #include "remat/graph/ByteSize.hpp"
 #include "remat/solvers/Comparison.hpp"
 
@@ -10,8 +13,32 @@ namespace remat::studio {
 
 namespace {
 
-const char* const kHeaders[] = {"solver",   "best",       "status",     "fits",   "model peak", "simulated peak",
-                                "overhead", "overhead %", "recomputed", "solve s"};
+const char* const kHeaders[] = {"solver",   "best",       "status",     "fits",       "model peak", "simulated peak",
+                                "vs vanilla", "overhead", "overhead %", "over bound", "recomputed", "solve s"};
+static_assert(std::size(kHeaders) == ComparisonModel::ColumnCount);
+
+// What each column means, as its header's tooltip.
+const char* const kHeaderTips[] = {
+    "the solver (hover a row for its message)",
+    "* marks the winner: the least simulated overhead among the plans that fit the budget in the simulator "
+    "(with each solver at its own least budget: the lowest simulated peak)",
+    "the solver's answer: optimal, feasible, infeasible, over-budget, time-limit, limit, ...",
+    "whether the plan's simulated peak is within the budget",
+    "the peak in the DP model the plan was optimized in (DP solvers only)",
+    "the plan's peak in the simulator, the authority on memory",
+    "the simulated peak against the plain run's (store-all with liveness)",
+    "the forward time spent on recomputations, in the simulator",
+    "the overhead as a percentage of the plain run's step time",
+    "the overhead minus the tightest proven lower bound among the results (lp-bound's or milp's), for plans "
+    "that fit; the bound holds for the Checkmate MILP's formulation",
+    "nodes computed more than once",
+    "the solver's wall-clock time",
+};
+static_assert(std::size(kHeaderTips) == ComparisonModel::ColumnCount);
+
+QString percentText(double value) {
+  return (value > 0 ? QStringLiteral("+") : QString()) + QString::number(value, 'f', 1) + QStringLiteral("%");
+}
 
 QString csvCell(const QString& cell) {
   if (!cell.contains(QLatin1Char(',')) && !cell.contains(QLatin1Char('"')) && !cell.contains(QLatin1Char('\n')))
@@ -36,9 +63,12 @@ void ComparisonModel::startRun(const std::vector<std::string>& solverIds, bool l
   endResetModel();
 }
 
-void ComparisonModel::setPlainStepTime(Ticks time) {
-  m_plainTime = time;
-  if (!m_rows.empty()) emit dataChanged(index(0, OverheadPercent), index(rowCount() - 1, OverheadPercent));
+void ComparisonModel::setPlainRun(Bytes peak, Ticks stepTime, const QString& timeUnit) {
+  m_plainPeak = peak;
+  m_plainTime = stepTime;
+  m_timeUnit = timeUnit;
+  emit headerDataChanged(Qt::Horizontal, Overhead, Overhead);
+  if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
 void ComparisonModel::setResult(const solvers::SolveResult& result) {
@@ -66,9 +96,12 @@ void ComparisonModel::judge() {
     }
   const auto best = solvers::bestResult(results, m_leastBudgets);
   const std::optional<int> next = best ? std::optional<int>(rowOfResult[*best]) : std::nullopt;
-  if (next == m_best) return;
+  auto bound = solvers::tightestBound(results, m_leastBudgets);
+  const bool sameBound = bound.has_value() == m_bound.has_value() && (!bound || bound->overhead == m_bound->overhead);
+  if (next == m_best && sameBound) return;
   m_best = next;
-  // The mark and the bold face move: every row may change.
+  m_bound = std::move(bound);
+  // The mark, the shading and the gaps to the bound move: every row may change.
   emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
@@ -76,6 +109,7 @@ void ComparisonModel::clear() {
   beginResetModel();
   m_rows.clear();
   m_best.reset();
+  m_bound.reset();
   endResetModel();
 }
 
@@ -114,16 +148,55 @@ QString ComparisonModel::cellText(int row, int column) const {
       return m.modelPeak ? QString::fromStdString(formatByteSize(*m.modelPeak)) : QStringLiteral("-");
     case SimulatedPeak:
       return QString::fromStdString(formatByteSize(m.simulatedPeak));
+    case VsVanilla:
+      if (m_plainPeak.value <= 0) return QStringLiteral("-");
+      return percentText(100.0 * double(m.simulatedPeak.value - m_plainPeak.value) / double(m_plainPeak.value));
     case Overhead:
       return QString::number(m.overhead.value);
     case OverheadPercent:
       if (m_plainTime.value <= 0) return QStringLiteral("-");
       return QString::number(solvers::overheadPercent(m.overhead, m_plainTime), 'f', 1) + QStringLiteral("%");
+    case OverBound:
+      if (!m_bound || !solvers::fitsBudget(*r.result)) return QStringLiteral("-");
+      return QString::number((m.overhead - m_bound->overhead).value);
     case Recomputed:
       return QString::number(m.recomputedNodes);
     default:
       return {};
   }
+}
+
+QVariant ComparisonModel::sortValue(int row, int column) const {
+  if (!numeric(column)) return cellText(row, column);
+  const Row& r = m_rows.at(static_cast<std::size_t>(row));
+  // Cells without a number sort after every number.
+  constexpr double kNone = std::numeric_limits<double>::max();
+  if (!r.result) return kNone;
+  const solvers::PlanMetrics& m = r.result->metrics;
+  if (column == SolveSeconds) return m.solveSeconds;
+  if (!r.result->plan) return column == Overhead && r.result->overheadLowerBound
+                                  ? double(r.result->overheadLowerBound->value) : kNone;
+  switch (column) {
+    case ModelPeak:
+      return m.modelPeak ? double(m.modelPeak->value) : kNone;
+    case SimulatedPeak:
+    case VsVanilla:
+      return double(m.simulatedPeak.value);
+    case Overhead:
+    case OverheadPercent:
+      return double(m.overhead.value);
+    case OverBound:
+      return m_bound && solvers::fitsBudget(*r.result) ? double((m.overhead - m_bound->overhead).value) : kNone;
+    case Recomputed:
+      return double(m.recomputedNodes);
+    default:
+      return kNone;
+  }
+}
+
+QString ComparisonModel::headerText(int column) const {
+  if (column == Overhead && !m_timeUnit.isEmpty()) return QStringLiteral("overhead (%1)").arg(m_timeUnit);
+  return QString::fromLatin1(kHeaders[column]);
 }
 
 int ComparisonModel::rowCount(const QModelIndex& parent) const {
@@ -138,6 +211,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case Qt::DisplayRole:
       return cellText(index.row(), index.column());
+    case SortRole:
+      return sortValue(index.row(), index.column());
     case Qt::TextAlignmentRole:
       return QVariant::fromValue(numeric(index.column()) ? Qt::AlignRight | Qt::AlignVCenter
                                                          : Qt::AlignLeft | Qt::AlignVCenter);
@@ -160,21 +235,27 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
         return bold;
       }
       return {};
+    case Qt::BackgroundRole:
+      // The winner stands out at a glance (a pale green that keeps dark text legible).
+      if (m_best == index.row()) return QColor(0xd5, 0xf0, 0xdc);
+      return {};
     default:
       return {};
   }
 }
 
 QVariant ComparisonModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (role != Qt::DisplayRole || orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
-  return QString::fromLatin1(kHeaders[section]);
+  if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
+  if (role == Qt::DisplayRole) return headerText(section);
+  if (role == Qt::ToolTipRole) return tr(kHeaderTips[section]);
+  return {};
 }
 
 QString ComparisonModel::toMarkdown() const {
   QString out = QStringLiteral("|");
   QString rule = QStringLiteral("|");
   for (int c = 0; c < ColumnCount; ++c) {
-    out += QLatin1Char(' ') + QString::fromLatin1(kHeaders[c]) + QStringLiteral(" |");
+    out += QLatin1Char(' ') + headerText(c) + QStringLiteral(" |");
     rule += numeric(c) ? QStringLiteral("---:|") : QStringLiteral("---|");
   }
   out += QLatin1Char('\n') + rule + QLatin1Char('\n');
@@ -192,7 +273,7 @@ QString ComparisonModel::toMarkdown() const {
 
 QString ComparisonModel::toCsv() const {
   QString out;
-  for (int c = 0; c < ColumnCount; ++c) out += (c ? QStringLiteral(",") : QString()) + QString::fromLatin1(kHeaders[c]);
+  for (int c = 0; c < ColumnCount; ++c) out += (c ? QStringLiteral(",") : QString()) + csvCell(headerText(c));
   out += QLatin1Char('\n');
   for (int r = 0; r < rowCount(); ++r) {
     for (int c = 0; c < ColumnCount; ++c) out += (c ? QStringLiteral(",") : QString()) + csvCell(cellText(r, c));

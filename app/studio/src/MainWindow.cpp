@@ -33,6 +33,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalBlocker>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -148,7 +149,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   }
 
   m_table = new QTableView;
-  m_table->setModel(m_model);
+  // Sortable by any column (numbers by value; cells without one last); unsorted, in run order, until
+  // a header is clicked.
+  m_sorted = new QSortFilterProxyModel(this);
+  m_sorted->setSourceModel(m_model);
+  m_sorted->setSortRole(ComparisonModel::SortRole);
+  m_table->setModel(m_sorted);
+  m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  m_table->setSortingEnabled(true);
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -158,10 +166,34 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
     for (viz::FigureKind kind : {viz::FigureKind::Graph, viz::FigureKind::Schedule, viz::FigureKind::Layout})
       m_views[kind]->invalidate();
+    updatePlanTitle();
   });
+  // The row's figures change as results arrive (and the winner with them): the title follows, and the
+  // gap to the bound shows only when some result proves one.
+  auto follow = [this] {
+    m_table->setColumnHidden(ComparisonModel::OverBound, !m_model->bound());
+    updatePlanTitle();
+  };
+  connect(m_model, &QAbstractItemModel::dataChanged, this, follow);
+  connect(m_model, &QAbstractItemModel::modelReset, this, follow);
+  m_table->setColumnHidden(ComparisonModel::OverBound, true);
+
+  // Which plan the plan views show, above them (the timeline shows every plan).
+  m_planTitle = new QLabel;
+  m_planTitle->setObjectName(QStringLiteral("planTitle"));
+  m_planTitle->setTextFormat(Qt::PlainText);
+  m_planTitle->setContentsMargins(6, 2, 6, 2);
+  m_planTitle->setToolTip(tr("The plan the Checkpoints, Schedule and Memory layout views show: select a row of "
+                             "the table to show another"));
+  auto* top = new QWidget;
+  auto* topLayout = new QVBoxLayout(top);
+  topLayout->setContentsMargins(0, 0, 0, 0);
+  topLayout->setSpacing(0);
+  topLayout->addWidget(m_planTitle);
+  topLayout->addWidget(m_tabs, 1);
 
   auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(m_tabs);
+  split->addWidget(top);
   split->addWidget(m_table);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 0);
@@ -468,7 +500,8 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   }
   m_budget->setBudget({});
   m_budget->setVanillaPeak(m_vanilla->metrics.simulatedPeak);
-  m_model->setPlainStepTime(m_vanilla->metrics.totalTime);
+  m_model->setPlainRun(m_vanilla->metrics.simulatedPeak, m_vanilla->metrics.totalTime,
+                       QString::fromStdString(m_graph->timeUnit()));
   m_lastError.clear();
 
   const QString summary =
@@ -754,7 +787,7 @@ std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind,
 }
 
 const solvers::SolveResult* MainWindow::focusedResult() const {
-  const QModelIndex current = m_table->selectionModel()->currentIndex();
+  const QModelIndex current = m_sorted->mapToSource(m_table->selectionModel()->currentIndex());
   if (current.isValid() && current.row() < m_model->rowCount()) {
     const std::string& id = m_model->rows()[static_cast<std::size_t>(current.row())].solver;
     if (const auto it = m_results.find(id); it != m_results.end()) return &it->second;
@@ -767,6 +800,39 @@ const solvers::SolveResult* MainWindow::focusedResult() const {
     if (const auto it = m_results.find(row.solver); it != m_results.end()) return &it->second;
   if (m_vanilla && m_vanilla->plan) return &*m_vanilla;
   return nullptr;
+}
+
+bool MainWindow::selectSolver(const std::string& id) {
+  const auto row = m_model->rowOf(id);
+  if (!row) return false;
+  const QModelIndex shown = m_sorted->mapFromSource(m_model->index(*row, 0));
+  m_table->selectionModel()->setCurrentIndex(shown, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  m_table->scrollTo(shown);
+  return true;
+}
+
+QString MainWindow::planTitle() const { return m_planTitle->text(); }
+
+void MainWindow::updatePlanTitle() {
+  const solvers::SolveResult* r = m_graph ? focusedResult() : nullptr;
+  if (!r) {
+    m_planTitle->setText(m_graph ? tr("Plan views: run the solvers to see a plan") : QString());
+    return;
+  }
+  if (m_vanilla && r == &*m_vanilla) {
+    m_planTitle->setText(tr("Plan views: the plain run (store-all, no budget)"));
+    return;
+  }
+  const auto best = m_model->bestRow();
+  const bool winner = best && m_model->rows()[static_cast<std::size_t>(*best)].solver == r->solver;
+  const QString budget = r->budget ? QString::fromStdString(formatByteSize(*r->budget)) : tr("none");
+  m_planTitle->setText(tr("Plan views: %1, %2%3; budget %4, strategy %5; simulated peak %6, overhead %7 %8")
+                           .arg(QString::fromStdString(r->solver), qstr(solvers::statusName(r->status)),
+                                winner ? tr(" (the winner)") : QString(), budget,
+                                qstr(solvers::strategyName(r->strategy)),
+                                QString::fromStdString(formatByteSize(r->metrics.simulatedPeak)))
+                           .arg(r->metrics.overhead.value)
+                           .arg(QString::fromStdString(m_graph->timeUnit())));
 }
 
 std::string MainWindow::focusedSolver() const {
@@ -1030,7 +1096,7 @@ bool MainWindow::loadParetoPlan(std::size_t series, std::size_t index) {
   m_scrubTimer->stop();
   m_results[id] = result;
   m_model->setResult(result);
-  if (const auto row = m_model->rowOf(id)) m_table->selectRow(*row);
+  selectSolver(id);
   logMessage(tr("%1: loaded the Pareto front's plan at %2 (overhead %3 %4)")
                  .arg(QString::fromStdString(id), QString::fromStdString(formatByteSize(result.metrics.simulatedPeak)))
                  .arg(result.metrics.overhead.value)
@@ -1165,6 +1231,10 @@ void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& r
 }
 
 void MainWindow::onRunFinished() {
+  // The plan views show the winner unless the user picked a row while the solvers ran.
+  if (!m_table->selectionModel()->currentIndex().isValid())
+    if (const auto best = m_model->bestRow()) selectSolver(m_model->rows()[static_cast<std::size_t>(*best)].solver);
+  updatePlanTitle();
   updateActions();
   statusBar()->showMessage(tr("Solvers finished"), 5000);
   emit solversFinished();

@@ -36,6 +36,15 @@ std::optional<std::size_t> bestResult(const std::vector<SolveResult>& rows, bool
   return best;
 }
 
+std::optional<OverheadBound> tightestBound(const std::vector<SolveResult>& rows, bool leastBudgets) {
+  std::optional<OverheadBound> bound;
+  if (leastBudgets) return bound;
+  for (const SolveResult& r : rows)
+    if (r.overheadLowerBound && (!bound || *r.overheadLowerBound > bound->overhead))
+      bound = OverheadBound{*r.overheadLowerBound, r.solver};
+  return bound;
+}
+
 Comparison compareSolvers(const std::vector<const Solver*>& solvers, const SolveRequest& request, bool leastBudgets,
                           const std::function<ProgressSink(const std::string& id)>& progressFor) {
   Comparison out;
@@ -46,10 +55,7 @@ Comparison compareSolvers(const std::vector<const Solver*>& solvers, const Solve
     if (progressFor) r.progress = progressFor(s->info().id);
     out.rows.push_back(leastBudgets ? solveAtLeastBudget(*s, r) : s->solve(r));
   }
-  if (!leastBudgets)
-    for (const SolveResult& r : out.rows)
-      if (r.overheadLowerBound && (!out.bound || *r.overheadLowerBound > out.bound->overhead))
-        out.bound = OverheadBound{*r.overheadLowerBound, r.solver};
+  out.bound = tightestBound(out.rows, leastBudgets);
   out.best = bestResult(out.rows, leastBudgets);
   return out;
 }

@@ -7,14 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/Solver.hpp"
 
 namespace remat::studio {
 
-/// The side-by-side table of a run: one row per solver with its status and the figures of its plan
-/// (the DP model's peak, the simulated peak, the simulated overhead also as a percentage of the plain
-/// run's step time, recomputed nodes, solve time), whether it fits its budget in the simulator, and
-/// the winner as `remat compare` judges it (solvers::bestResult), marked * in the best column.
+/// The side-by-side table of a run, the columns of `remat compare`: one row per solver with its status
+/// and the figures of its plan (the DP model's peak, the simulated peak and its change against the plain
+/// run, the simulated overhead in the graph's time unit and as a percentage of the plain run's step
+/// time, how far it lies above the tightest proven bound, recomputed nodes, solve time), whether it fits
+/// its budget in the simulator, and the winner as `remat compare` judges it (solvers::bestResult),
+/// marked * in the best column, bold and shaded. SortRole gives every cell a value to sort by.
 class ComparisonModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -26,12 +29,18 @@ class ComparisonModel : public QAbstractTableModel {
     Fits,
     ModelPeak,
     SimulatedPeak,
+    VsVanilla,
     Overhead,
     OverheadPercent,
+    OverBound,
     Recomputed,
     SolveSeconds,
     ColumnCount
   };
+
+  /// The role that sorts a column: numbers for the numeric columns (a cell without one sorts after every
+  /// number), the text otherwise.
+  static constexpr int SortRole = Qt::UserRole + 1;
 
   /// A row: the solver, and its result once it has one.
   struct Row {
@@ -45,10 +54,13 @@ class ComparisonModel : public QAbstractTableModel {
   /// New rows, all waiting for their result; `leastBudgets` when each solver runs at its own least
   /// budget (the winner is then the lowest simulated peak).
   void startRun(const std::vector<std::string>& solverIds, bool leastBudgets = false);
-  /// The plain run's step time, the unit of the overhead percentages (none while zero).
-  void setPlainStepTime(Ticks time);
+  /// The plain run: its simulated peak and step time, what the percentages are of (none while zero),
+  /// and the graph's time unit, shown in the overhead's header.
+  void setPlainRun(Bytes peak, Ticks stepTime, const QString& timeUnit);
   /// The winning row, if any plan fits.
   [[nodiscard]] std::optional<int> bestRow() const { return m_best; }
+  /// The tightest proven overhead bound among the results (solvers::tightestBound), if any.
+  [[nodiscard]] const std::optional<solvers::OverheadBound>& bound() const { return m_bound; }
   /// The solver's result (a row is added if it has none).
   void setResult(const solvers::SolveResult& result);
   void clear();
@@ -71,11 +83,16 @@ class ComparisonModel : public QAbstractTableModel {
 
  private:
   [[nodiscard]] QString cellText(int row, int column) const;
+  [[nodiscard]] QVariant sortValue(int row, int column) const;
+  [[nodiscard]] QString headerText(int column) const;
   void judge();
   std::vector<Row> m_rows;
   bool m_leastBudgets = false;
+  Bytes m_plainPeak{0};
   Ticks m_plainTime{0};
+  QString m_timeUnit;
   std::optional<int> m_best;
+  std::optional<solvers::OverheadBound> m_bound;
 };
 
 }  // namespace remat::studio

@@ -32,6 +32,7 @@ class QPushButton;
 class QTabWidget;
 class QTimer;
 class QTableView;
+class QSortFilterProxyModel;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -91,8 +92,14 @@ class MainWindow : public QMainWindow {
   /// Writes the plan the graph, schedule and layout views show as plan JSON (`remat solve -o`'s format).
   /// Returns whether it was written; failures are reported like openFile's.
   bool savePlan(const QString& path);
-  /// The solver whose plan the graph, schedule and layout views show (see focusedPlan).
+  /// The solver whose plan the graph, schedule and layout views show (see focusedPlan): the selected
+  /// row's, and after each run the winner's (selected when the run ends).
   [[nodiscard]] std::string focusedSolver() const;
+  /// The title over the views: which solver's plan the checkpoint, schedule and layout views show, at
+  /// which budget and strategy, with its status.
+  [[nodiscard]] QString planTitle() const;
+  /// Selects a solver's row in the table (whatever its sorting); false when it has none.
+  bool selectSolver(const std::string& id);
 
   /// Replaces the open graph's times by a cost model (graph::costModelNames(): "file" keeps the file's);
   /// results so far are dropped. Returns false, with the error reported, for an unknown model.
@@ -213,6 +220,7 @@ class MainWindow : public QMainWindow {
   /// (ComparisonModel::bestRow), else the first finished solver's, else the plain run's.
   [[nodiscard]] std::optional<viz::LabeledPlan> focusedPlan() const;
   [[nodiscard]] const solvers::SolveResult* focusedResult() const;
+  void updatePlanTitle();
   void logMessage(const QString& text);
 
   std::shared_ptr<const graph::ComputeGraph> m_rawGraph;  ///< as read, before the cost model
@@ -256,6 +264,8 @@ class MainWindow : public QMainWindow {
   QTabWidget* m_tabs = nullptr;
   std::map<viz::FigureKind, vizqt::SceneView*> m_views;
   QTableView* m_table = nullptr;
+  QSortFilterProxyModel* m_sorted = nullptr;  ///< the table's rows as the user sorted them
+  QLabel* m_planTitle = nullptr;
   QPlainTextEdit* m_log = nullptr;
   QPlainTextEdit* m_nodeDetails = nullptr;
   QDockWidget* m_nodeDock = nullptr;

@@ -49,4 +49,8 @@ struct Comparison {
 /// The winner among results already at hand (Comparison::best's rule).
 [[nodiscard]] std::optional<std::size_t> bestResult(const std::vector<SolveResult>& rows, bool leastBudgets);
 
+/// The tightest overhead bound among results already at hand (Comparison::bound's rule): none when each
+/// solver ran at its own least budget, since the bounds are then at different budgets.
+[[nodiscard]] std::optional<OverheadBound> tightestBound(const std::vector<SolveResult>& rows, bool leastBudgets);
+
 }  // namespace remat::solvers
