@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "TestGraphs.hpp"
+#include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
@@ -121,4 +122,33 @@ TEST_CASE("plan files: missing, a folder, oversized and endless files are refuse
   INFO(read.errorText());
   CHECK(read.ok());
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a plan read back is judged as the solver's own answer was: same figures, fits or not by its peak") {
+  auto g = test::makeUNet(3);
+  const SolveResult r = SolverRegistry::builtin().find("chen-sqrtn")->solve({.graph = &g});
+  REQUIRE(r.plan);
+  const Bytes budget = r.metrics.simulatedPeak;
+  auto back = readPlanJson(writePlanJson(g, r), "plan.json", g);
+  REQUIRE(back.ok());
+  const SolveResult judged = judgePlan(g, "plan.json (chen-sqrtn)", back.value().plan, budget);
+  CHECK(judged.solver == "plan.json (chen-sqrtn)");
+  CHECK(judged.status == SolveStatus::Feasible);
+  CHECK(fitsBudget(judged));
+  CHECK(judged.metrics.simulatedPeak == r.metrics.simulatedPeak);
+  CHECK(judged.metrics.overhead == r.metrics.overhead);
+  CHECK(judged.metrics.recomputations == r.metrics.recomputations);
+  // One byte under its peak it does not fit, and says by how much; without a budget nothing to judge.
+  const SolveResult tight = judgePlan(g, "p", back.value().plan, Bytes{r.metrics.simulatedPeak.value - 1});
+  CHECK(tight.status == SolveStatus::Infeasible);
+  CHECK_FALSE(fitsBudget(tight));
+  CHECK_THAT(tight.message, Catch::Contains("more than the budget"));
+  CHECK(judgePlan(g, "p", back.value().plan, std::nullopt).status == SolveStatus::Feasible);
+  // A schedule the simulator rejects is an error without a plan.
+  Plan broken = back.value().plan;
+  broken.schedule.resize(broken.schedule.size() / 2);  // ends before most backwards
+  const SolveResult bad = judgePlan(g, "p", broken, budget);
+  CHECK(bad.status == SolveStatus::Error);
+  CHECK_FALSE(bad.plan);
+  CHECK_THAT(bad.message, Catch::Contains("does not simulate"));
 }

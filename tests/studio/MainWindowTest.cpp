@@ -602,6 +602,55 @@ TEST_CASE("Studio saves the shown plan as plan JSON that reads back", "[studio][
   CHECK(plan.value().plan.schedule.size() == row.result->plan->schedule.size());
 }
 
+TEST_CASE("Studio opens a plan file onto the graph and compares it with the solvers' plans", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  const fs::path out = scratch() / "unet-dtr.json";
+  const QString path = QString::fromStdString(out.string());
+  CHECK_FALSE(w.openPlan(path));  // no graph yet
+  CHECK(w.lastError().contains(QStringLiteral("open a graph first")));
+  REQUIRE(w.openFile(kUnet));
+  const Bytes budget{w.vanilla()->metrics.simulatedPeak.value * 7 / 10};
+  w.budgetEditor()->setBudget({BudgetChoice::Kind::Fixed, budget});
+  win.only({"dtr"});
+  REQUIRE(win.runAndWait());
+  REQUIRE(w.focusedSolver() == "dtr");
+  REQUIRE(w.savePlan(path));
+  const solvers::SolveResult dtr = *w.comparisonModel()->rows().front().result;
+
+  // Opened: a row of its own, named by the file and its solver, with the simulated figures of the plan
+  // it holds, judged at the run's budget; selected, and the title says so.
+  REQUIRE(w.openPlan(path));
+  const studio::ComparisonModel& table = *w.comparisonModel();
+  const std::string label = "unet-dtr.json (dtr)";
+  const auto row = table.rowOf(label);
+  REQUIRE(row);
+  const solvers::SolveResult& opened = *table.rows()[static_cast<std::size_t>(*row)].result;
+  CHECK(opened.status == solvers::SolveStatus::Feasible);
+  CHECK(opened.budget == budget);
+  CHECK(opened.metrics.simulatedPeak == dtr.metrics.simulatedPeak);
+  CHECK(opened.metrics.overhead == dtr.metrics.overhead);
+  CHECK(table.data(table.index(*row, studio::ComparisonModel::Fits)).toString() == QStringLiteral("yes"));
+  CHECK(w.focusedSolver() == label);
+  CHECK(w.planTitle().contains(QString::fromStdString(label)));
+
+  // A run at a budget under its peak keeps the row and judges it again: it no longer fits.
+  w.budgetEditor()->setBudget({BudgetChoice::Kind::Fixed, Bytes{dtr.metrics.simulatedPeak.value - 1}});
+  REQUIRE(win.runAndWait());
+  const auto again = table.rowOf(label);
+  REQUIRE(again);
+  CHECK(table.rows()[static_cast<std::size_t>(*again)].result->status == solvers::SolveStatus::Infeasible);
+  CHECK(table.data(table.index(*again, studio::ComparisonModel::Fits)).toString() == QStringLiteral("no"));
+
+  // A plan for another graph is refused with the reason, and adds nothing.
+  REQUIRE(w.openFile(QStringLiteral(REMAT_SOURCE_DIR "/datasets/resnet50.json")));
+  CHECK_FALSE(w.openPlan(path));
+  CHECK(w.lastError().contains(QStringLiteral("unet-dtr.json")));
+  CHECK(w.lastError().contains(QStringLiteral("/graph")));
+  CHECK(w.comparisonModel()->rowCount() == 0);
+}
+
 TEST_CASE("Studio never saves over the open graph nor onto a FIFO", "[studio][window]") {
   test::ensureWidgetApplication();
   Window win;

@@ -254,6 +254,8 @@ void MainWindow::buildMenus() {
   m_datasetMenu->setEnabled(false);
   m_exportAction = file->addAction(tr("&Export current view..."), this, &MainWindow::onExport);
   m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  m_openPlanAction = file->addAction(tr("Open &plan..."), this, &MainWindow::onOpenPlan);
+  m_openPlanAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   m_savePlanAction = file->addAction(tr("&Save plan..."), this, &MainWindow::onSavePlan);
   m_savePlanAction->setShortcut(QKeySequence::Save);
   file->addSeparator();
@@ -492,6 +494,7 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   m_importWarnings = warnings;
   m_vanilla = std::move(vanilla);
   m_results.clear();
+  m_openedPlans.clear();
   m_runBudget.reset();
   m_model->clear();
   for (auto& [id, bar] : m_progress) {
@@ -723,6 +726,56 @@ QStringList MainWindow::datasetFiles() const {
   QStringList out;
   for (const QAction* action : m_datasetMenu->actions()) out << action->data().toString();
   return out;
+}
+
+bool MainWindow::openPlan(const QString& path) {
+  const QString title = tr("Cannot open plan %1").arg(QFileInfo(path).fileName());
+  try {
+    if (!m_graph) {
+      reportError(title, tr("open a graph first: a plan is read onto the graph it was made for"));
+      return false;
+    }
+    auto read = solvers::readPlanFile(path.toStdString(), *m_graph);
+    if (!read.ok()) {
+      reportError(title, QString::fromStdString(read.errorText()));
+      return false;
+    }
+    solvers::LoadedPlan loaded = std::move(read).value();
+    const std::string label =
+        QFileInfo(path).fileName().toStdString() + (loaded.solver.empty() ? "" : " (" + loaded.solver + ")");
+    m_openedPlans[label] = std::move(loaded.plan);
+    addOpenedPlan(label);
+    const auto& row = m_model->rows()[static_cast<std::size_t>(*m_model->rowOf(label))];
+    if (!row.result->plan) {  // readPlanFile simulated it; only a time that cannot be counted is left
+      m_openedPlans.erase(label);
+      reportError(title, QString::fromStdString(row.result->message));
+      return false;
+    }
+    selectSolver(label);
+    logMessage(tr("Opened plan %1: %2, simulated peak %3, overhead %4 %5")
+                   .arg(QString::fromStdString(label), qstr(solvers::statusName(row.result->status)),
+                        QString::fromStdString(formatByteSize(row.result->metrics.simulatedPeak)))
+                   .arg(row.result->metrics.overhead.value)
+                   .arg(QString::fromStdString(m_graph->timeUnit())));
+    refreshViews();
+    return true;
+  } catch (const std::exception& e) {
+    reportError(title, QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::addOpenedPlan(const std::string& label) {
+  solvers::SolveResult result = solvers::judgePlan(*m_graph, label, m_openedPlans.at(label), m_runBudget);
+  if (result.plan) m_results[label] = result;
+  m_model->setResult(result);
+}
+
+void MainWindow::onOpenPlan() {
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open plan"),
+                                                    m_path.isEmpty() ? QString() : QFileInfo(m_path).absolutePath(),
+                                                    tr("Plans (*.json);;All files (*)"));
+  if (!path.isEmpty()) openPlan(path);
 }
 
 void MainWindow::onOpen() {
@@ -966,6 +1019,7 @@ void MainWindow::runSolvers() {
     if (settings.budget.kind == BudgetChoice::Kind::Fixed) m_runBudget = settings.budget.bytes;
     m_results.clear();
     m_model->startRun(ids, settings.budget.kind == BudgetChoice::Kind::Least);
+    for (const auto& [label, plan] : m_openedPlans) addOpenedPlan(label);
     for (auto& [id, bar] : m_progress) {
       bar->setValue(0);
       bar->setFormat(QString());
@@ -1246,6 +1300,7 @@ void MainWindow::updateActions() {
   m_cancelButton->setEnabled(busy);
   m_exportAction->setEnabled(m_graph != nullptr);
   m_savePlanAction->setEnabled(m_graph != nullptr);
+  m_openPlanAction->setEnabled(m_graph != nullptr);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -85,6 +85,32 @@ std::string formatBytes(Bytes b) { return formatByteSize(b) + " (" + std::to_str
 
 }  // namespace
 
+SolveResult judgePlan(const graph::ComputeGraph& g, std::string label, Plan plan, std::optional<Bytes> budget) {
+  SolveResult result;
+  result.solver = std::move(label);
+  result.budget = budget;
+  result.plan = std::move(plan);
+  evaluatePlan(g, *result.plan, true, result.metrics, result.simulation);
+  if (!result.simulation.valid()) {
+    result.status = result.simulation.error->timeOverflow ? SolveStatus::Limit : SolveStatus::Error;
+    result.message = (result.simulation.error->timeOverflow ? "the plan's time cannot be counted: "
+                                                            : "the schedule does not simulate: ") +
+                     result.simulation.error->message;
+    result.plan.reset();
+    result.metrics = {};
+    return result;
+  }
+  if (budget && result.metrics.simulatedPeak > *budget) {
+    result.status = SolveStatus::Infeasible;
+    result.message = "the plan needs " + formatBytes(result.metrics.simulatedPeak) + ", more than the budget of " +
+                     formatBytes(*budget);
+  } else {
+    result.status = SolveStatus::Feasible;
+    result.message = budget ? "within the budget of " + formatBytes(*budget) : "no budget to judge it by";
+  }
+  return result;
+}
+
 namespace {
 
 // The common half of solve() and solveFromFront(): times `produce` (the plan search) behind an exception

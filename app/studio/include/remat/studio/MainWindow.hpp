@@ -92,6 +92,12 @@ class MainWindow : public QMainWindow {
   /// Writes the plan the graph, schedule and layout views show as plan JSON (`remat solve -o`'s format).
   /// Returns whether it was written; failures are reported like openFile's.
   bool savePlan(const QString& path);
+  /// Reads a plan JSON file (any solver's, `remat solve -o`'s, or one written by hand or by another
+  /// tool) onto the open graph and adds its row, judged at the run's budget as the solvers' are (and
+  /// again at every later run's), named by the file and the solver it says made it; selected, so the
+  /// plan views show it. A plan for another graph, or one the simulator rejects, is refused with the
+  /// reason (reported like openFile's errors). Opening another graph forgets it.
+  bool openPlan(const QString& path);
   /// The solver whose plan the graph, schedule and layout views show (see focusedPlan): the selected
   /// row's, and after each run the winner's (selected when the run ends).
   [[nodiscard]] std::string focusedSolver() const;
@@ -205,6 +211,9 @@ class MainWindow : public QMainWindow {
   void rememberRecent(const QString& path);
   void showRecent();
   void onOpenSession();
+  void onOpenPlan();
+  /// Judges an opened plan at the run's budget and puts its row in the table.
+  void addOpenedPlan(const std::string& label);
   void onSaveSession();
   /// Makes `raw` (a graph as read from its file) the open graph under the panel's cost model.
   bool installGraph(std::shared_ptr<const graph::ComputeGraph> raw, const QString& path, const QStringList& warnings);
@@ -229,6 +238,7 @@ class MainWindow : public QMainWindow {
   QStringList m_importWarnings;
   std::optional<solvers::SolveResult> m_vanilla;
   std::map<std::string, solvers::SolveResult> m_results;
+  std::map<std::string, solvers::Plan> m_openedPlans;  ///< plan files opened onto this graph, by row label
   std::optional<Bytes> m_runBudget;
   std::optional<viz::ParetoData> m_pareto;
   std::vector<std::vector<solvers::Plan>> m_paretoPlans;  ///< parallel to m_pareto's points
@@ -272,6 +282,7 @@ class MainWindow : public QMainWindow {
   QLabel* m_graphLabel = nullptr;
   QAction* m_exportAction = nullptr;
   QAction* m_savePlanAction = nullptr;
+  QAction* m_openPlanAction = nullptr;
   QMenu* m_datasetMenu = nullptr;
   QMenu* m_recentMenu = nullptr;
   QStringList m_recent;

@@ -184,4 +184,12 @@ class Solver {
 void evaluatePlan(const graph::ComputeGraph& g, const Plan& plan, bool liveness, PlanMetrics& metrics,
                   sim::SimulationResult& simulation);
 
+/// A plan from elsewhere (a plan file, written by hand or by another tool) judged as a solver's answer
+/// is: simulated with liveness, status Feasible when its simulated peak is within `budget` (or there is
+/// none) and Infeasible naming both sizes when not, so that solvers::fitsBudget and bestResult treat it
+/// like any other row. A schedule the simulator rejects is status Error without a plan, one whose time
+/// cannot be counted status Limit. `label` names the row.
+[[nodiscard]] SolveResult judgePlan(const graph::ComputeGraph& g, std::string label, Plan plan,
+                                    std::optional<Bytes> budget);
+
 }  // namespace remat::solvers
