@@ -187,9 +187,11 @@ TEST_CASE("Studio opens a dataset and runs two solvers side by side", "[studio][
     REQUIRE(node != scene.hotspots.end());
     const QPoint at = drawing->mapFromScene(QPointF(node->x + node->w / 2, node->y + node->h / 2)).toPoint();
     QTest::mouseClick(drawing, Qt::LeftButton, {}, at);
+    // The click is reported once the double-click interval has passed.
+    const QString name =
+        QString::fromStdString(w.graph()->node(graph::NodeId{static_cast<std::uint32_t>(node->index)}).name);
+    CHECK(QTest::qWaitFor([&] { return w.nodeDetailsText().startsWith(name); }, 5000));
     const QString details = w.nodeDetailsText();
-    CHECK(details.startsWith(
-        QString::fromStdString(w.graph()->node(graph::NodeId{static_cast<std::uint32_t>(node->index)}).name)));
     CHECK(details.contains(QStringLiteral("\nstore-all: ")));
     CHECK(details.contains(QStringLiteral("\napprox-dp: ")));
     CHECK(details.contains(QStringLiteral("\nchen-greedy: ")));
@@ -558,6 +560,15 @@ TEST_CASE("Studio computes the Pareto fronts on a worker and draws them", "[stud
     REQUIRE(point != scene.hotspots.end());
     QTest::mouseClick(view, Qt::LeftButton, {},
                       view->mapFromScene(QPointF(point->x + point->w / 2, point->y + point->h / 2)).toPoint());
+    // The click is reported once the double-click interval has passed.
+    CHECK(QTest::qWaitFor(
+        [&] {
+          const auto r = w.comparisonModel()->rowOf("approx-dp");
+          if (!r) return false;
+          const auto& result = w.comparisonModel()->rows()[static_cast<std::size_t>(*r)].result;
+          return result && result->message.rfind("picked on the Pareto front", 0) == 0;
+        },
+        5000));
     const auto row = w.comparisonModel()->rowOf("approx-dp");
     REQUIRE(row);
     const auto& loaded = w.comparisonModel()->rows()[static_cast<std::size_t>(*row)].result;
@@ -769,3 +780,41 @@ TEST_CASE("Studio cancels a long exact-DP run", "[studio][window][corpus]") {
   CHECK(w.comparisonModel()->rows()[0].result->status == solvers::SolveStatus::TimeLimit);
 }
 #endif
+
+TEST_CASE("Studio's Help, sessions named without an extension, and a Node panel that follows the runs",
+          "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  // Help > Keyboard shortcuts lists the menus' shortcuts; About names the version and every method.
+  const QString keys = w.shortcutsText();
+  CHECK(keys.contains(QKeySequence(Qt::CTRL | Qt::Key_R).toString(QKeySequence::NativeText) +
+                      QStringLiteral("\tSolve > Run")));
+  CHECK(keys.contains(QStringLiteral("File > Open plan...")));
+  CHECK(keys.contains(QStringLiteral("double click to fit")));
+  const QString about = w.aboutText();
+  CHECK(about.contains(QStringLiteral(REMAT_VERSION)));
+  for (const auto& id : solvers::SolverRegistry::builtin().ids())
+    CHECK(about.contains(QString::fromStdString(solvers::SolverRegistry::builtin().find(id)->info().citation)));
+
+  REQUIRE(w.openFile(kUnet));
+  // A session saved as a bare name gets the sessions' extension.
+  const fs::path bare = scratch() / "bare-session";
+  fs::remove(bare);
+  fs::remove(fs::path(bare.string() + ".remat-session.json"));
+  REQUIRE(w.saveSession(QString::fromStdString(bare.string())));
+  CHECK_FALSE(fs::exists(bare));
+  CHECK(fs::exists(fs::path(bare.string() + ".remat-session.json")));
+
+  // The Node panel shows a node's part in the plans of the last run, after every run.
+  win.only({"chen-sqrtn"});
+  REQUIRE(win.runAndWait());
+  const graph::NodeId node = w.graph()->opNode(graph::OpIndex{0});
+  REQUIRE(w.showNodeDetails(node));
+  CHECK(w.nodeDetailsText().contains(QStringLiteral("\nchen-sqrtn: ")));
+  CHECK_FALSE(w.nodeDetailsText().contains(QStringLiteral("\ndtr: ")));
+  win.only({"dtr"});
+  REQUIRE(win.runAndWait());
+  CHECK(w.nodeDetailsText().contains(QStringLiteral("\ndtr: ")));
+  CHECK_FALSE(w.nodeDetailsText().contains(QStringLiteral("\nchen-sqrtn: ")));
+}

@@ -45,6 +45,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
@@ -233,6 +234,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   viewMenu->addAction(solverDock->toggleViewAction());
   viewMenu->addAction(logDock->toggleViewAction());
   viewMenu->addAction(m_nodeDock->toggleViewAction());
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+    if (m_interactive) QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText());
+  });
+  keys->setShortcut(QKeySequence::HelpContents);
+  help->addAction(tr("&About Remat Studio"), this, [this] {
+    if (m_interactive) QMessageBox::about(this, tr("About Remat Studio"), aboutText());
+  });
   updateActions();
 }
 
@@ -242,6 +251,44 @@ MainWindow::~MainWindow() {
   stopFronts();
   for (auto& [kind, view] : m_views) view->waitForBuild();
   delete m_runner;
+}
+
+QString MainWindow::shortcutsText() const {
+  QStringList lines;
+  // Every menu action that has a shortcut, menu by menu, as the menus show them.
+  std::function<void(const QMenu*, const QString&)> walk = [&](const QMenu* menu, const QString& path) {
+    for (const QAction* action : menu->actions()) {
+      const QString name = path + action->text().remove(QLatin1Char('&'));
+      if (action->menu()) {
+        walk(action->menu(), name + QStringLiteral(" > "));
+        continue;
+      }
+      if (!action->shortcut().isEmpty())
+        lines << action->shortcut().toString(QKeySequence::NativeText) + QStringLiteral("\t") + name;
+    }
+  };
+  for (const QAction* top : menuBar()->actions())
+    if (top->menu()) walk(top->menu(), top->text().remove(QLatin1Char('&')) + QStringLiteral(" > "));
+  lines << QString() << tr("In every view: wheel to zoom about the cursor, drag to pan, double click to fit.")
+        << tr("Timeline: hover for a step's node and bytes. Checkpoints: click a node for its part in every "
+              "plan. Pareto front: click a point to load its plan.")
+        << tr("Budget field: the text is the budget when Run is pressed, Enter or not (sizes with units, "
+              "'least', or empty for none).");
+  return lines.join(QLatin1Char('\n'));
+}
+
+QString MainWindow::aboutText() const {
+  QStringList lines;
+  lines << tr("Remat Studio %1").arg(QStringLiteral(REMAT_VERSION))
+        << tr("Plans activation recomputation for training: which values to keep and which to recompute in "
+              "the backward pass, so that a network fits its memory at the least cost in time. Every plan is "
+              "judged by Remat's simulator.")
+        << QString() << tr("Methods:");
+  for (const std::string& id : solvers::SolverRegistry::builtin().ids()) {
+    const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(id);
+    lines << QStringLiteral("%1: %2").arg(QString::fromStdString(id), QString::fromStdString(solver->info().citation));
+  }
+  return lines.join(QLatin1Char('\n'));
 }
 
 void MainWindow::buildMenus() {
@@ -485,6 +532,7 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   m_pareto.reset();
   m_paretoPlans.clear();
   m_nodeDetails->clear();
+  m_detailNode.reset();
   stopFronts();
   m_fronts.clear();
   m_rawGraph = std::move(raw);
@@ -561,7 +609,10 @@ solvers::Strategy MainWindow::strategy() const {
 
 double MainWindow::timeLimit() const { return m_timeLimit->value(); }
 
-bool MainWindow::saveSession(const QString& path) {
+bool MainWindow::saveSession(const QString& givenPath) {
+  // A name typed without an extension gets the sessions' own, so that the file dialog offers it again.
+  const QString path =
+      QFileInfo(givenPath).suffix().isEmpty() ? givenPath + QStringLiteral(".remat-session.json") : givenPath;
   if (!m_graph) {
     reportError(tr("Cannot save the session"), tr("Open a graph first (File > Open)."));
     return false;
@@ -928,6 +979,7 @@ void MainWindow::onSavePlan() {
 
 void MainWindow::refreshViews() {
   for (auto& [kind, view] : m_views) view->invalidate();
+  refreshNodeDetails();
 }
 
 bool MainWindow::exportCurrentView(const QString& path) {
@@ -1110,12 +1162,8 @@ void MainWindow::stopPareto() {
 
 bool MainWindow::showNodeDetails(graph::NodeId node) {
   if (!m_graph || node.value >= m_graph->size()) return false;
-  std::vector<viz::LabeledPlan> plans;
-  if (m_vanilla && m_vanilla->plan) plans.push_back({kPlainRun, *m_vanilla->plan});
-  for (const auto& row : m_model->rows())
-    if (const auto it = m_results.find(row.solver); it != m_results.end() && row.solver != kPlainRun)
-      plans.push_back({row.solver, *it->second.plan});
-  m_nodeDetails->setPlainText(QString::fromStdString(viz::nodeDetails(*m_graph, node, plans)));
+  m_detailNode = node;
+  refreshNodeDetails();
   m_nodeDock->show();
   m_nodeDock->raise();
   return true;
@@ -1284,7 +1332,19 @@ void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& r
   refreshViews();
 }
 
+void MainWindow::refreshNodeDetails() {
+  // The node's part in each plan, again: the plans it was shown for have been replaced.
+  if (!m_detailNode || !m_graph || m_detailNode->value >= m_graph->size()) return;
+  std::vector<viz::LabeledPlan> plans;
+  if (m_vanilla && m_vanilla->plan) plans.push_back({kPlainRun, *m_vanilla->plan});
+  for (const auto& row : m_model->rows())
+    if (const auto it = m_results.find(row.solver); it != m_results.end() && row.solver != kPlainRun)
+      plans.push_back({row.solver, *it->second.plan});
+  m_nodeDetails->setPlainText(QString::fromStdString(viz::nodeDetails(*m_graph, *m_detailNode, plans)));
+}
+
 void MainWindow::onRunFinished() {
+  refreshNodeDetails();
   // The plan views show the winner unless the user picked a row while the solvers ran.
   if (!m_table->selectionModel()->currentIndex().isValid())
     if (const auto best = m_model->bestRow()) selectSolver(m_model->rows()[static_cast<std::size_t>(*best)].solver);

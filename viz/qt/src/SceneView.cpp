@@ -1,6 +1,8 @@
 #include "remat/vizqt/SceneView.hpp"
 
+#include <QGuiApplication>
 #include <QImage>
+#include <QStyleHints>
 #include <QLineF>
 #include <QMetaObject>
 #include <QMouseEvent>
@@ -79,6 +81,15 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent) {
   m_resizeSettle.setSingleShot(true);
   m_resizeSettle.setInterval(kResizeSettleMs);
   connect(&m_resizeSettle, &QTimer::timeout, this, [this] { update(); });
+  m_clickDelay.setSingleShot(true);
+  m_clickDelay.setInterval(QGuiApplication::styleHints()->mouseDoubleClickInterval());
+  connect(&m_clickDelay, &QTimer::timeout, this, [this] {
+    if (!m_pendingClick || !m_onClick) return;
+    // A copy: the handler may replace the scene the hotspot came from.
+    const viz::Hotspot clicked = *m_pendingClick;
+    m_pendingClick.reset();
+    guarded("click", [&] { m_onClick(clicked); });
+  });
 }
 
 SceneView::~SceneView() { waitForBuild(); }
@@ -369,9 +380,8 @@ void SceneView::mouseReleaseEvent(QMouseEvent* event) {
     const viz::Hotspot* hotspot = hotspotUnder(event->position());
     setHovered(hotspot, event->position());
     if (click && hotspot && m_onClick) {
-      // A copy: the handler may replace the scene the hotspot lives in.
-      const viz::Hotspot clicked = *hotspot;
-      guarded("click", [&] { m_onClick(clicked); });
+      m_pendingClick = *hotspot;  // reported unless a double click follows (m_clickDelay)
+      m_clickDelay.start();
     }
     return;
   }
@@ -380,6 +390,8 @@ void SceneView::mouseReleaseEvent(QMouseEvent* event) {
 
 void SceneView::mouseDoubleClickEvent(QMouseEvent* event) {
   if (event->button() == Qt::LeftButton) {
+    m_clickDelay.stop();
+    m_pendingClick.reset();
     resetView();
     event->accept();
     return;

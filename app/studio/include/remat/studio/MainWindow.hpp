@@ -63,8 +63,13 @@ class MainWindow : public QMainWindow {
   /// recorded when not interactive) and leaves the open graph as it was. Returns whether it opened.
   bool openFile(const QString& path);
   /// Writes the session: the graph file and the solver settings (solvers, strategy, cost model, budget,
-  /// time limit) as JSON (`"format": "remat-studio-session"`). Returns whether it was written.
+  /// time limit) as JSON (`"format": "remat-studio-session"`); a path without an extension gets
+  /// `.remat-session.json`. Returns whether it was written.
   bool saveSession(const QString& path);
+  /// Help > Keyboard shortcuts: every menu action's shortcut, and the views' mouse gestures.
+  [[nodiscard]] QString shortcutsText() const;
+  /// Help > About: the version, what Remat does, and the citation of every method in the registry.
+  [[nodiscard]] QString aboutText() const;
   /// Opens a session written by saveSession: its graph (a relative path is taken from the session's
   /// folder) under its settings. A bad session is reported like a bad graph. Returns whether it opened.
   bool openSession(const QString& path);
@@ -230,6 +235,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] std::optional<viz::LabeledPlan> focusedPlan() const;
   [[nodiscard]] const solvers::SolveResult* focusedResult() const;
   void updatePlanTitle();
+  void refreshNodeDetails();
   void logMessage(const QString& text);
 
   std::shared_ptr<const graph::ComputeGraph> m_rawGraph;  ///< as read, before the cost model
@@ -276,6 +282,7 @@ class MainWindow : public QMainWindow {
   QTableView* m_table = nullptr;
   QSortFilterProxyModel* m_sorted = nullptr;  ///< the table's rows as the user sorted them
   QLabel* m_planTitle = nullptr;
+  std::optional<graph::NodeId> m_detailNode;  ///< the node the Node panel shows, kept up to date
   QPlainTextEdit* m_log = nullptr;
   QPlainTextEdit* m_nodeDetails = nullptr;
   QDockWidget* m_nodeDock = nullptr;

@@ -90,6 +90,8 @@ class SceneView : public QWidget {
   [[nodiscard]] QPointF mapToScene(QPointF widgetPoint) const;
 
   void setHoverHandler(HoverHandler handler);
+  /// Called on a click (press and release within a few pixels) on a hotspot, once the double-click
+  /// interval has passed without a second press: a double click only fits the view.
   void setClickHandler(ClickHandler handler);
   /// The hotspot under the cursor, nullptr when none.
   [[nodiscard]] const viz::Hotspot* hoveredHotspot() const;
@@ -165,6 +167,10 @@ class SceneView : public QWidget {
   std::optional<std::size_t> m_hovered;  ///< index into m_scene.hotspots
   // While the user drags the window edge, the old figure is scaled and the rebuild waits for a pause.
   QTimer m_resizeSettle;
+  // A click is reported once the double-click interval has passed without a second press: a double
+  // click fits the view and selects nothing.
+  QTimer m_clickDelay;
+  std::optional<viz::Hotspot> m_pendingClick;
 };
 
 }  // namespace remat::vizqt
