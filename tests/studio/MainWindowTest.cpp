@@ -16,6 +16,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cmath>
 #include <filesystem>
@@ -589,6 +590,48 @@ TEST_CASE("Studio computes the Pareto fronts on a worker and draws them", "[stud
   w.computePareto();
   CHECK_FALSE(w.computingPareto());
   CHECK(w.lastError().contains(QStringLiteral("store-all")));
+}
+
+TEST_CASE("Studio's Pareto job reports progress, says what it computes, and cancels within 100 ms",
+          "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  // GPT-2 small: its DP fronts take tens of seconds here, time enough to watch and cancel.
+  REQUIRE(w.openFile(QStringLiteral(REMAT_SOURCE_DIR "/datasets/gpt2_small.json")));
+  vizqt::SceneView* view = w.view(viz::FigureKind::Pareto);
+  w.views()->setCurrentWidget(view);
+  win.only({"approx-dp", "chen-greedy"});
+  QSignalSpy progressed(&w, &MainWindow::paretoProgressed);
+  QSignalSpy done(&w, &MainWindow::paretoFinished);
+  w.computePareto();
+  REQUIRE(w.computingPareto());
+  // Progress arrives with what runs, and the pane says so instead of "no front yet".
+  REQUIRE(QTest::qWaitFor([&] { return w.paretoProgress() > 0.0 || !w.computingPareto(); }, kSolveTimeoutMs));
+  REQUIRE(w.computingPareto());  // still at work: the cancel below has something to stop
+  CHECK(progressed.count() > 0);
+  // The stage names the solver at work (chen-greedy's front comes first, in the registry's order).
+  INFO(w.paretoStage().toStdString());
+  CHECK((w.paretoStage().startsWith(QStringLiteral("chen-greedy")) ||
+         w.paretoStage().startsWith(QStringLiteral("approx-dp"))));
+  CHECK(QTest::qWaitFor(
+      [&] {
+        const QString text = view->placeholderText();
+        return text.contains(QStringLiteral("Computing the Pareto fronts")) &&
+               (text.contains(QStringLiteral("chen-greedy")) || text.contains(QStringLiteral("approx-dp")));
+      },
+      5000));
+
+  const auto start = std::chrono::steady_clock::now();
+  w.cancelSolvers();
+  const auto took = std::chrono::steady_clock::now() - start;
+  CHECK(took < std::chrono::milliseconds(100));
+  CHECK_FALSE(w.computingPareto());
+  // The cancelled job answers nothing, and the pane is back to how to compute a front.
+  QTest::qWait(300);
+  CHECK(done.count() == 0);
+  CHECK_FALSE(w.pareto());
+  CHECK(QTest::qWaitFor([&] { return view->placeholderText().contains(QStringLiteral("No Pareto front yet")); }, 5000));
 }
 
 TEST_CASE("Studio saves the shown plan as plan JSON that reads back", "[studio][window]") {

@@ -1,5 +1,6 @@
 #include "remat/viz/PlanFigures.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "remat/graph/ByteSize.hpp"
@@ -132,7 +133,8 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
 }
 
 ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& chosen,
-                          std::size_t points, std::stop_token stop, solvers::DpModelKind model) {
+                          std::size_t points, std::stop_token stop, solvers::DpModelKind model,
+                          const solvers::ProgressSink& progress) {
   ParetoInputs out;
   ParetoData& data = out.data;
   data.timeUnit = g.timeUnit();
@@ -142,8 +144,17 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
     if (vanilla.plan) data.vanilla = TradeOffPoint{double(vanilla.metrics.simulatedPeak.value), 0.0};
   }
   data.memoryLowerBound = double(sim::memoryLowerBound(g).value);
-  for (const solvers::Solver* s : chosen) {
+  for (std::size_t k = 0; k < chosen.size(); ++k) {
+    const solvers::Solver* s = chosen[k];
     solvers::SolveRequest request{.graph = &g, .stop = stop, .model = model};
+    const double share = 1.0 / double(chosen.size());
+    const std::string id = s->info().id;
+    if (progress) {
+      progress(double(k) * share, id);
+      request.progress = [&, k](double f, std::string_view stage) {
+        progress((double(k) + std::clamp(f, 0.0, 1.0)) * share, id + ": " + std::string(stage));
+      };
+    }
     const solvers::Solver::TradeOff front = s->tradeOff(request, points);
     if (front.plans.empty()) {
       out.skipped.push_back(s->info().id + ": " + front.message);
@@ -162,10 +173,12 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
     data.series.push_back(std::move(series));
     out.plans.push_back(std::move(plans));
     if (!data.leastBudget && s->info().budgetMeasure == solvers::BudgetMeasure::DpModel) {
+      request.progress = {};  // the front's share is done; this is one more solve
       const solvers::Solver::MinBudget least = s->minBudget(request);
       if (least.bytes) data.leastBudget = double(least.bytes->value);
     }
   }
+  if (progress) progress(1.0, "done");
   return out;
 }
 

@@ -248,6 +248,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 MainWindow::~MainWindow() {
   // Stop and join the workers before the widgets they report to go away.
   stopPareto();
+  for (auto& [thread, done] : m_retiredPareto) thread.join();
   stopFronts();
   for (auto& [kind, view] : m_views) view->waitForBuild();
   delete m_runner;
@@ -860,6 +861,11 @@ std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind,
       }
       request.budget = m_runBudget;
     } else if (kind == viz::FigureKind::Pareto) {
+      if (!m_pareto && m_paretoRunning)
+        return [message = tr("Computing the Pareto fronts: %1, %2% done (Esc cancels)")
+                              .arg(m_paretoStage)
+                              .arg(std::lround(100 * m_paretoFraction))
+                              .toStdString()] { return Result{std::nullopt, message}; };
       if (!m_pareto)
         return [message = tr("No Pareto front yet: check the solvers and choose Solve > Compute Pareto front "
                              "(Ctrl+P).")
@@ -1115,17 +1121,46 @@ void MainWindow::computePareto() {
     stopPareto();
     const std::uint64_t run = ++m_paretoRun;
     m_paretoRunning = true;
+    m_pareto.reset();  // the fronts of other settings; the pane says what is being computed instead
+    m_paretoPlans.clear();
+    m_paretoFraction = 0.0;
+    m_paretoStage = tr("starting");
     statusBar()->showMessage(tr("Computing the Pareto front..."));
-    m_paretoThread = std::jthread([this, graph = m_graph, chosen, run, model = dpModel()](std::stop_token stop) {
+    m_views[viz::FigureKind::Pareto]->invalidate();
+    m_paretoDone = std::make_shared<std::atomic<bool>>(false);
+    m_paretoThread = std::jthread([this, graph = m_graph, chosen, run, model = dpModel(),
+                                   done = m_paretoDone](std::stop_token stop) {
       auto out = std::make_shared<viz::ParetoInputs>();
       auto error = std::make_shared<std::string>();
+      // Progress to the window at most every percent or on a new stage, never from a cancelled run.
+      double posted = -1.0;
+      std::string postedStage;
+      auto progress = [&](double fraction, std::string_view stage) {
+        if (stop.stop_requested() || (fraction - posted < 0.01 && stage == postedStage)) return;
+        posted = fraction;
+        postedStage = stage;
+        QMetaObject::invokeMethod(
+            this,
+            [this, run, fraction, text = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()))] {
+              if (run != m_paretoRun) return;
+              m_paretoFraction = fraction;
+              m_paretoStage = text;
+              statusBar()->showMessage(
+                  tr("Computing the Pareto front: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
+              m_views[viz::FigureKind::Pareto]->invalidate();
+              emit paretoProgressed(fraction, text);
+            },
+            Qt::QueuedConnection);
+      };
       try {
-        *out = viz::paretoInputs(*graph, chosen, kParetoPoints, stop, model);
+        *out = viz::paretoInputs(*graph, chosen, kParetoPoints, stop, model, progress);
       } catch (const std::exception& e) {
         *error = e.what();
       } catch (...) {
         *error = "unknown error";
       }
+      done->store(true);
+      if (stop.stop_requested()) return;  // cancelled: nobody waits for this answer
       QMetaObject::invokeMethod(
           this,
           [this, out, error, run] {
@@ -1151,13 +1186,23 @@ void MainWindow::computePareto() {
 }
 
 void MainWindow::stopPareto() {
-  // Joining waits for the DP to notice the stop, which it does within one lower set's work.
+  // The worker is told to stop and set aside, not joined: the DP notices the stop within one lower
+  // set's work, which on a large graph can be longer than a cancel may take. Those already done are
+  // joined now.
   ++m_paretoRun;
   m_paretoRunning = false;
   if (m_paretoThread.joinable()) {
     m_paretoThread.request_stop();
-    m_paretoThread.join();
+    m_retiredPareto.emplace_back(std::move(m_paretoThread), m_paretoDone);
   }
+  std::erase_if(m_retiredPareto, [](auto& retired) {
+    if (!retired.second->load()) return false;
+    retired.first.join();
+    return true;
+  });
+  if (m_pareto) return;
+  m_paretoStage.clear();
+  m_views[viz::FigureKind::Pareto]->invalidate();
 }
 
 bool MainWindow::showNodeDetails(graph::NodeId node) {

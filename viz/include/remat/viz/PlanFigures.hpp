@@ -76,9 +76,12 @@ struct ParetoInputs {
   /// of a clicked point: Hotspot::series and Hotspot::index of the Pareto figure index both).
   std::vector<std::vector<solvers::Plan>> plans;
 };
+/// `progress`, when set, hears the whole job's fraction done (each solver a equal share) and what runs,
+/// as "exact-dp: DP over lower sets".
 [[nodiscard]] ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& solvers,
                                         std::size_t points, std::stop_token stop = {},
-                                        solvers::DpModelKind model = solvers::DpModelKind::Simulator);
+                                        solvers::DpModelKind model = solvers::DpModelKind::Simulator,
+                                        const solvers::ProgressSink& progress = {});
 
 /// A node's details, for a click on it in an interactive drawing: name, op, output bytes, forward and
 /// backward time, and its part in each plan (nodeRoleText), one line per plan as "label: role".

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include <map>
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -126,9 +127,14 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] bool solving() const;
 
   /// Computes the budget/overhead fronts of the checked solvers (all but store-all) on a worker
-  /// thread for the Pareto view (viz::paretoInputs: one DP run for the DP solvers).
+  /// thread for the Pareto view (viz::paretoInputs: one DP run for the DP solvers); the pane and the
+  /// status bar say what it computes and how far it is (paretoProgressed); Cancel (Esc) stops it at
+  /// once: the worker is told to stop and left to finish on its own, its answer dropped.
   void computePareto();
   [[nodiscard]] bool computingPareto() const { return m_paretoRunning; }
+  /// How far the Pareto job is (0 to 1) and what it runs, while it runs.
+  [[nodiscard]] double paretoProgress() const { return m_paretoFraction; }
+  [[nodiscard]] const QString& paretoStage() const { return m_paretoStage; }
   /// The last computed fronts, if any.
   [[nodiscard]] const std::optional<viz::ParetoData>& pareto() const { return m_pareto; }
 
@@ -198,6 +204,8 @@ class MainWindow : public QMainWindow {
   void solversFinished();
   /// The Pareto fronts are computed (or failed; see lastError).
   void paretoFinished();
+  /// The Pareto job's progress (see paretoProgress).
+  void paretoProgressed(double fraction, const QString& stage);
   /// The budget fronts of a computeFronts() call are in (or could not be computed; see Messages).
   void frontsFinished();
 
@@ -249,8 +257,14 @@ class MainWindow : public QMainWindow {
   std::optional<viz::ParetoData> m_pareto;
   std::vector<std::vector<solvers::Plan>> m_paretoPlans;  ///< parallel to m_pareto's points
   std::jthread m_paretoThread;
+  /// Cancelled Pareto workers still finishing, each with its flag for done; joined once done (and all
+  /// of them when the window closes), so that a cancel never waits for one.
+  std::vector<std::pair<std::jthread, std::shared_ptr<std::atomic<bool>>>> m_retiredPareto;
+  std::shared_ptr<std::atomic<bool>> m_paretoDone;
   std::uint64_t m_paretoRun = 0;
   bool m_paretoRunning = false;
+  double m_paretoFraction = 0.0;
+  QString m_paretoStage;
   std::map<std::string, std::shared_ptr<const solvers::Solver::TradeOff>> m_fronts;
   std::jthread m_frontThread;
   std::uint64_t m_frontRun = 0;
