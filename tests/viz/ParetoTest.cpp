@@ -153,3 +153,36 @@ TEST_CASE("a solver has one colour and dash in every figure, whatever its place 
     if (const auto* l = std::get_if<PolylineItem>(&item); l && l->stroke.color == style.theme.seriesColor(exact)) coloured = true;
   CHECK(coloured);
 }
+
+TEST_CASE("pareto scene: the budget at hand is a dashed vertical line in the budget's colour, with its legend") {
+  ParetoData data;
+  data.series.push_back({"exact-dp", {{1e9, 300}, {1.5e9, 100}, {2e9, 0}}});
+  data.timeUnit = "ms";
+  FigureStyle style;
+  auto budgetLines = [&](const Scene& scene) {
+    std::vector<const PolylineItem*> lines;
+    for (const Item& item : scene.items)
+      if (const auto* p = std::get_if<PolylineItem>(&item);
+          p && p->stroke.color == style.theme.budget && p->stroke.dash == Dash::Dashed && p->points.size() == 2 &&
+          p->points[0].x == p->points[1].x)
+        lines.push_back(p);
+    return lines;
+  };
+  auto legendSays = [](const Scene& scene, const std::string& prefix) {
+    for (const Item& item : scene.items)
+      if (const auto* t = std::get_if<TextItem>(&item); t && t->text.rfind(prefix, 0) == 0) return true;
+    return false;
+  };
+  CHECK(budgetLines(paretoScene(data, style)).empty());
+  CHECK_FALSE(legendSays(paretoScene(data, style), "budget "));
+  // Outside the fronts' range the axis widens to show it.
+  data.budget = 0.6e9;
+  const Scene scene = paretoScene(data, style);
+  const auto lines = budgetLines(scene);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines.front()->points[0].x > 0);
+  CHECK(legendSays(scene, "budget "));
+  // Every front's point lies to its right: 0.6 GB is left of 1 GB.
+  for (const Item& item : scene.items)
+    if (const auto* e = std::get_if<EllipseItem>(&item); e && e->rx == 3) CHECK(e->center.x > lines.front()->points[0].x);
+}

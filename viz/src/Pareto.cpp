@@ -53,7 +53,7 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
     xMax = std::max(xMax, p.memory);
     yMax = std::max(yMax, p.overhead);
   }
-  for (const std::optional<double>& bound : {data.leastBudget, data.memoryLowerBound})
+  for (const std::optional<double>& bound : {data.leastBudget, data.memoryLowerBound, data.budget})
     if (bound) {
       xMin = std::min(xMin, *bound);
       xMax = std::max(xMax, *bound);
@@ -81,6 +81,8 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
   if (data.memoryLowerBound)
     legend.push_back({"memory lower bound " + formatBytes(*data.memoryLowerBound), LegendEntry::Kind::Line, {},
                       boundStroke});
+  const Stroke budgetStroke{th.budget, 1.2, Dash::Dashed};
+  if (data.budget) legend.push_back({"budget " + formatBytes(*data.budget), LegendEntry::Kind::Line, {}, budgetStroke});
 
   const std::string unit = data.timeUnit.empty() ? "ticks" : data.timeUnit;
   Chart chart(scene, style, Axis{xMin, xMax, data.memoryLabel, AxisFormat::Bytes},
@@ -92,6 +94,8 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
     if (bound)
       scene.add(PolylineItem{{{chart.x(*bound), plot.y}, {chart.x(*bound), plot.bottom()}},
                              bound == data.leastBudget ? leastStroke : boundStroke});
+  if (data.budget)
+    scene.add(PolylineItem{{{chart.x(*data.budget), plot.y}, {chart.x(*data.budget), plot.bottom()}}, budgetStroke});
   if (hull.size() >= 2) {
     std::vector<Point> line;
     for (const TradeOffPoint& p : hull) line.push_back({chart.x(p.memory), chart.y(p.overhead)});

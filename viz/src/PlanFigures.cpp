@@ -111,7 +111,13 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
         out.error = "the pareto figure needs at least one solver's front";
         return out;
       }
-      out.scene = paretoScene(request.pareto, style);
+      if (request.budget) {
+        ParetoData data = request.pareto;
+        data.budget = double(request.budget->value);
+        out.scene = paretoScene(data, style);
+      } else {
+        out.scene = paretoScene(request.pareto, style);
+      }
       return out;
     case FigureKind::Schedule: {
       const LabeledPlan& p = request.plans.front();

@@ -112,6 +112,7 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
     viz::ParetoInputs inputs = viz::paretoInputs(g, fronts, 20, {}, parseModel(o.model));
     for (const auto& s : inputs.skipped) std::cerr << "remat: warning: no front from " << s << '\n';
     pareto.pareto = std::move(inputs.data);
+    pareto.budget = budget;
     if (!pareto.pareto.series.empty()) write(std::move(pareto));
   }
   for (viz::FigureKind kind : {viz::FigureKind::Graph, viz::FigureKind::Schedule, viz::FigureKind::Layout}) {

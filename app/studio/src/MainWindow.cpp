@@ -873,6 +873,9 @@ std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind,
           return Result{std::nullopt, message};
         };
       request.pareto = *m_pareto;
+      // Where the budget in the field falls among the fronts (it moves with the slider).
+      if (const BudgetChoice& budget = m_budget->budget(); budget.kind == BudgetChoice::Kind::Fixed)
+        request.budget = budget.bytes;
     } else if (auto plan = focusedPlan()) {
       request.plans.push_back(std::move(*plan));
     }
@@ -1265,6 +1268,7 @@ std::shared_ptr<const solvers::Solver::TradeOff> MainWindow::front(const std::st
 }
 
 void MainWindow::onBudgetChanged() {
+  if (m_pareto) m_views[viz::FigureKind::Pareto]->invalidate();  // its budget line follows the field
   // Only after a run on this graph: before it, the budget is being set up for the first Run.
   if (!m_liveBudget->isChecked() || !m_graph || m_model->rows().empty() || !m_budget->errorText().isEmpty()) return;
   m_scrubTimer->start();

@@ -27,12 +27,14 @@ struct ParetoSeries {
 };
 
 /// The Pareto figure: several solvers' fronts, the plain run (no recomputation), the least feasible
-/// budget and the memory lower bound as vertical lines, and the lower convex hull of all the points.
+/// budget, the memory lower bound and the budget at hand as vertical lines, and the lower convex hull
+/// of all the points.
 struct ParetoData {
   std::vector<ParetoSeries> series;
   std::optional<TradeOffPoint> vanilla;
   std::optional<double> leastBudget;
   std::optional<double> memoryLowerBound;
+  std::optional<double> budget;  ///< the budget being planned for, drawn as the timeline draws it
   std::string timeUnit;
   std::string memoryLabel = "peak memory";  ///< what the x axis measures (DP model or simulated)
 };

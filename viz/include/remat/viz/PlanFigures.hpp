@@ -42,7 +42,7 @@ struct FigureRequest {
   FigureKind kind = FigureKind::Timeline;
   const graph::ComputeGraph* graph = nullptr;
   std::vector<LabeledPlan> plans;
-  std::optional<Bytes> budget;
+  std::optional<Bytes> budget;  ///< drawn as a dashed line: across the timeline, up the Pareto figure
   TimelineAxis timelineAxis = TimelineAxis::Steps;
   GraphDrawingOptions graphOptions;
   ParetoData pareto;
