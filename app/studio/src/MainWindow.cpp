@@ -795,19 +795,21 @@ bool MainWindow::openPlan(const QString& path) {
     solvers::LoadedPlan loaded = std::move(read).value();
     const std::string label =
         QFileInfo(path).fileName().toStdString() + (loaded.solver.empty() ? "" : " (" + loaded.solver + ")");
-    m_openedPlans[label] = std::move(loaded.plan);
-    addOpenedPlan(label);
-    const auto& row = m_model->rows()[static_cast<std::size_t>(*m_model->rowOf(label))];
-    if (!row.result->plan) {  // readPlanFile simulated it; only a time that cannot be counted is left
-      m_openedPlans.erase(label);
-      reportError(title, QString::fromStdString(row.result->message));
+    // Judged before it joins the table: readPlanFile simulated it, so only a time that cannot be
+    // counted is left to refuse.
+    const solvers::SolveResult judged = solvers::judgePlan(*m_graph, label, loaded.plan, m_runBudget);
+    if (!judged.plan) {
+      reportError(title, QString::fromStdString(judged.message));
       return false;
     }
+    m_openedPlans[label] = std::move(loaded.plan);
+    m_results[label] = judged;
+    m_model->setResult(judged);
     selectSolver(label);
     logMessage(tr("Opened plan %1: %2, simulated peak %3, overhead %4 %5")
-                   .arg(QString::fromStdString(label), qstr(solvers::statusName(row.result->status)),
-                        QString::fromStdString(formatByteSize(row.result->metrics.simulatedPeak)))
-                   .arg(row.result->metrics.overhead.value)
+                   .arg(QString::fromStdString(label), qstr(solvers::statusName(judged.status)),
+                        QString::fromStdString(formatByteSize(judged.metrics.simulatedPeak)))
+                   .arg(judged.metrics.overhead.value)
                    .arg(QString::fromStdString(m_graph->timeUnit())));
     refreshViews();
     return true;
