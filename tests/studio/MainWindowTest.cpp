@@ -861,3 +861,27 @@ TEST_CASE("Studio's Help, sessions named without an extension, and a Node panel 
   CHECK(w.nodeDetailsText().contains(QStringLiteral("\ndtr: ")));
   CHECK_FALSE(w.nodeDetailsText().contains(QStringLiteral("\nchen-sqrtn: ")));
 }
+
+TEST_CASE("Studio's timeline runs over compute time, or over schedule steps when asked", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  win.only({"chen-sqrtn"});
+  REQUIRE(win.runAndWait());
+  vizqt::SceneView* view = w.view(viz::FigureKind::Timeline);
+  w.views()->setCurrentWidget(view);
+  auto shows = [&](const std::string& title) {
+    return QTest::qWaitFor(
+        [&] {
+          for (const viz::Item& item : view->currentScene().items)
+            if (const auto* t = std::get_if<viz::TextItem>(&item); t && t->text == title) return true;
+          return false;
+        },
+        10000);
+  };
+  CHECK(w.timelineOverTime());
+  CHECK(shows("compute time (" + w.graph()->timeUnit() + ")"));
+  w.setTimelineOverTime(false);
+  CHECK(shows("schedule step"));
+}

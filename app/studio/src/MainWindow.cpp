@@ -236,6 +236,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   viewMenu->addAction(solverDock->toggleViewAction());
   viewMenu->addAction(logDock->toggleViewAction());
   viewMenu->addAction(m_nodeDock->toggleViewAction());
+  viewMenu->addSeparator();
+  // Over compute time, plans compare by length: a schedule step counts frees as much as a convolution.
+  m_timeAxis = viewMenu->addAction(tr("Timeline over compute &time"));
+  m_timeAxis->setCheckable(true);
+  m_timeAxis->setChecked(true);
+  m_timeAxis->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+  m_timeAxis->setToolTip(tr("The memory timeline's x axis: compute time (on) or schedule steps, frees "
+                            "included (off)"));
+  connect(m_timeAxis, &QAction::toggled, this, [this] { m_views[viz::FigureKind::Timeline]->invalidate(); });
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
     if (m_interactive) QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText());
@@ -864,6 +873,7 @@ std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind,
         if (it != m_results.end() && row.solver != kPlainRun) request.plans.push_back({row.solver, *it->second.plan});
       }
       request.budget = m_runBudget;
+      request.timelineAxis = timelineOverTime() ? viz::TimelineAxis::Time : viz::TimelineAxis::Steps;
     } else if (kind == viz::FigureKind::Pareto) {
       if (!m_pareto && m_paretoRunning)
         return [message = tr("Computing the Pareto fronts: %1, %2% done (Esc cancels)")
@@ -929,6 +939,10 @@ bool MainWindow::selectSolver(const std::string& id) {
 }
 
 QString MainWindow::planTitle() const { return m_planTitle->text(); }
+
+bool MainWindow::timelineOverTime() const { return m_timeAxis->isChecked(); }
+
+void MainWindow::setTimelineOverTime(bool overTime) { m_timeAxis->setChecked(overTime); }
 
 void MainWindow::updatePlanTitle() {
   const solvers::SolveResult* r = m_graph ? focusedResult() : nullptr;

@@ -110,6 +110,10 @@ class MainWindow : public QMainWindow {
   /// The title over the views: which solver's plan the checkpoint, schedule and layout views show, at
   /// which budget and strategy, with its status.
   [[nodiscard]] QString planTitle() const;
+  /// Whether the memory timeline runs over compute time (the default, View > Timeline over compute
+  /// time) rather than schedule steps.
+  [[nodiscard]] bool timelineOverTime() const;
+  void setTimelineOverTime(bool overTime);
   /// Selects a solver's row in the table (whatever its sorting); false when it has none.
   bool selectSolver(const std::string& id);
 
@@ -304,6 +308,7 @@ class MainWindow : public QMainWindow {
   QAction* m_exportAction = nullptr;
   QAction* m_savePlanAction = nullptr;
   QAction* m_openPlanAction = nullptr;
+  QAction* m_timeAxis = nullptr;
   QMenu* m_datasetMenu = nullptr;
   QMenu* m_recentMenu = nullptr;
   QStringList m_recent;
