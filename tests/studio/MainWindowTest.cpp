@@ -885,3 +885,25 @@ TEST_CASE("Studio's timeline runs over compute time, or over schedule steps when
   w.setTimelineOverTime(false);
   CHECK(shows("schedule step"));
 }
+
+TEST_CASE("Studio finds a node by name: its details, and the checkpoint drawing centred on it", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  CHECK_FALSE(w.findNode(QStringLiteral("conv")));  // no graph
+  REQUIRE(w.openFile(kUnet));
+  const graph::Node& op = w.graph()->node(w.graph()->opNode(graph::OpIndex{3}));
+  const QString name = QString::fromStdString(op.name);
+  // The checkpoint drawing, built, so that the search can centre on the node.
+  vizqt::SceneView* drawing = w.view(viz::FigureKind::Graph);
+  w.views()->setCurrentWidget(drawing);
+  REQUIRE(QTest::qWaitFor([&] { return !drawing->currentScene().hotspots.empty(); }, 20000));
+  REQUIRE(w.findNode(name));
+  CHECK(w.nodeDetailsText().startsWith(name));
+  CHECK(w.views()->currentWidget() == drawing);
+  CHECK(drawing->zoom() > 1.0);
+  // Part of a name, in another case, finds the first node that contains it.
+  REQUIRE(w.findNode(name.right(3).toUpper()));
+  CHECK_FALSE(w.nodeDetailsText().isEmpty());
+  CHECK_FALSE(w.findNode(QStringLiteral("no node is called this")));
+}

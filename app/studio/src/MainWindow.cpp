@@ -6,6 +6,7 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QCompleter>
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
@@ -190,7 +191,20 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   auto* topLayout = new QVBoxLayout(top);
   topLayout->setContentsMargins(0, 0, 0, 0);
   topLayout->setSpacing(0);
-  topLayout->addWidget(m_planTitle);
+  // The title, and a search box that finds a node by name (Ctrl+F): its details and its place in the
+  // checkpoint drawing.
+  m_findNode = new QLineEdit;
+  m_findNode->setObjectName(QStringLiteral("findNode"));
+  m_findNode->setPlaceholderText(tr("Find node (Ctrl+F)"));
+  m_findNode->setClearButtonEnabled(true);
+  m_findNode->setMaximumWidth(260);
+  m_findNode->setToolTip(tr("A node's name, or part of it: shows its details and its place in the Checkpoints view"));
+  connect(m_findNode, &QLineEdit::returnPressed, this, [this] { findNode(m_findNode->text()); });
+  auto* heading = new QHBoxLayout;
+  heading->setContentsMargins(0, 0, 4, 0);
+  heading->addWidget(m_planTitle, 1);
+  heading->addWidget(m_findNode);
+  topLayout->addLayout(heading);
   topLayout->addWidget(m_tabs, 1);
 
   auto* split = new QSplitter(Qt::Vertical);
@@ -326,6 +340,11 @@ void MainWindow::buildMenus() {
   quit->setMenuRole(QAction::QuitRole);
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  QAction* find = edit->addAction(tr("&Find node..."), this, [this] {
+    m_findNode->setFocus();
+    m_findNode->selectAll();
+  });
+  find->setShortcut(QKeySequence::Find);
   m_copyMarkdown = edit->addAction(tr("Copy table as &Markdown"), this, &MainWindow::copyTableAsMarkdown);
   m_copyCsv = edit->addAction(tr("Copy table as &CSV"), this, &MainWindow::copyTableAsCsv);
   m_table->addAction(m_copyMarkdown);
@@ -545,6 +564,18 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   m_paretoPlans.clear();
   m_nodeDetails->clear();
   m_detailNode.reset();
+  {
+    // The search box completes the new graph's node names (any part of them, any case).
+    QStringList names;
+    names.reserve(static_cast<qsizetype>(g->size()));
+    for (const graph::Node& node : g->nodes()) names << QString::fromStdString(node.name);
+    auto* completer = new QCompleter(names, m_findNode);
+    completer->setCaseSensitivity(Qt::CaseInsensitive);
+    completer->setFilterMode(Qt::MatchContains);
+    completer->setMaxVisibleItems(12);
+    delete m_findNode->completer();
+    m_findNode->setCompleter(completer);
+  }
   stopFronts();
   m_fronts.clear();
   m_rawGraph = std::move(raw);
@@ -1224,6 +1255,38 @@ void MainWindow::stopPareto() {
   if (m_pareto) return;
   m_paretoStage.clear();
   m_views[viz::FigureKind::Pareto]->invalidate();
+}
+
+bool MainWindow::findNode(const QString& text) {
+  const std::string wanted = text.trimmed().toStdString();
+  if (!m_graph || wanted.empty()) return false;
+  // The node of that name, else the first whose name contains it (any case).
+  std::optional<graph::NodeId> found = m_graph->find(wanted);
+  if (!found) {
+    const QString needle = text.trimmed();
+    for (std::uint32_t v = 0; v < m_graph->size() && !found; ++v)
+      if (QString::fromStdString(m_graph->node(graph::NodeId{v}).name).contains(needle, Qt::CaseInsensitive))
+        found = graph::NodeId{v};
+  }
+  if (!found) {
+    statusBar()->showMessage(tr("No node's name contains '%1'").arg(text.trimmed()), 5000);
+    return false;
+  }
+  showNodeDetails(*found);
+  // Its place in the checkpoint drawing, zoomed in, when the drawing shows it.
+  vizqt::SceneView* drawing = m_views[viz::FigureKind::Graph];
+  m_tabs->setCurrentWidget(drawing);
+  for (const viz::Hotspot& spot : drawing->currentScene().hotspots)
+    if (spot.kind == viz::Hotspot::Kind::Node && spot.index == found->value) {
+      drawing->resetView();
+      const QPointF centre(drawing->width() / 2.0, drawing->height() / 2.0);
+      drawing->panBy(centre - drawing->mapFromScene(QPointF(spot.x + spot.w / 2, spot.y + spot.h / 2)));
+      drawing->zoomAt(3.0, centre);
+      break;
+    }
+  statusBar()->showMessage(
+      tr("Found %1").arg(QString::fromStdString(m_graph->node(*found).name)), 5000);
+  return true;
 }
 
 bool MainWindow::showNodeDetails(graph::NodeId node) {

@@ -25,6 +25,7 @@ class QComboBox;
 class QDockWidget;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QMenu;
 class QSettings;
 class QPlainTextEdit;
@@ -110,6 +111,9 @@ class MainWindow : public QMainWindow {
   /// The title over the views: which solver's plan the checkpoint, schedule and layout views show, at
   /// which budget and strategy, with its status.
   [[nodiscard]] QString planTitle() const;
+  /// Finds a node by its name, or else the first whose name contains the text (any case): shows its
+  /// details, switches to the Checkpoints view and centres it there, zoomed in. False when none matches.
+  bool findNode(const QString& text);
   /// Whether the memory timeline runs over compute time (the default, View > Timeline over compute
   /// time) rather than schedule steps.
   [[nodiscard]] bool timelineOverTime() const;
@@ -300,6 +304,7 @@ class MainWindow : public QMainWindow {
   QTableView* m_table = nullptr;
   QSortFilterProxyModel* m_sorted = nullptr;  ///< the table's rows as the user sorted them
   QLabel* m_planTitle = nullptr;
+  QLineEdit* m_findNode = nullptr;
   std::optional<graph::NodeId> m_detailNode;  ///< the node the Node panel shows, kept up to date
   QPlainTextEdit* m_log = nullptr;
   QPlainTextEdit* m_nodeDetails = nullptr;
