@@ -906,4 +906,17 @@ TEST_CASE("Studio finds a node by name: its details, and the checkpoint drawing 
   REQUIRE(w.findNode(name.right(3).toUpper()));
   CHECK_FALSE(w.nodeDetailsText().isEmpty());
   CHECK_FALSE(w.findNode(QStringLiteral("no node is called this")));
+
+  // As a user does it: Ctrl+F, type the name, Enter.
+  w.activateWindow();
+  const bool active = QTest::qWaitForWindowActive(&w, 2000);
+  QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+  auto* box = w.findChild<QLineEdit*>(QStringLiteral("findNode"));
+  REQUIRE(box);
+  if (active) CHECK(box->hasFocus());  // focus needs an active window, which not every platform gives
+  const QString other =
+      QString::fromStdString(w.graph()->node(w.graph()->opNode(graph::OpIndex{5})).name);
+  QTest::keyClicks(box, other);
+  QTest::keyClick(box, Qt::Key_Return);
+  CHECK(w.nodeDetailsText().startsWith(other));
 }

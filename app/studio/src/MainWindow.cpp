@@ -898,11 +898,7 @@ std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind,
     request.kind = kind;
     request.graph = m_graph.get();
     if (kind == viz::FigureKind::Timeline) {
-      if (m_vanilla && m_vanilla->plan) request.plans.push_back({kPlainRun, *m_vanilla->plan});
-      for (const auto& row : m_model->rows()) {
-        const auto it = m_results.find(row.solver);
-        if (it != m_results.end() && row.solver != kPlainRun) request.plans.push_back({row.solver, *it->second.plan});
-      }
+      request.plans = allPlans();
       request.budget = m_runBudget;
       request.timelineAxis = timelineOverTime() ? viz::TimelineAxis::Time : viz::TimelineAxis::Steps;
     } else if (kind == viz::FigureKind::Pareto) {
@@ -1465,12 +1461,16 @@ void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& r
 void MainWindow::refreshNodeDetails() {
   // The node's part in each plan, again: the plans it was shown for have been replaced.
   if (!m_detailNode || !m_graph || m_detailNode->value >= m_graph->size()) return;
+  m_nodeDetails->setPlainText(QString::fromStdString(viz::nodeDetails(*m_graph, *m_detailNode, allPlans())));
+}
+
+std::vector<viz::LabeledPlan> MainWindow::allPlans() const {
   std::vector<viz::LabeledPlan> plans;
   if (m_vanilla && m_vanilla->plan) plans.push_back({kPlainRun, *m_vanilla->plan});
   for (const auto& row : m_model->rows())
     if (const auto it = m_results.find(row.solver); it != m_results.end() && row.solver != kPlainRun)
       plans.push_back({row.solver, *it->second.plan});
-  m_nodeDetails->setPlainText(QString::fromStdString(viz::nodeDetails(*m_graph, *m_detailNode, plans)));
+  return plans;
 }
 
 void MainWindow::onRunFinished() {

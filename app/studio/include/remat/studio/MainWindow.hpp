@@ -252,6 +252,9 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] const solvers::SolveResult* focusedResult() const;
   void updatePlanTitle();
   void refreshNodeDetails();
+  /// The plain run's plan, then every row's that has one, in table order: the timeline's plans and the
+  /// Node panel's.
+  [[nodiscard]] std::vector<viz::LabeledPlan> allPlans() const;
   void logMessage(const QString& text);
 
   std::shared_ptr<const graph::ComputeGraph> m_rawGraph;  ///< as read, before the cost model
