@@ -227,10 +227,11 @@ Best bestAt(const std::vector<Chain>& chains, std::int64_t b) {
   return out;
 }
 
-void checkSolverAgainst(const Solver& solver, const ComputeGraph& g, const std::vector<Chain>& chains) {
+void checkSolverAgainst(const Solver& solver, const ComputeGraph& g, const std::vector<Chain>& chains,
+                        const Pins& pins = {}) {
   std::int64_t least = INT64_MAX;
   for (const Chain& c : chains) least = std::min(least, c.model.peak);
-  const Solver::MinBudget mb = solver.minBudget({.graph = &g});
+  const Solver::MinBudget mb = solver.minBudget({.graph = &g, .pins = pins});
   REQUIRE(mb.bytes);
   CHECK(mb.bytes->value == least);
   std::set<std::int64_t> budgets{least - 1};
@@ -238,8 +239,9 @@ void checkSolverAgainst(const Solver& solver, const ComputeGraph& g, const std::
   for (std::int64_t b : budgets) {
     INFO("budget " << b);
     const Best best = bestAt(chains, b);
-    const SolveResult time = solver.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Time});
-    const SolveResult memory = solver.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Memory});
+    const SolveResult time = solver.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Time, .pins = pins});
+    const SolveResult memory =
+        solver.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Memory, .pins = pins});
     if (!best.overhead) {
       CHECK(time.status == SolveStatus::Infeasible);
       CHECK(memory.status == SolveStatus::Infeasible);
@@ -373,4 +375,117 @@ TEST_CASE("no plan is called optimal or feasible above its budget, and the compa
   }
   // The paper's model leaves parameters and gradients out, so some of its plans do not fit.
   CHECK(overBudget > 0);
+}
+
+namespace {
+
+// Random pins for a graph: a keep pin and a recompute pin on distinct ops, either left out at random.
+Pins randomPins(const ComputeGraph& g, std::uint32_t seed) {
+  std::mt19937 rng(seed * 7919U + 17U);
+  std::uniform_int_distribution<std::uint32_t> op(0, static_cast<std::uint32_t>(g.opCount() - 1));
+  Pins pins;
+  const std::uint32_t keep = op(rng);
+  std::uint32_t recompute = op(rng);
+  if (rng() % 4 != 0) pins.keep.push_back(OpIndex{keep});
+  if (rng() % 3 != 0 && recompute != keep) pins.recompute.push_back(OpIndex{recompute});
+  if (rng() % 3 == 0) {
+    const std::uint32_t more = op(rng);
+    if (more != recompute && more != keep) pins.keep.push_back(OpIndex{more});
+  }
+  return pins;
+}
+
+// Whether the canonical lowering of a chain respects the pins, read off the lowering itself: no keep op
+// among what a segment recomputes, no recompute op among the checkpoints.
+bool respects(const ComputeGraph& g, const std::vector<NodeSet>& chain, const Pins& pins) {
+  const sim::ChainLowering lowering = sim::lowerChain(g, chain);
+  for (std::size_t i = 0; i < lowering.segments.size(); ++i) {
+    for (OpIndex op : pins.keep)
+      if (lowering.recompute[i].contains(op)) return false;
+    for (OpIndex op : pins.recompute)
+      if (lowering.checkpoints[i].contains(op)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("exact-dp and approx-dp under pins equal a brute force over the chains that respect them") {
+  const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
+  const Solver& approx = *SolverRegistry::builtin().find("approx-dp");
+  std::size_t checked = 0;
+  std::size_t restricted = 0;  // graphs where the pins rule out some chain
+  for (const auto& entry : graphs(220)) {
+    const std::uint32_t seed = entry.first;
+    const ComputeGraph& g = entry.second;
+    const Pins pins = randomPins(g, seed);
+    if (pins.empty()) continue;
+    auto chains = allChains(g, nonEmptyLowerSets(g), 100000);
+    if (!chains) continue;
+    std::vector<Chain> kept;
+    for (Chain& c : *chains)
+      if (respects(g, c.sets, pins)) kept.push_back(std::move(c));
+    // ∅ -> V recomputes nothing and keeps no checkpoint: some chain always respects the pins.
+    REQUIRE(!kept.empty());
+    ++checked;
+    if (kept.size() < chains->size()) ++restricted;
+    INFO("seed " << seed << ", " << g.opCount() << " ops, " << kept.size() << " of " << chains->size()
+                 << " chains respect " << pins.keep.size() << " keep and " << pins.recompute.size() << " recompute pins");
+    checkSolverAgainst(exact, g, kept, pins);
+    std::vector<Chain> closures;
+    for (const Chain& c : kept)
+      if (std::all_of(c.sets.begin(), c.sets.end(), [&](const NodeSet& s) {
+            if (s == fullSet(g)) return true;
+            const auto members = s.members();
+            return std::any_of(members.begin(), members.end(),
+                               [&](OpIndex v) { return ancestorClosure(g, v) == s; });
+          }))
+        closures.push_back(c);
+    checkSolverAgainst(approx, g, closures, pins);
+    // Where a pinned plan is returned, its simulated schedule computes each keep op once.
+    const SolveResult open = exact.solve({.graph = &g, .pins = pins});
+    REQUIRE(open.plan);
+    for (OpIndex op : pins.keep)
+      CHECK(std::count_if(open.plan->schedule.begin(), open.plan->schedule.end(), [&](const sim::Step& s) {
+              return s.kind == sim::StepKind::Forward && s.node == g.opNode(op);
+            }) == 1);
+  }
+  CHECK(checked >= 120);
+  CHECK(restricted >= 60);
+}
+
+TEST_CASE("DTR never evicts a value pinned keep, and the others say they ignore pins") {
+  const Solver& dtr = *SolverRegistry::builtin().find("dtr");
+  const Solver& chen = *SolverRegistry::builtin().find("chen-sqrtn");
+  std::size_t checked = 0;
+  for (const auto& entry : graphs(60)) {
+    const ComputeGraph& g = entry.second;
+    const Pins pins = randomPins(g, entry.first);
+    if (pins.keep.empty()) continue;
+    const Solver::MinBudget least = dtr.minBudget({.graph = &g, .pins = pins});
+    REQUIRE(least.bytes);
+    const SolveResult plain = dtr.solve({.graph = &g});
+    REQUIRE(plain.plan);
+    // DTR's least budget with keep pins can pass the plain run's peak: a kept value stays until its own
+    // backward, where the plain run's liveness frees it after its last read.
+    const std::int64_t mid = std::max(least.bytes->value, (least.bytes->value + plain.metrics.simulatedPeak.value) / 2);
+    for (std::int64_t b : {least.bytes->value, mid}) {
+      const SolveResult r = dtr.solve({.graph = &g, .budget = Bytes{b}, .pins = pins});
+      INFO("seed " << entry.first << ", budget " << b << ": " << r.message);
+      REQUIRE(r.plan);
+      CHECK(r.metrics.simulatedPeak.value <= b);
+      for (OpIndex op : pins.keep)
+        CHECK(std::count_if(r.plan->schedule.begin(), r.plan->schedule.end(), [&](const sim::Step& s) {
+                return s.kind == sim::StepKind::Forward && s.node == g.opNode(op);
+              }) == 1);
+      if (!pins.recompute.empty()) CHECK(r.message.find("dtr ignores recompute pins") != std::string::npos);
+    }
+    // Below it, no plan is called feasible above its budget.
+    const SolveResult below = dtr.solve({.graph = &g, .budget = Bytes{least.bytes->value - 1}, .pins = pins});
+    if (below.status == SolveStatus::Feasible) CHECK(below.metrics.simulatedPeak.value < least.bytes->value);
+    const SolveResult c = chen.solve({.graph = &g, .pins = pins});
+    CHECK(c.message.find("chen-sqrtn ignores") != std::string::npos);
+    ++checked;
+  }
+  CHECK(checked >= 30);
 }

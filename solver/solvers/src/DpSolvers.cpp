@@ -50,7 +50,9 @@ class StopAtDeadline {
 // while enumerating.
 std::optional<LowerSetFamily> inModel(std::optional<LowerSetFamily> family, const SolveRequest& request,
                                       std::stop_token stop) {
-  if (family && !family->useModel(*request.graph, request.model, stop)) family.reset();
+  if (family && (!family->useModel(*request.graph, request.model, stop) ||
+                 !family->usePins(*request.graph, request.pins, stop)))
+    family.reset();
   return family;
 }
 
@@ -68,7 +70,7 @@ std::optional<std::vector<std::size_t>> incumbent(const LowerSetFamily& f, const
   std::optional<std::pair<std::int64_t, std::pair<std::size_t, std::size_t>>> best;
   for (std::size_t i = 0; i < run.processed; ++i) {
     const auto& front = run.fronts[i];
-    if (front.empty()) continue;
+    if (front.empty() || !f.allowed(i, last)) continue;
     const Transition step = f.transition(i, last);
     const std::int64_t base = step.base;
     const std::int64_t dt = step.dt;
@@ -84,6 +86,17 @@ std::optional<std::vector<std::size_t>> incumbent(const LowerSetFamily& f, const
                                       : reconstructPath(run, best->second.first, best->second.second);
   path.push_back(last);
   return path;
+}
+
+// Why no chain of the family reaches V: only pins can forbid every one (without them, ∅ -> V is always a
+// step), and in the simulator's model even they cannot (its last segment recomputes nothing and keeps
+// no checkpoint); in the paper's, which recomputes the last segment too, an op pinned keep that no
+// segment can end with as a checkpoint (one without consumers) can.
+std::string pinsUnreachable(const LowerSetFamily& family, std::string_view what) {
+  return "no lower-set chain of " + std::string(what) + " respects the pins in the " +
+         std::string(dpModelName(family.model())) +
+         "'s model (its lowering recomputes every segment member off the segment's boundary, the last "
+         "segment's too, so an operation pinned keep must be a checkpoint: it needs a consumer)";
 }
 
 // Why there is no family: cancelled, out of time, or more lower sets than exact-dp accepts.
@@ -114,6 +127,11 @@ Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, c
   }
   const auto least = leastFeasibleBudget(*family, guard.token());
   out.seconds = seconds();
+  if (least == INT64_MAX) {
+    out.status = SolveStatus::Infeasible;
+    out.message = pinsUnreachable(*family, "the DP's family");
+    return out;
+  }
   if (!least) {
     const bool cancelled = request.stop.stop_requested();
     out.status = cancelled ? SolveStatus::Cancelled : SolveStatus::TimeLimit;
@@ -259,6 +277,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
       continuationBounds(family, guard.token(), 0, BoundTarget{options.budget, strategy, std::move(*lambdas), cap});
   if (!bounds) return stopped();
   options.bounds = &*bounds;
+  if (bounds->minPeak[0] == INT64_MAX) return {SolveStatus::Infeasible, std::nullopt, pinsUnreachable(family, what)};
 
   // Where the budget is under the least feasible one: in the paper's model the bounds know it exactly;
   // in the simulator's they give a lower bound at once, and the DP itself proves the rest (its run
@@ -427,6 +446,7 @@ const SolverInfo& ExactDp::info() const {
       .problemClass = "any DAG (exponential in its width)",
       .exact = true,
       .budgetMeasure = BudgetMeasure::DpModel,
+      .pins = PinSupport::KeepAndRecompute,
   };
   return kInfo;
 }
@@ -463,7 +483,8 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
   SolverOutput warm =
       closures ? solveFrom(g, *closures, quick, "exact-dp", nullptr, std::nullopt, ThresholdSearch::Direct, start)
                : SolverOutput{SolveStatus::TimeLimit, std::nullopt, {}};
-  if (outOfTime || !closures || !family->useModel(g, request.model, guard.token())) {
+  if (outOfTime || !closures || !family->useModel(g, request.model, guard.token()) ||
+      !family->usePins(g, request.pins, guard.token())) {
     if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
     const std::string why = outOfTime ? "time limit reached: the lower sets alone took half of it"
                                       : "time limit reached while preparing the lower sets";
@@ -515,6 +536,7 @@ const SolverInfo& ApproxDp::info() const {
       .problemClass = "any DAG",
       .exact = false,
       .budgetMeasure = BudgetMeasure::DpModel,
+      .pins = PinSupport::KeepAndRecompute,
   };
   return kInfo;
 }

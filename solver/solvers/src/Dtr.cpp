@@ -45,7 +45,7 @@ struct StorageModel {
 class Executor {
  public:
   Executor(const ComputeGraph& g, std::optional<Bytes> budget, std::stop_token stop,
-           std::optional<std::chrono::steady_clock::time_point> deadline)
+           std::optional<std::chrono::steady_clock::time_point> deadline, const std::vector<graph::OpIndex>& keep)
       : m_g(g), m_storage(g), m_stop(std::move(stop)), m_deadline(deadline) {
     m_budget = budget ? budget->value : std::numeric_limits<std::int64_t>::max();
     const std::size_t n = g.size();
@@ -59,6 +59,9 @@ class Executor {
     m_uf.assign(n, -1);
     m_gradPresent.assign(n, false);
     m_paramGrad.assign(n, false);
+    m_kept.assign(n, false);
+    for (graph::OpIndex op : keep) m_kept[g.opNode(op).value] = true;
+    m_anyKept = !keep.empty();
     for (std::uint32_t v = g.firstOp(); v < n; ++v) {
       const NodeId id{v};
       for (NodeId u : g.opPredecessors(id)) ++m_usesLeft[u.value];
@@ -205,6 +208,9 @@ class Executor {
   }
 
   void freeIfDead(NodeId v) {
+    // A value pinned keep stays until its own backward: a consumer rematerialized before then reads it
+    // again, and it must not be recomputed; no step after its backward reads it.
+    if (m_anyKept && m_kept[v.value]) return;
     if (m_resident[v.value] && m_locks[v.value] == 0 && m_usesLeft[v.value] == 0) release(v);
   }
 
@@ -217,6 +223,9 @@ class Executor {
     for (std::int32_t s : m_live) {
       const Storage& st = m_storages[s];
       if (st.bytes <= 0 || st.locks > 0) continue;  // evicting it frees nothing, or a pending step needs it
+      // A value pinned keep is never evicted (only freed once nothing reads it), so never recomputed.
+      if (m_anyKept && std::any_of(st.holders.begin(), st.holders.end(), [&](std::uint32_t h) { return m_kept[h]; }))
+        continue;
 #ifdef REMAT_SANITY_CHECKS
       checkFigures(st);
 #endif
@@ -415,6 +424,10 @@ class Executor {
     releaseLocks(saved);
     for (NodeId u : saved) --m_usesLeft[u.value];
     for (NodeId u : saved) freeIfDead(u);
+    if (m_anyKept && m_kept[v.value]) {
+      m_kept[v.value] = false;  // its last reader has run
+      freeIfDead(v);
+    }
   }
 
   const ComputeGraph& m_g;
@@ -438,6 +451,8 @@ class Executor {
   std::vector<std::int32_t> m_parent;
   std::vector<std::int64_t> m_classCost;
   DtrRun m_out;
+  std::vector<bool> m_kept;  // by node: pinned keep
+  bool m_anyKept = false;
 };
 
 }  // namespace
@@ -447,12 +462,13 @@ double dtrScore(double cost, double bytes, double staleness) {
 }
 
 DtrRun runDtr(const ComputeGraph& g, std::optional<Bytes> budget, std::stop_token stop,
-              std::optional<std::chrono::steady_clock::time_point> deadline) {
-  return Executor(g, budget, std::move(stop), deadline).run();
+              std::optional<std::chrono::steady_clock::time_point> deadline, const std::vector<graph::OpIndex>& keep) {
+  return Executor(g, budget, std::move(stop), deadline, keep).run();
 }
 
 DtrMinimum dtrSingleOpMinimum(const ComputeGraph& g, std::stop_token stop,
-                              std::optional<std::chrono::steady_clock::time_point> deadline) {
+                              std::optional<std::chrono::steady_clock::time_point> deadline,
+                              const std::vector<graph::OpIndex>& keep) {
   const StorageModel model(g);
   // The distinct storages of a set of values, in bytes.
   auto storageBytes = [&](const std::vector<NodeId>& values) {
@@ -502,7 +518,7 @@ DtrMinimum dtrSingleOpMinimum(const ComputeGraph& g, std::stop_token stop,
   }
   // Rematerializing a value during the backward pass holds the operands of the pending steps as well:
   // DTR's run with everything evictable evicted before every allocation measures that.
-  const DtrRun evictAll = runDtr(g, Bytes{0}, std::move(stop), deadline);
+  const DtrRun evictAll = runDtr(g, Bytes{0}, std::move(stop), deadline, keep);
   if (evictAll.stopped || evictAll.outgrew) return {std::nullopt, evictAll.stopped};
   return {Bytes{std::max(worst, evictAll.bookedPeak.value)}, false};
 }
@@ -517,6 +533,7 @@ const SolverInfo& Dtr::info() const {
       .problemClass = "any DAG (online heuristic)",
       .exact = false,
       .budgetMeasure = BudgetMeasure::Simulated,
+      .pins = PinSupport::Keep,
   };
   return kInfo;
 }
@@ -549,7 +566,7 @@ SolverOutput Dtr::plan(const SolveRequest& request) const {
   // with everything evictable evicted thrashes (inception_v3: 4 million steps, 5 s, for a run at the
   // budget that takes a tenth of that).
   auto belowMinimum = [&]() -> std::optional<SolverOutput> {
-    const DtrMinimum least = dtrSingleOpMinimum(g, request.stop, deadline);
+    const DtrMinimum least = dtrSingleOpMinimum(g, request.stop, deadline, request.pins.keep);
     if (least.stopped) return stoppedOutput(request);
     // Unknown when its own run outgrew the cap: the budget is then tried as it is.
     if (least.bytes && *request.budget < *least.bytes)
@@ -559,7 +576,7 @@ SolverOutput Dtr::plan(const SolveRequest& request) const {
                               ": some step needs that much with everything evictable evicted"};
     return std::nullopt;
   };
-  DtrRun run = runDtr(g, request.budget, request.stop, deadline);
+  DtrRun run = runDtr(g, request.budget, request.stop, deadline, request.pins.keep);
   if (run.stopped) return stoppedOutput(request);
   if (run.outgrew) {
     if (request.budget)
@@ -580,7 +597,7 @@ SolverOutput Dtr::plan(const SolveRequest& request) const {
     const std::string stuck = *run.stuck;
     for (int k = 7; k >= 0; --k) {
       const Bytes threshold{request.budget->value / 8 * k};
-      DtrRun retry = runDtr(g, threshold, request.stop, deadline);
+      DtrRun retry = runDtr(g, threshold, request.stop, deadline, request.pins.keep);
       if (retry.stopped) return stoppedOutput(request);
       if (retry.outgrew) return {SolveStatus::Limit, std::nullopt, outgrewText() + " at a lower eviction threshold"};
       if (retry.bookedPeak > *request.budget && k > 0) continue;
@@ -600,7 +617,7 @@ Solver::MinBudget Dtr::minBudget(const SolveRequest& request) const {
   // greedy run would get stuck) and refuses every budget below it.
   const auto start = std::chrono::steady_clock::now();
   MinBudget out;
-  const DtrMinimum least = dtrSingleOpMinimum(*request.graph, request.stop, deadlineOf(request));
+  const DtrMinimum least = dtrSingleOpMinimum(*request.graph, request.stop, deadlineOf(request), request.pins.keep);
   if (least.bytes) {
     out.status = SolveStatus::Optimal;
     out.bytes = least.bytes;

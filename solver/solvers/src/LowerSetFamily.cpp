@@ -1,6 +1,7 @@
 #include "remat/solvers/LowerSetFamily.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <atomic>
 #include <numeric>
 #include <thread>
@@ -69,6 +70,76 @@ bool LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind, st
   m_terms = std::move(terms);
   m_sources = std::move(sources);
   m_model = std::move(model);
+  return true;
+}
+
+bool LowerSetFamily::usePins(const graph::ComputeGraph& g, const Pins& pins, std::stop_token stop) {
+  if (pins.empty()) {
+    m_forbid.clear();
+    m_forbidFrom.clear();
+    return true;
+  }
+  const bool paper = !m_model;
+  std::vector<std::uint32_t> forbid;
+  std::vector<std::uint32_t> from{0};
+  from.reserve(size() + 1);
+  // By op: whether the canonical lowering's backward of a segment ending at the current set recomputes
+  // it (sim::neededRecomputation), filled from the set's highest member down to a pinned op.
+  std::vector<char> needed(g.opCount(), 0);
+  auto savesInput = [&](graph::NodeId w, graph::NodeId u) {
+    const graph::Node& n = g.node(w);
+    for (std::uint32_t k : n.saves.inputs)
+      if (n.inputs[k] == u) return true;
+    return false;
+  };
+  for (std::size_t j = 0; j < size(); ++j) {
+    if (j % 64 == 0 && stop.stop_requested()) return false;
+    const std::uint64_t* l = words(j);
+    auto in = [&](std::uint32_t u) { return ((l[u >> 6] >> (u & 63)) & 1U) != 0; };
+    auto onBoundary = [&](std::uint32_t u) {
+      for (graph::NodeId w : g.successors(g.opNode(OpIndex{u})))
+        if (!in(g.opIndex(w).value)) return true;
+      return false;
+    };
+    const bool last = isUniverse(j);
+    // A checkpoint of its segment: on ∂(L_j) (V has none).
+    for (OpIndex op : pins.recompute)
+      if (in(op.value) && onBoundary(op.value)) forbid.push_back(op.value);
+    std::size_t top = 0;
+    for (std::size_t k = m_words; k-- > 0;)
+      if (l[k]) {
+        top = k * 64 + 63 - static_cast<std::size_t>(std::countl_zero(l[k]));
+        break;
+      }
+    for (OpIndex op : pins.keep) {
+      if (!in(op.value) || onBoundary(op.value)) continue;
+      // The paper's lowering recomputes every segment member off ∂(L_j), the last segment's too; the
+      // canonical one, in segments before the last, those a later step of the backward reads: kept by
+      // some backward (its own output, or a consumer's saved input), or an input of a needed value.
+      if (paper) {
+        forbid.push_back(op.value);
+        continue;
+      }
+      if (last) continue;
+      for (std::size_t x = top + 1; x-- > op.value;) {
+        const auto u = static_cast<std::uint32_t>(x);
+        needed[x] = 0;
+        if (!in(u) || onBoundary(u)) continue;
+        const graph::NodeId node = g.opNode(OpIndex{u});
+        bool read = g.node(node).saves.output;
+        for (graph::NodeId w : g.successors(node))
+          if (needed[g.opIndex(w).value] || savesInput(w, node)) {
+            read = true;
+            break;
+          }
+        needed[x] = read ? 1 : 0;
+      }
+      if (needed[op.value]) forbid.push_back(op.value);
+    }
+    from.push_back(static_cast<std::uint32_t>(forbid.size()));
+  }
+  m_forbid = std::move(forbid);
+  m_forbidFrom = std::move(from);
   return true;
 }
 

@@ -276,6 +276,7 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
       for (std::size_t k = 0; k < size; ++k) {
         const std::size_t i = first + k;
         if (!((masks[k * words + j / 64] >> (j % 64)) & 1U)) continue;
+        if (!f.allowed(i, j)) continue;  // breaks a pin
         // A continuation within the cap that takes this step recomputes at least the step's dt and
         // then the least overhead from L_j (by induction, over the continuations within the cap); the
         // O(1) floor on dt, nearly exact, spares the rest of the step (cg_googlenet at its least
@@ -806,6 +807,7 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
       if (ordinal++ % shards != shard) return true;
       for (std::size_t k = 0; k < tooFarCount; ++k)
         if (f.subset(i, tooFar[k])) return true;
+      if (!f.allowed(i, j)) return true;  // breaks a pin
       // Time-centric under a tight cap, most sources cannot arrive: the segment alone recomputes more
       // than the cap leaves to the source's quickest point (cg_googlenet at its least budget, run at
       // the beam's value: 90 million of 94 million pairs), which an O(1) floor on dt tells, from
@@ -1011,7 +1013,7 @@ std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& f, const Contin
     mask.resize(f.maskWords());
     f.supersets(i, mask.data());
     forEachSet(mask.data(), supersetsFrom, n, [&](std::size_t j) {
-      if (least[j] == INT64_MAX) return;
+      if (least[j] == INT64_MAX || !f.allowed(i, j)) return;
       const Transition q = f.quickTransition(i, j);
       candidates.emplace_back(std::max(q.base, saturatingAdd(q.dm, least[j])), static_cast<std::uint32_t>(j));
     });
@@ -1073,7 +1075,7 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
     // that simulated each improvement in set order took 1.6 s on the 10,000-op graph).
     steps.clear();
     for (std::size_t j = at + 1; j < n; ++j) {
-      if (f.count(j) == f.count(at) || !f.subset(at, j)) continue;
+      if (f.count(j) == f.count(at) || !f.subset(at, j) || !f.allowed(at, j)) continue;
       const Transition s = f.quickTransition(at, j);
       if (saturatingAdd(m, s.base) > budget) continue;
       const std::int64_t nt = t + s.dt;
@@ -1129,6 +1131,7 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
     std::size_t ordinal = 0;
     forEachSet(mask.data(), i + 1, n, [&](std::size_t j) {
       if (ordinal++ % shards != shard) return;
+      if (!f.allowed(i, j)) return;
       const Transition q = f.quickTransition(i, j);
       if (q.base > o.budget) return;
       const std::vector<DpPoint>& tail = tails[j];

@@ -154,6 +154,29 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
                        " produced a schedule the simulator rejects: " + result.simulation.error->message;
       return result;
     }
+    if (!request.pins.empty()) {
+      // A solver that honours pins must never break one (checked on its schedule, as a user would);
+      // one that ignores them says so.
+      const PinSupport support = solver.info().pins;
+      const bool recompute = support == PinSupport::KeepAndRecompute;
+      Pins honoured;
+      if (support != PinSupport::None) honoured.keep = request.pins.keep;
+      if (recompute) honoured.recompute = request.pins.recompute;
+      const auto* sets = result.plan->lowerSets ? &*result.plan->lowerSets : nullptr;
+      const std::vector<std::string> broken =
+          pinViolations(*request.graph, result.plan->schedule, sets, honoured, recompute);
+      if (!broken.empty()) {
+        result.status = SolveStatus::Error;
+        result.message = "internal error: " + solver.info().id + " broke a pin: " + broken.front();
+        result.plan.reset();
+        return result;
+      }
+      std::string ignored;
+      if (support == PinSupport::None && !request.pins.keep.empty()) ignored = "keep";
+      if (!recompute && !request.pins.recompute.empty()) ignored += ignored.empty() ? "recompute" : " and recompute";
+      if (!ignored.empty())
+        result.message += (result.message.empty() ? "" : "; ") + solver.info().id + " ignores " + ignored + " pins";
+    }
     const bool solved = result.status == SolveStatus::Optimal || result.status == SolveStatus::Feasible ||
                         result.status == SolveStatus::TimeLimit;
     if (solved && request.budget) {

@@ -11,6 +11,7 @@ const SolverInfo& StoreAll::info() const {
       .citation = "the framework's plain run with liveness analysis",
       .problemClass = "any DAG",
       .exact = true,
+      .pins = PinSupport::Keep,  // it recomputes nothing
   };
   return kInfo;
 }

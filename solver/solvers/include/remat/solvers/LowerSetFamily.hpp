@@ -8,6 +8,7 @@
 
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/graph/NodeSet.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/SimulatedDpModel.hpp"
 
 namespace remat::solvers {
@@ -36,6 +37,24 @@ class LowerSetFamily {
   /// stopped, and the family keeps its previous model.
   bool useModel(const graph::ComputeGraph& g, DpModelKind kind, std::stop_token stop = {});
   [[nodiscard]] DpModelKind model() const { return m_model ? DpModelKind::Simulator : DpModelKind::Paper; }
+
+  /// Restricts the transitions to those whose lowering in the family's model (call after useModel)
+  /// respects `pins` (Pins.hpp; docs/pins.md): a `keep` op of the segment L_j \ L_i must not be among
+  /// what the segment's backward recomputes, a `recompute` op of it not among its checkpoints ∂(L_j).
+  /// Both facts depend on L_j alone (every consumer of a segment member inside L_j is in the segment),
+  /// so each set keeps the few pinned ops that may not lie in a segment ending at it, and allowed()
+  /// tests the source for each. Empty pins lift the restriction. False when stopped (then unchanged).
+  bool usePins(const graph::ComputeGraph& g, const Pins& pins, std::stop_token stop = {});
+  /// Whether the transition from set i to set j ⊋ i respects the pins (always, without pins).
+  [[nodiscard]] bool allowed(std::size_t i, std::size_t j) const {
+    if (m_forbidFrom.empty()) return true;
+    const std::uint64_t* prev = words(i);
+    for (std::uint32_t k = m_forbidFrom[j]; k < m_forbidFrom[j + 1]; ++k) {
+      const std::uint32_t u = m_forbid[k];
+      if (!((prev[u >> 6] >> (u & 63)) & 1U)) return false;
+    }
+    return true;
+  }
 
   /// What the transition from set i to set j ⊋ i costs: base (its highest memory above the checkpoint
   /// memory m held on entry; it fits budget B when m + base <= B), dt and dm. The paper's model:
@@ -156,6 +175,8 @@ class LowerSetFamily {
   std::shared_ptr<const SimulatedDpModel> m_model;  ///< null: the paper's model
   std::vector<TargetTerms> m_terms;                 ///< by set, for the simulator's model
   std::vector<SourceTerms> m_sources;               ///< by set: m_terms[i].source()
+  /// By set j, flat with offsets (empty without pins): the pinned ops a segment ending at j may not hold.
+  std::vector<std::uint32_t> m_forbid, m_forbidFrom;
 };
 
 }  // namespace remat::solvers

@@ -11,6 +11,7 @@
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/graph/NodeSet.hpp"
 #include "remat/sim/Schedule.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/SimulatedDpModel.hpp"
 
@@ -57,6 +58,10 @@ struct SolveRequest {
   /// lp-bound run CBC/CLP in a child process stopped when its resident set passes it; the answer is then
   /// status Limit with the bytes.
   std::optional<Bytes> memoryLimit;
+  /// Operations pinned by hand (Pins.hpp): honoured by the solvers whose SolverInfo::pins says so (the
+  /// DPs restrict their transitions, DTR never evicts a kept value); the others ignore them and say so
+  /// in their result's message.
+  Pins pins;
 };
 
 /// A plan: the schedule, and for canonical plans the lower-set sequence it was lowered from with the
@@ -124,6 +129,7 @@ struct SolverInfo {
   std::string problemClass;  ///< which graphs it applies to
   bool exact = false;        ///< optimal within its model
   BudgetMeasure budgetMeasure = BudgetMeasure::Simulated;
+  PinSupport pins = PinSupport::None;  ///< which of SolveRequest::pins it honours
 };
 
 /// A stateless planner. Implementations may run in parallel on different requests.
