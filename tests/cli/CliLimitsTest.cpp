@@ -255,3 +255,60 @@ TEST_CASE("every solver answers within its time limit on a 100,000-op chain and 
     CHECK(rows >= 9);
   }
 }
+
+TEST_CASE("pins on the command line: a kept op is computed once, bad names and files are refused") {
+  std::vector<std::pair<std::string, std::vector<std::string>>> ops;
+  for (int i = 0; i < 10; ++i) ops.push_back({"r" + std::to_string(i), {i == 0 ? "x" : "r" + std::to_string(i - 1)}});
+  const std::string g = writeGraph("pins-chain.json", "pins-chain", ops);
+  auto forwards = [](const nlohmann::json& plan, const std::string& node) {
+    int count = 0;
+    for (const auto& step : plan["schedule"]) count += step[0] == "fwd" && step[1] == node;
+    return count;
+  };
+  for (const char* solver : {"exact-dp", "approx-dp", "dtr"}) {
+    INFO(solver);
+    const Run least = runRemat({"min-budget", g, "-s", solver, "--json"});
+    REQUIRE(least.code == 0);
+    const std::string budget = std::to_string(nlohmann::json::parse(least.out)["min_budget_bytes"].get<std::int64_t>());
+    const Run plain = runRemat({"solve", g, "-s", solver, "-b", budget, "--json"});
+    REQUIRE(plain.code == 0);
+    const auto plan = nlohmann::json::parse(plain.out);
+    std::string recomputed;
+    for (const auto& [name, inputs] : ops)
+      if (forwards(plan, name) > 1) recomputed = name;
+    REQUIRE(!recomputed.empty());
+    // Pinned keep, the op is computed once; the least budget under the pin is at least as high.
+    const Run pinnedLeast = runRemat({"min-budget", g, "-s", solver, "--keep", recomputed, "--json"});
+    REQUIRE(pinnedLeast.code == 0);
+    const auto b = nlohmann::json::parse(pinnedLeast.out)["min_budget_bytes"].get<std::int64_t>();
+    CHECK(b >= std::stoll(budget));
+    const Run pinned = runRemat({"solve", g, "-s", solver, "-b", std::to_string(b), "--keep", recomputed, "--json"});
+    INFO(pinned.err);
+    REQUIRE(pinned.code == 0);
+    const auto p = nlohmann::json::parse(pinned.out);
+    CHECK(forwards(p, recomputed) == 1);
+    CHECK(p["pins"]["keep"][0] == recomputed);
+    CHECK(p["metrics"]["simulated_peak_bytes"].get<std::int64_t>() <= b);
+  }
+  // Bad pins: a usage error on the command line, an input error in a file, each named.
+  Run r = runRemat({"solve", g, "-s", "exact-dp", "--keep", "nope"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("cannot pin 'nope' as keep: the graph has no node of that name"));
+  r = runRemat({"solve", g, "-s", "exact-dp", "--keep", "x"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("it is an input or a parameter"));
+  r = runRemat({"solve", g, "-s", "exact-dp", "--keep", "r3", "--recompute", "r3"});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("'r3' is pinned both as keep and as recompute"));
+  const fs::path file = scratch() / "pins.json";
+  remat::test::writeFile(file, R"({"keep": ["r2"], "recompute": [4]})");
+  r = runRemat({"solve", g, "-s", "exact-dp", "--pins", file.string()});
+  CHECK(r.code == 3);
+  CHECK_THAT(r.err, Catch::Contains("/recompute/0: expected a node name, got 4"));
+  remat::test::writeFile(file, R"({"keep": ["r2"], "recompute": ["r5"]})");
+  r = runRemat({"solve", g, "-s", "exact-dp", "--pins", file.string(), "--json"});
+  CHECK(r.code == 0);
+  CHECK(nlohmann::json::parse(r.out)["pins"]["recompute"][0] == "r5");
+  r = runRemat({"solve", g, "-s", "chen-sqrtn", "--pins", file.string()});
+  CHECK_THAT(r.out, Catch::Contains("chen-sqrtn ignores keep and recompute pins"));
+}

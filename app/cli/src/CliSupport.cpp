@@ -223,6 +223,27 @@ void addModelOption(CLI::App* cmd, std::string& model) {
       ->capture_default_str();
 }
 
+void addPinOptions(CLI::App* cmd, PinOptions& o) {
+  cmd->add_option("--keep", o.keep, "Pin an operation as keep: never recomputed (repeatable)");
+  cmd->add_option("--recompute", o.recompute,
+                  "Pin an operation as recompute: never kept past its segment (repeatable)");
+  cmd->add_option("--pins", o.file, "Read pins from a JSON file {\"keep\": [names], \"recompute\": [names]}");
+}
+
+solvers::Pins parsePins(const PinOptions& o, const graph::ComputeGraph& g) {
+  std::vector<std::string> keep = o.keep;
+  std::vector<std::string> recompute = o.recompute;
+  // The command line's names first: a mistake there is a usage error, one in the file bad input.
+  auto named = solvers::pinsFromNames(g, keep, recompute, SourceLocation{"--keep/--recompute", 0, {}});
+  if (!named) throw CliError(kUsage, named.errorText());
+  if (o.file.empty()) return std::move(named).value();
+  const auto read = solvers::readPinsFile(o.file, keep, recompute);
+  if (!read) throw CliError(kInput, read.errorText());
+  auto all = solvers::pinsFromNames(g, keep, recompute, SourceLocation{o.file, 0, {}});
+  if (!all) throw CliError(kInput, all.errorText());
+  return std::move(all).value();
+}
+
 solvers::DpModelKind parseModel(const std::string& text) {
   const auto model = solvers::dpModelFromName(text);
   if (!model) throw CliError(kUsage, "unknown --model '" + text + "' (simulator, paper)");

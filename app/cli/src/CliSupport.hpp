@@ -63,6 +63,17 @@ void addModelOption(CLI::App* cmd, std::string& model);
 /// Parses a --model value; throws CliError(kUsage) naming the two models otherwise.
 [[nodiscard]] solvers::DpModelKind parseModel(const std::string& text);
 
+/// --keep NODE, --recompute NODE (repeatable) and --pins FILE: operations pinned by hand (docs/pins.md).
+struct PinOptions {
+  std::vector<std::string> keep;
+  std::vector<std::string> recompute;
+  std::string file;
+};
+void addPinOptions(CLI::App* cmd, PinOptions& o);
+/// The pins of g: an unknown, misplaced or doubly pinned name on the command line throws CliError(kUsage),
+/// a pins file that cannot be read or holds one CliError(kInput), each naming it.
+[[nodiscard]] solvers::Pins parsePins(const PinOptions& o, const graph::ComputeGraph& g);
+
 /// The check every --budget option carries: an empty value is a usage error, where parseBudget would read
 /// it as no budget at all (leaving the option out says that).
 [[nodiscard]] const CLI::Validator& givenBudget();

@@ -32,6 +32,7 @@ struct CompareOptions {
   std::string figureFormat = "svg";
   FigureStyleOptions style;
   LimitOptions limits{.timeLimit = kDefaultTimeLimit};
+  PinOptions pins;
   bool timeLimitGiven = false;
   static constexpr double kDefaultTimeLimit = 60.0;
 };
@@ -148,6 +149,7 @@ int runCompare(const CompareOptions& o) {
   const bool json = o.json || o.table == "json";
 
   solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = parseModel(o.model)};
+  request.pins = parsePins(o.pins, g);
   limits.applyTo(request);
   // The default limit guards against a long MILP; it does not ask milp to try graphs beyond its size limit.
   request.timeLimitLiftsSizeLimit = o.timeLimitGiven;
@@ -281,6 +283,7 @@ void addCompareCommand(CLI::App& app, Runner& run) {
                                        "Each solver's time limit in seconds (0: none). The default guards against a "
                                        "long MILP search and does not let milp try graphs over its size limit; an "
                                        "explicit limit does");
+  addPinOptions(cmd, o->pins);
   limit->capture_default_str();
   cmd->add_option("--figures", o->figuresDir,
                   "Also write every figure (timeline, pareto, graph, schedule, layout) into this folder");

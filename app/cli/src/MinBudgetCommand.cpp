@@ -16,6 +16,7 @@ struct MinBudgetOptions {
   std::string solver = "exact-dp";
   std::string model = "simulator";
   LimitOptions limits;
+  PinOptions pins;
   bool json = false;
 };
 
@@ -25,6 +26,7 @@ int runMinBudget(const MinBudgetOptions& o) {
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   solvers::SolveRequest request{.graph = &g, .model = parseModel(o.model)};
+  request.pins = parsePins(o.pins, g);
   limits.applyTo(request);
   request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
   const solvers::Solver::MinBudget r = solver.minBudget(request);
@@ -67,6 +69,7 @@ void addMinBudgetCommand(CLI::App& app, Runner& run) {
   addGraphOptions(cmd, o->graph);
   addModelOption(cmd, o->model);
   addLimitOptions(cmd, o->limits);
+  addPinOptions(cmd, o->pins);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runMinBudget(*o); }; });
 }

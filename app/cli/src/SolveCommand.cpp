@@ -21,6 +21,7 @@ struct SolveOptions {
   std::string strategy = "time";
   std::string model = "simulator";
   LimitOptions limits;
+  PinOptions pins;
   bool noLiveness = false;
   std::string output;
   bool json = false;
@@ -38,6 +39,7 @@ int runSolve(const SolveOptions& o) {
 
   solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = parseModel(o.model)};
   request.liveness = !o.noLiveness;
+  request.pins = parsePins(o.pins, g);
   request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
   limits.applyTo(request);
   const solvers::SolveResult r = solver->solve(request);
@@ -46,6 +48,7 @@ int runSolve(const SolveOptions& o) {
   if (o.json) {
     nlohmann::json j = solvers::planToJson(g, r);
     j["warnings"] = loaded.warnings;
+    if (!request.pins.empty()) j["pins"] = nlohmann::json::parse(solvers::pinsJson(g, request.pins));
     printJson(j);
     return exitCodeFor(r.status);
   }
@@ -55,6 +58,9 @@ int runSolve(const SolveOptions& o) {
             << "Graph        " << graph::printableText(g.name()) << "  (" << g.opCount() << " operations)\n"
             << "Status       " << solvers::statusName(r.status) << '\n'
             << "Budget       " << (budget ? bytesText(budget) : std::string("none")) << '\n';
+  if (!request.pins.empty())
+    std::cout << "Pins         " << request.pins.keep.size() << " keep, " << request.pins.recompute.size()
+              << " recompute  " << solvers::pinsJson(g, request.pins) << '\n';
   if (!r.message.empty()) std::cout << "Message      " << r.message << '\n';
   if (r.plan) {
     std::cout << "Peak         " << bytesText(m.simulatedPeak) << "  simulated"
@@ -92,6 +98,7 @@ void addSolveCommand(CLI::App& app, Runner& run) {
   addModelOption(cmd, o->model);
   addGraphOptions(cmd, o->graph);
   addLimitOptions(cmd, o->limits);
+  addPinOptions(cmd, o->pins);
   cmd->add_flag("--no-liveness", o->noLiveness, "Simulate without liveness analysis (only explicit frees)");
   cmd->add_option("--output,-o", o->output, "Write the plan JSON here");
   cmd->add_flag("--json", o->json, "Print the plan JSON");

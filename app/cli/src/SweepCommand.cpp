@@ -18,6 +18,7 @@ struct SweepOptions {
   std::string solver = "exact-dp";
   std::size_t points = 20;
   LimitOptions limits;
+  PinOptions pins;
   std::string model = "simulator";
   bool json = false;
 };
@@ -29,6 +30,7 @@ int runSweep(const SweepOptions& o) {
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   solvers::SolveRequest request{.graph = &g, .model = parseModel(o.model)};
+  request.pins = parsePins(o.pins, g);
   request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
   limits.applyTo(request);
   const solvers::Solver::TradeOff r = solver.tradeOff(request, o.points);
@@ -85,6 +87,7 @@ void addSweepCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
   cmd->add_option("--points", o->points, "Show at most this many points of the front")->capture_default_str();
   addLimitOptions(cmd, o->limits);
+  addPinOptions(cmd, o->pins);
   addGraphOptions(cmd, o->graph);
   addModelOption(cmd, o->model);
   cmd->add_flag("--json", o->json, "Machine-readable output");
