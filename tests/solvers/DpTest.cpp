@@ -395,3 +395,73 @@ TEST_CASE("the bounds pass equals its recurrence whatever its blocks and threads
   }
   CHECK(checked > 2500);
 }
+
+TEST_CASE("exact-dp under pins in the paper's model equals a brute force over the sequences that respect them") {
+  const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
+  std::size_t checked = 0;
+  std::size_t unreachable = 0;
+  for (const auto& [seed, g] : bruteForceGraphs(150)) {
+    std::vector<NodeSet> sets;
+    (void)enumerateLowerSets(g, 100000, [&](const NodeSet& s) {
+      if (!s.empty()) sets.push_back(s);
+      return true;
+    });
+    // A keep pin and a recompute pin on distinct ops.
+    Pins pins;
+    pins.keep.push_back(OpIndex{seed % static_cast<std::uint32_t>(g.opCount())});
+    const OpIndex other{(seed * 7 + 3) % static_cast<std::uint32_t>(g.opCount())};
+    if (other != pins.keep.front()) pins.recompute.push_back(other);
+    // The paper's lowering recomputes every segment member off the segment's boundary, the last
+    // segment's too; its checkpoints are the segment's members on the boundary.
+    auto respects = [&](const std::vector<NodeSet>& chain) {
+      NodeSet previous = emptySet(g);
+      for (const NodeSet& l : chain) {
+        const NodeSet segment = l - previous;
+        const NodeSet edge = boundary(g, l);
+        for (OpIndex op : pins.keep)
+          if (segment.contains(op) && !edge.contains(op)) return false;
+        for (OpIndex op : pins.recompute)
+          if (segment.contains(op) && edge.contains(op)) return false;
+        previous = l;
+      }
+      return true;
+    };
+    std::vector<DpModelCost> kept;
+    const bool complete = test::forEachChain(g, sets, 200000, [&](const std::vector<NodeSet>& chain) {
+      if (respects(chain)) kept.push_back(evaluateDpModel(g, chain));
+    });
+    if (!complete) continue;
+    ++checked;
+    INFO("seed " << seed << ", " << kept.size() << " sequences respect the pins");
+    const Solver::MinBudget least = exact.minBudget({.graph = &g, .model = DpModelKind::Paper, .pins = pins});
+    if (kept.empty()) {
+      ++unreachable;
+      CHECK(least.status == SolveStatus::Infeasible);
+      const SolveResult r = exact.solve({.graph = &g, .model = DpModelKind::Paper, .pins = pins});
+      CHECK(r.status == SolveStatus::Infeasible);
+      CHECK_THAT(r.message, Catch::Contains("no lower-set chain"));
+      continue;
+    }
+    Bytes lowest = Bytes::max();
+    for (const auto& c : kept) lowest = std::min(lowest, c.peak);
+    REQUIRE(least.bytes);
+    CHECK(*least.bytes == lowest);
+    std::set<std::int64_t> budgets{lowest.value - 1};
+    for (const auto& c : kept) budgets.insert(c.peak.value);
+    for (std::int64_t b : budgets) {
+      std::optional<Ticks> best;
+      for (const auto& c : kept)
+        if (c.peak.value <= b && (!best || c.overhead < *best)) best = c.overhead;
+      INFO("budget " << b);
+      const SolveResult r = exact.solve({.graph = &g, .budget = Bytes{b}, .model = DpModelKind::Paper, .pins = pins});
+      if (!best) {
+        CHECK(r.status == SolveStatus::Infeasible);
+        continue;
+      }
+      REQUIRE(r.plan);
+      CHECK(*r.metrics.modelOverhead == *best);
+    }
+  }
+  CHECK(checked >= 100);
+  CHECK(unreachable > 0);
+}
