@@ -390,3 +390,46 @@ TEST_CASE("milp refuses at once a MILP whose variables alone pass the memory lim
   CHECK(r.status == SolveStatus::Limit);
   CHECK_THAT(r.message, Catch::Contains("270000 variables") && Catch::Contains("more than the memory limit of 1.00 MiB"));
 }
+
+TEST_CASE("milp under pins: a kept op computed once at no more than exact-dp's pinned cost; a recomputed op never carried") {
+  const Milp milp;
+  const ExactDp dp;
+  for (const ComputeGraph& g : {test::makeChain(8), test::makeRandomDag(8, 11), diamond()}) {
+    for (std::uint32_t k = 0; k < g.opCount(); k += 3) {
+      SolveRequest req;
+      req.graph = &g;
+      req.pins.keep = {graph::OpIndex{k}};
+      const Solver::TradeOff front = dp.tradeOff(req, 0);
+      REQUIRE(!front.plans.empty());
+      const auto& [modelBudget, plan] = front.plans.front();  // the tightest pinned plan
+      PlanMetrics m;
+      sim::SimulationResult sim;
+      evaluatePlan(g, plan, true, m, sim);
+      REQUIRE(sim.valid());
+      SolveRequest at = req;
+      at.budget = m.simulatedPeak;
+      const SolveResult r = milp.solve(at);
+      INFO("op " << k << ", budget " << m.simulatedPeak.value << ": " << statusName(r.status) << " " << r.message);
+      REQUIRE(r.status == SolveStatus::Optimal);
+      CHECK(r.metrics.overhead <= m.overhead);
+      const graph::NodeId node = g.opNode(graph::OpIndex{k});
+      CHECK(std::count_if(r.plan->schedule.begin(), r.plan->schedule.end(), [&](const sim::Step& s) {
+              return s.kind == sim::StepKind::Forward && s.node == node;
+            }) == 1);
+    }
+    // Pinned recompute, an op with a consumer is computed again in the consumer's stage: never carried
+    // from one stage into the next, even without a budget.
+    SolveRequest open;
+    open.graph = &g;
+    const graph::NodeId first = g.opNode(graph::OpIndex{0});
+    REQUIRE(!g.successors(first).empty());
+    open.pins.recompute = {graph::OpIndex{0}};
+    const SolveResult r = milp.solve(open);
+    INFO(r.message);
+    REQUIRE(r.status == SolveStatus::Optimal);
+    CHECK(std::count_if(r.plan->schedule.begin(), r.plan->schedule.end(), [&](const sim::Step& s) {
+            return s.kind == sim::StepKind::Forward && s.node == first;
+          }) >= 2);
+    CHECK(r.metrics.overhead.value >= g.node(first).fwdTime.value);
+  }
+}

@@ -103,7 +103,7 @@ std::vector<double> valueBytes(const ComputeGraph& g) {
   return m;
 }
 
-Formulation formulate(const ComputeGraph& g, std::optional<Bytes> budget) {
+Formulation formulate(const ComputeGraph& g, std::optional<Bytes> budget, const Pins& pins = {}) {
   Formulation f;
   const std::size_t n = g.opCount();
   f.n = n;
@@ -176,6 +176,15 @@ Formulation formulate(const ComputeGraph& g, std::optional<Bytes> budget) {
       f.R[t][i] = f.addCol(t < n && i == t ? 1.0 : 0.0, 1.0, static_cast<double>(g.node(node(i)).fwdTime.value), true);
     for (std::size_t i = 0; i < std::min(t, n); ++i) f.S[t][i] = f.addCol(0.0, 1.0, 0.0, true);
   }
+  // Pins fix variables: an op pinned keep is computed at its own stage only (R fixed to 0 elsewhere), one
+  // pinned recompute is never kept from one stage into the next (S fixed to 0). Both leave the problem
+  // feasible without a budget: a kept value is kept, a recomputed one recomputed from its inputs.
+  for (graph::OpIndex op : pins.keep)
+    for (std::size_t t = 0; t < f.stages; ++t)
+      if (t != op.value && f.R[t][op.value] >= 0) f.colUp[static_cast<std::size_t>(f.R[t][op.value])] = 0.0;
+  for (graph::OpIndex op : pins.recompute)
+    for (std::size_t t = 0; t < f.stages; ++t)
+      if (f.S[t][op.value] >= 0) f.colUp[static_cast<std::size_t>(f.S[t][op.value])] = 0.0;
 
   for (std::size_t t = 0; t < f.stages; ++t) {
     const std::size_t fs = f.forwardSlots(t);
@@ -548,6 +557,7 @@ const SolverInfo& Milp::info() const {
       .problemClass = "small DAGs (at most 200 forward+backward nodes without a time limit)",
       .exact = true,
       .budgetMeasure = BudgetMeasure::Simulated,
+      .pins = PinSupport::KeepAndRecompute,
   };
   return kInfo;
 }
@@ -558,11 +568,11 @@ namespace {
 // CBC is given what is left of the time limit.
 SolverOutput solveMilp(const SolveRequest& request, std::chrono::steady_clock::time_point started) {
   const ComputeGraph& g = *request.graph;
-  const Formulation f = formulate(g, request.budget);
+  const Formulation f = formulate(g, request.budget, request.pins);
   if (f.infeasibleConstants)
     return {SolveStatus::Infeasible, std::nullopt,
             "the resident inputs, parameters and gradients alone exceed the budget at some step"};
-  if (!request.budget) {
+  if (!request.budget && request.pins.recompute.empty()) {
     // Without a budget, computing every forward once at its own stage and keeping every value is feasible
     // and costs no overhead, which nothing beats: no search needed (CBC took 6 s to say so on a 59-op U-Net).
     std::vector<double> x(f.colLo.size(), 0.0);
