@@ -152,3 +152,34 @@ TEST_CASE("a plan read back is judged as the solver's own answer was: same figur
   CHECK_FALSE(bad.plan);
   CHECK_THAT(bad.message, Catch::Contains("does not simulate"));
 }
+
+TEST_CASE("plan JSON keeps the pins a plan was made under, and refuses pins that are not the graph's operations") {
+  auto g = test::makeUNet(3);
+  Pins pins;
+  pins.keep = {graph::OpIndex{1}};
+  pins.recompute = {graph::OpIndex{2}};
+  SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g, .pins = pins});
+  REQUIRE(r.plan);
+  const std::string text = writePlanJson(g, r);
+  auto back = readPlanJson(text, "plan.json", g);
+  REQUIRE(back.ok());
+  CHECK(back.value().pins.keep == pins.keep);
+  CHECK(back.value().pins.recompute == pins.recompute);
+  // Without pins the key is null, and a plan without the key reads as unpinned.
+  SolveResult plain = SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g});
+  CHECK_THAT(writePlanJson(g, plain), Catch::Contains("\"pins\": null"));
+  auto none = readPlanJson(writePlanJson(g, plain), "plan.json", g);
+  REQUIRE(none.ok());
+  CHECK(none.value().pins.empty());
+  const std::string schedule = R"("schedule":[["fwd","down0"],["bwd","down0"]])";
+  for (const auto& [pinsText, error] : std::vector<std::pair<std::string, std::string>>{
+           {R"("pins": 3)", "/pins: expected null or"},
+           {R"("pins": {"keep": "down0"})", "/pins/keep: expected an array of node ids"},
+           {R"("pins": {"keep": ["nope"]})", "/pins/keep/0: node 'nope' is not in graph"},
+           {R"("pins": {"recompute": ["x"]})", "/pins/recompute/0: 'x' is an input or a parameter"}}) {
+    auto bad = readPlanJson(R"({"format":"remat-plan","version":1,)" + pinsText + "," + schedule + "}", "p.json", g);
+    INFO(pinsText);
+    REQUIRE_FALSE(bad.ok());
+    CHECK_THAT(bad.errorText(), Catch::Contains(error));
+  }
+}

@@ -48,7 +48,6 @@ int runSolve(const SolveOptions& o) {
   if (o.json) {
     nlohmann::json j = solvers::planToJson(g, r);
     j["warnings"] = loaded.warnings;
-    if (!request.pins.empty()) j["pins"] = nlohmann::json::parse(solvers::pinsJson(g, request.pins));
     printJson(j);
     return exitCodeFor(r.status);
   }

@@ -43,6 +43,7 @@ json planToJson(const graph::ComputeGraph& g, const SolveResult& r) {
   j["message"] = r.message;
   j["metrics"] = metricsToJson(r.metrics, r.plan.has_value());
   j["overhead_lower_bound"] = r.overheadLowerBound ? json(r.overheadLowerBound->value) : json(nullptr);
+  j["pins"] = r.pins.empty() ? json(nullptr) : json::parse(pinsJson(g, r.pins));
   auto names = [&g](const graph::NodeSet& s) {
     json list = json::array();
     s.forEach([&](graph::OpIndex i) { list.push_back(g.node(g.opNode(i)).name); });
@@ -130,6 +131,8 @@ class PlanReader {
       }
     }
     if (!readSchedule(*doc) || !readLowerSets(*doc) || m_diag.hasErrors()) return m_diag.failure<LoadedPlan>();
+    readPins(*doc);
+    if (m_diag.hasErrors()) return m_diag.failure<LoadedPlan>();
     if (!simulate()) return m_diag.failure<LoadedPlan>();
     return Result<LoadedPlan>(std::move(m_out), m_diag.takeWarnings());
   }
@@ -169,6 +172,37 @@ class PlanReader {
                          "node '" + jd::printable(name) + "' is not in graph '" + jd::printable(m_graph.name()) + "'");
     }
     return std::nullopt;
+  }
+
+  // `pins`: null or absent, or {"keep": [names], "recompute": [names]} of the graph's operations.
+  void readPins(const jd::Json& doc) {
+    const jd::Json* pins = jd::member(doc, "pins");
+    if (!pins || pins->is_null()) return;
+    if (!pins->is_object()) {
+      m_diag.errorAtPath("/pins", "expected null or {\"keep\": [names], \"recompute\": [names]}, got " +
+                                      jd::describe(*pins));
+      return;
+    }
+    for (const char* key : {"keep", "recompute"}) {
+      const jd::Json* list = jd::member(*pins, key);
+      if (!list) continue;
+      const std::string path = jd::childPath("/pins", key);
+      if (!list->is_array()) {
+        m_diag.errorAtPath(path, "expected an array of node ids, got " + jd::describe(*list));
+        continue;
+      }
+      auto& into = std::string_view(key) == "keep" ? m_out.pins.keep : m_out.pins.recompute;
+      for (std::size_t k = 0; k < list->size(); ++k) {
+        const std::string at = jd::childPath(path, k);
+        const auto id = node((*list)[k], at);
+        if (!id) continue;
+        if (!m_graph.isOp(*id))
+          m_diag.errorAtPath(at, "'" + jd::printable(m_graph.node(*id).name) +
+                                     "' is an input or a parameter, which cannot be pinned");
+        else
+          into.push_back(m_graph.opIndex(*id));
+      }
+    }
   }
 
   bool readSchedule(const jd::Json& doc) {

@@ -122,6 +122,7 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
   result.solver = solver.info().id;
   result.strategy = request.strategy;
   result.budget = request.budget;
+  result.pins = request.pins;
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   if (request.graph == nullptr) {

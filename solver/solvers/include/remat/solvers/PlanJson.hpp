@@ -12,7 +12,7 @@
 namespace remat::solvers {
 
 /// Plan JSON (`"format": "remat-plan", "version": 1`): solver, strategy, status, budget, message,
-/// metrics, for canonical plans the segments V_i and the lower sets L_i (the latter null when they
+/// metrics, the pins it was made under (null for none), for canonical plans the segments V_i and the lower sets L_i (the latter null when they
 /// would list more than a million ids in all: they grow quadratically) and the checkpoints (the kept
 /// boundaries), and the schedule, with node ids by name. Its keys are those of `remat solve --json`
 /// (ARCHITECTURE.md section 7).
@@ -23,6 +23,7 @@ struct LoadedPlan {
   std::string solver;
   std::string graphName;
   std::optional<Bytes> budget;  ///< `budget_bytes`; none when null or absent
+  Pins pins;                    ///< `pins`: what the plan was made under; none when null or absent
   Plan plan;
 };
 
@@ -33,7 +34,8 @@ inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
 /// simulates its schedule on `g` with liveness, as every command does: a plan comes back only when the
 /// simulator accepts it. Every error names the file and the JSON path (for example "/schedule/12/1").
 /// Checked: `format` and `version`; `solver` and `graph` strings when present; `budget_bytes` null or
-/// a positive integer that fits in 64 bits; every step, segment and lower set; `model`. The metrics are
+/// a positive integer that fits in 64 bits; every step, segment and lower set; `model`; `pins` null or
+/// absent, or lists of the graph's operations. The metrics are
 /// not read (the simulation recomputes them). A plan whose nodes `g` lacks and whose `graph` names
 /// another graph is refused at "/graph" with both names. Never throws.
 [[nodiscard]] Result<LoadedPlan> readPlanJson(std::string_view text, const std::string& fileName,

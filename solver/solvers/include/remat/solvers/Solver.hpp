@@ -119,6 +119,7 @@ struct SolveResult {
   std::optional<Ticks> overheadLowerBound;
   PlanMetrics metrics;
   sim::SimulationResult simulation;
+  Pins pins;  ///< the request's pins, which the plan was made under
 };
 
 /// What the registry and the user see of a solver.
