@@ -400,7 +400,10 @@ TEST_CASE("exact-dp under pins in the paper's model equals a brute force over th
   const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
   std::size_t checked = 0;
   std::size_t unreachable = 0;
-  for (const auto& [seed, g] : bruteForceGraphs(150)) {
+  for (const auto& entry : bruteForceGraphs(150)) {
+    // Named variables, not a structured binding: the lambdas below capture them (clang 14 cannot).
+    const std::uint32_t seed = entry.first;
+    const ComputeGraph& g = entry.second;
     std::vector<NodeSet> sets;
     (void)enumerateLowerSets(g, 100000, [&](const NodeSet& s) {
       if (!s.empty()) sets.push_back(s);
