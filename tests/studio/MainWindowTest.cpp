@@ -1,7 +1,12 @@
 #include <sys/stat.h>
 #include <catch2/catch.hpp>
 
+#include <QAction>
+#include <QApplication>
 #include <QClipboard>
+#include <QContextMenuEvent>
+#include <QLabel>
+#include <QMenu>
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -27,12 +32,14 @@
 #include "StudioTestSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/ComparisonModel.hpp"
 #include "remat/studio/MainWindow.hpp"
+#include "remat/viz/Theme.hpp"
 #include "remat/vizqt/SceneView.hpp"
 
 using namespace remat;
@@ -919,4 +926,152 @@ TEST_CASE("Studio finds a node by name: its details, and the checkpoint drawing 
   QTest::keyClicks(box, other);
   QTest::keyClick(box, Qt::Key_Return);
   CHECK(w.nodeDetailsText().startsWith(other));
+}
+
+namespace {
+
+// How many times a plan computes a node in its forward pass and recomputations.
+std::size_t forwardsOf(const solvers::Plan& plan, graph::NodeId node) {
+  return static_cast<std::size_t>(std::count_if(plan.schedule.begin(), plan.schedule.end(), [&](const sim::Step& s) {
+    return s.kind == sim::StepKind::Forward && s.node == node;
+  }));
+}
+
+const solvers::SolveResult* resultOf(const MainWindow& w, const std::string& label) {
+  const auto row = w.comparisonModel()->rowOf(label);
+  if (!row) return nullptr;
+  const auto& result = w.comparisonModel()->rows()[static_cast<std::size_t>(*row)].result;
+  return result ? &*result : nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("Studio pins a node from the drawing's context menu and re-plans next to the unpinned plan",
+          "[studio][window][pins]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  w.setLiveBudget(false);
+  // Every solver that honours keep pins, and one that does not.
+  const std::vector<std::string> honour{"exact-dp", "approx-dp", "dtr", "store-all"};
+  win.only({"exact-dp", "approx-dp", "dtr", "store-all", "chen-sqrtn"});
+  w.budgetEditor()->slider()->setValue(600);
+  REQUIRE(win.runAndWait());
+  const graph::ComputeGraph& g = *w.graph();
+  // An operation the unpinned exact DP recomputes: the pin has something to change.
+  const solvers::SolveResult* unpinned = resultOf(w, "exact-dp");
+  REQUIRE(unpinned);
+  REQUIRE(unpinned->plan);
+  std::optional<graph::NodeId> target;
+  for (std::uint32_t v = g.firstOp(); v < g.size() && !target; ++v)
+    if (forwardsOf(*unpinned->plan, graph::NodeId{v}) > 1) target = graph::NodeId{v};
+  REQUIRE(target);
+  const QString name = QString::fromStdString(g.node(*target).name);
+
+  // As a user does it: find the node, right-click it in the checkpoint drawing, choose Keep.
+  vizqt::SceneView* drawing = w.view(viz::FigureKind::Graph);
+  w.views()->setCurrentWidget(drawing);
+  REQUIRE(QTest::qWaitFor([&] { return !drawing->currentScene().hotspots.empty(); }, 20000));
+  REQUIRE(w.findNode(name));
+  std::optional<QPoint> at;
+  for (const viz::Hotspot& spot : drawing->currentScene().hotspots)
+    if (spot.kind == viz::Hotspot::Kind::Node && spot.index == target->value)
+      at = drawing->mapFromScene(QPointF(spot.x + spot.w / 2, spot.y + spot.h / 2)).toPoint();
+  REQUIRE(at);
+  QContextMenuEvent click(QContextMenuEvent::Mouse, *at, drawing->mapToGlobal(*at));
+  QApplication::sendEvent(drawing, &click);
+  auto* menu = w.findChild<QMenu*>(QStringLiteral("nodeMenu"));
+  REQUIRE(menu);
+  CHECK(menu->isVisible());
+  auto* keep = menu->findChild<QAction*>(QStringLiteral("pinKeep"));
+  REQUIRE(keep);
+  CHECK_FALSE(keep->isChecked());
+  keep->trigger();
+  menu->close();
+  CHECK(w.pinOf(*target) == MainWindow::Pin::Keep);
+  CHECK(w.pins().keep == std::vector<graph::OpIndex>{g.opIndex(*target)});
+  CHECK(w.nodeDetailsText().contains(QStringLiteral("pinned: keep")));
+  CHECK(w.findChild<QLabel*>(QStringLiteral("pins"))->text().contains(QStringLiteral("keep")));
+  // An input cannot be pinned.
+  CHECK_FALSE(w.setPin(graph::NodeId{0}, MainWindow::Pin::Keep));
+
+  REQUIRE(win.runAndWait());
+  for (const std::string& id : honour) {
+    INFO(id);
+    const solvers::SolveResult* plain = resultOf(w, id);
+    const solvers::SolveResult* pinned = resultOf(w, viz::pinnedLabel(id));
+    REQUIRE(plain);
+    REQUIRE(pinned);
+    INFO(solvers::statusName(pinned->status) << ": " << pinned->message);
+    if (!pinned->plan) {
+      // The pin can take a budget out of a class's reach (approx-dp's ancestor closures): said so.
+      CHECK(pinned->status == solvers::SolveStatus::Infeasible);
+      CHECK(pinned->message.find("under the pins") != std::string::npos);
+      CHECK(id == "approx-dp");
+      continue;
+    }
+    // Never recomputed, checked in the plan's own schedule, and simulated like any other.
+    CHECK(forwardsOf(*pinned->plan, *target) == 1);
+    CHECK(solvers::pinViolations(g, pinned->plan->schedule,
+                                 pinned->plan->lowerSets ? &*pinned->plan->lowerSets : nullptr, w.pins(), true)
+              .empty());
+    CHECK(pinned->simulation.valid());
+    CHECK(pinned->pins.keep == w.pins().keep);
+  }
+  CHECK(forwardsOf(*resultOf(w, "exact-dp")->plan, *target) > 1);  // the unpinned plan is still there
+  CHECK_FALSE(w.comparisonModel()->rowOf(viz::pinnedLabel("chen-sqrtn")));  // it ignores pins
+  // The timeline draws both, the pinned one in its solver's colour with another dash.
+  CHECK(viz::solverStyle(viz::pinnedLabel("exact-dp")) == *viz::solverStyle("exact-dp") + viz::Theme::kPinnedStyle);
+
+  // The Pins menu pins the Node panel's node: here as recompute.
+  const graph::NodeId other{static_cast<std::uint32_t>(g.size() - 2)};
+  REQUIRE(g.isOp(other));
+  REQUIRE(w.findNode(QString::fromStdString(g.node(other).name)));
+  auto* pinMenu = w.findChild<QMenu*>(QStringLiteral("pinMenu"));
+  REQUIRE(pinMenu);
+  pinMenu->popup(QPoint(0, 0));
+  auto* recompute = pinMenu->findChild<QAction*>(QStringLiteral("pinRecompute"));
+  REQUIRE(recompute);
+  recompute->trigger();
+  pinMenu->close();
+  CHECK(w.pinOf(other) == MainWindow::Pin::Recompute);
+
+  // Sessions keep the pins, by name.
+  const fs::path file = scratch() / "pinned.remat-session.json";
+  REQUIRE(w.saveSession(QString::fromStdString(file.string())));
+  {
+    Window again;
+    REQUIRE(again.w.openSession(QString::fromStdString(file.string())));
+    CHECK(again.w.pinOf(*target) == MainWindow::Pin::Keep);
+    CHECK(again.w.pinOf(other) == MainWindow::Pin::Recompute);
+  }
+  // A session pinning a node the graph lacks is refused with the name.
+  const fs::path bad = scratch() / "bad-pins.remat-session.json";
+  std::ofstream(bad) << R"({"format": "remat-studio-session", "version": 1, "graph": ")" << kUnet.toStdString()
+                     << R"(", "pins": {"keep": ["no such node"]}})";
+  {
+    Window again;
+    CHECK_FALSE(again.w.openSession(QString::fromStdString(bad.string())));
+    CHECK(again.w.lastError().contains(QStringLiteral("no such node")));
+  }
+
+  // The Pareto fronts: each solver's, and under the pins.
+  win.only({"exact-dp"});
+  w.computePareto();
+  REQUIRE(QTest::qWaitFor([&] { return !w.computingPareto(); }, kSolveTimeoutMs));
+  REQUIRE(w.pareto());
+  std::vector<std::string> series;
+  for (const auto& s : w.pareto()->series) series.push_back(s.solver);
+  CHECK(series == std::vector<std::string>{"exact-dp", viz::pinnedLabel("exact-dp")});
+  // A pinned front's point loads as the pinned row, with its pins.
+  REQUIRE(w.loadParetoPlan(1, 0));
+  const solvers::SolveResult* loaded = resultOf(w, viz::pinnedLabel("exact-dp"));
+  REQUIRE(loaded);
+  CHECK(loaded->pins.keep == w.pins().keep);
+  CHECK(forwardsOf(*loaded->plan, *target) == 1);
+
+  w.clearPins();
+  CHECK(w.pins().empty());
+  CHECK(w.pinOf(*target) == MainWindow::Pin::None);
 }

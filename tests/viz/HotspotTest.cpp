@@ -13,11 +13,14 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/Simulator.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/viz/GraphDrawing.hpp"
+#include "remat/viz/NodeLabel.hpp"
 #include "remat/viz/Pareto.hpp"
 #include "remat/viz/PlanFigures.hpp"
 #include "remat/viz/PlanMarks.hpp"
+#include "remat/viz/Theme.hpp"
 #include "remat/viz/Timeline.hpp"
 
 using namespace remat;
@@ -418,4 +421,55 @@ TEST_CASE("pareto inputs: the plan of every drawn point, aligned with the points
       CHECK(double(metrics.overhead.value) == series.points[j].overhead);
     }
   }
+}
+
+TEST_CASE("schedule matrix hotspots: one per row, its node, stacked top to bottom and found at their centre") {
+  const ComputeGraph g = test::makeUNet(3);
+  FigureRequest request;
+  request.kind = FigureKind::Schedule;
+  request.graph = &g;
+  request.plans = {{"store-all", {sim::storeAllSchedule(g), std::nullopt}}};
+  const FigureResult figure = buildFigure(request, FigureStyle{});
+  REQUIRE(figure.scene);
+  const Scene& scene = *figure.scene;
+  const std::vector<const Hotspot*> rows = ofKind(scene, Hotspot::Kind::Node);
+  REQUIRE(rows.size() == scene.hotspots.size());
+  REQUIRE(rows.size() == g.opCount());  // the plain run computes every operation
+  std::set<std::size_t> nodes;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const Hotspot& h = *rows[k];
+    INFO(k);
+    REQUIRE(h.index < g.size());
+    CHECK(g.isOp(NodeId{static_cast<std::uint32_t>(h.index)}));
+    nodes.insert(h.index);
+    CHECK(h.tip == displayName(g.node(NodeId{static_cast<std::uint32_t>(h.index)}).name));
+    if (k > 0) CHECK(same(h.y, rows[k - 1]->y + rows[k - 1]->h));
+    const Hotspot* found = scene.hotspotAt(centreOf(h), 0);
+    REQUIRE(found);
+    CHECK(found->index == h.index);
+  }
+  CHECK(nodes.size() == rows.size());
+}
+
+TEST_CASE("pareto inputs under pins: a pinned front for each solver that honours them, every plan pinned") {
+  const ComputeGraph g = test::makeUNet(3);
+  const auto& registry = solvers::SolverRegistry::builtin();
+  std::vector<const solvers::Solver*> chosen{registry.find("exact-dp"), registry.find("chen-greedy")};
+  REQUIRE(chosen[0]);
+  REQUIRE(chosen[1]);
+  solvers::Pins pins;
+  pins.keep.push_back(graph::OpIndex{static_cast<std::uint32_t>(g.opCount() / 3)});
+  const ParetoInputs inputs = paretoInputs(g, chosen, 6, {}, solvers::DpModelKind::Simulator, {}, pins);
+  std::vector<std::string> labels;
+  for (const ParetoSeries& s : inputs.data.series) labels.push_back(s.solver);
+  // chen-greedy ignores pins: no front under them.
+  CHECK(labels == std::vector<std::string>{"exact-dp", "chen-greedy", pinnedLabel("exact-dp")});
+  REQUIRE(inputs.plans.size() == 3);
+  CHECK(inputs.data.series[2].style == solverStyle(pinnedLabel("exact-dp")));
+  CHECK(*inputs.data.series[2].style == *solverStyle("exact-dp") + Theme::kPinnedStyle);
+  REQUIRE_FALSE(inputs.plans[2].empty());
+  for (const solvers::Plan& plan : inputs.plans[2])
+    CHECK(solvers::pinViolations(g, plan.schedule, plan.lowerSets ? &*plan.lowerSets : nullptr, pins, true).empty());
+  CHECK(pinnedSolver(pinnedLabel("dtr")) == std::optional<std::string_view>("dtr"));
+  CHECK_FALSE(pinnedSolver("dtr"));
 }

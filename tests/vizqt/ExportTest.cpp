@@ -177,6 +177,6 @@ TEST_CASE("hotspots are not drawn: exports of a figure with and without them are
     };
     CHECK(read(a + ".svg") == read(b + ".svg"));
   }
-  CHECK(withHotspots == 3);  // the timeline, the graph drawing and the Pareto figure
+  CHECK(withHotspots == 4);  // the timeline, the graph drawing, the schedule matrix and the Pareto figure
   fs::remove_all(dir);
 }

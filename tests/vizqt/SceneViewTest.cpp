@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <QApplication>
+#include <QContextMenuEvent>
 #include <QGuiApplication>
 #include <QImage>
 #include <QMouseEvent>

@@ -14,7 +14,22 @@
 
 namespace remat::viz {
 
+namespace {
+constexpr std::string_view kPinnedSuffix = " \u00b7 pinned";
+}  // namespace
+
+std::string pinnedLabel(std::string_view solver) { return std::string(solver) + std::string(kPinnedSuffix); }
+
+std::optional<std::string_view> pinnedSolver(std::string_view label) {
+  if (label.size() <= kPinnedSuffix.size() || !label.ends_with(kPinnedSuffix)) return std::nullopt;
+  return label.substr(0, label.size() - kPinnedSuffix.size());
+}
+
 std::optional<std::size_t> solverStyle(std::string_view label) {
+  if (const auto solver = pinnedSolver(label)) {
+    const auto own = solverStyle(*solver);
+    return own ? std::optional<std::size_t>(*own + Theme::kPinnedStyle) : std::nullopt;
+  }
   // A slot per solver, chosen so that the ones compared most often differ most: the paper's DP first
   // (blue, solid), then its rivals in hue and dash alike (DTR vermillion dashed, Chen's sqrt(n) green
   // dotted), the plain run black. Slots past the theme's colours repeat a hue with another dash.
@@ -140,7 +155,7 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
 
 ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& chosen,
                           std::size_t points, std::stop_token stop, solvers::DpModelKind model,
-                          const solvers::ProgressSink& progress) {
+                          const solvers::ProgressSink& progress, const solvers::Pins& pins) {
   ParetoInputs out;
   ParetoData& data = out.data;
   data.timeUnit = g.timeUnit();
@@ -150,23 +165,33 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
     if (vanilla.plan) data.vanilla = TradeOffPoint{double(vanilla.metrics.simulatedPeak.value), 0.0};
   }
   data.memoryLowerBound = double(sim::memoryLowerBound(g).value);
-  for (std::size_t k = 0; k < chosen.size(); ++k) {
-    const solvers::Solver* s = chosen[k];
+  // The fronts to compute: every solver's, and under the pins those of the solvers that honour them.
+  struct Job {
+    const solvers::Solver* solver;
+    bool pinned;
+  };
+  std::vector<Job> jobs;
+  for (const solvers::Solver* s : chosen) jobs.push_back({s, false});
+  for (const solvers::Solver* s : chosen)
+    if (solvers::honoursAll(s->info().pins, pins)) jobs.push_back({s, true});
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const solvers::Solver* s = jobs[k].solver;
     solvers::SolveRequest request{.graph = &g, .stop = stop, .model = model};
-    const double share = 1.0 / double(chosen.size());
-    const std::string id = s->info().id;
+    if (jobs[k].pinned) request.pins = pins;
+    const double share = 1.0 / double(jobs.size());
+    const std::string label = jobs[k].pinned ? pinnedLabel(s->info().id) : s->info().id;
     if (progress) {
-      progress(double(k) * share, id);
+      progress(double(k) * share, label);
       request.progress = [&, k](double f, std::string_view stage) {
-        progress((double(k) + std::clamp(f, 0.0, 1.0)) * share, id + ": " + std::string(stage));
+        progress((double(k) + std::clamp(f, 0.0, 1.0)) * share, label + ": " + std::string(stage));
       };
     }
     const solvers::Solver::TradeOff front = s->tradeOff(request, points);
     if (front.plans.empty()) {
-      out.skipped.push_back(s->info().id + ": " + front.message);
+      out.skipped.push_back(label + ": " + front.message);
       continue;
     }
-    ParetoSeries series{s->info().id, {}, solverStyle(s->info().id)};
+    ParetoSeries series{label, {}, solverStyle(label)};
     std::vector<solvers::Plan> plans;
     for (const auto& [budget, plan] : front.plans) {
       solvers::PlanMetrics metrics;
@@ -178,7 +203,7 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
     }
     data.series.push_back(std::move(series));
     out.plans.push_back(std::move(plans));
-    if (!data.leastBudget && s->info().budgetMeasure == solvers::BudgetMeasure::DpModel) {
+    if (!jobs[k].pinned && !data.leastBudget && s->info().budgetMeasure == solvers::BudgetMeasure::DpModel) {
       request.progress = {};  // the front's share is done; this is one more solve
       const solvers::Solver::MinBudget least = s->minBudget(request);
       if (least.bytes) data.leastBudget = double(least.bytes->value);

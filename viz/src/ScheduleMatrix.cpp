@@ -267,6 +267,12 @@ Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGrap
   }
   scene.add(TextItem{
       {kPad, plot.y + plot.h / 2}, yTitle, th.labelFontSize, th.foreground, Anchor::Middle, Baseline::Top, 90});
+  // Each row, its label included, answers the mouse as its node (a click shows its details, a right
+  // click pins it in Studio).
+  scene.hotspots.reserve(rows);
+  for (std::size_t r = 0; r < rows; ++r)
+    scene.hotspots.push_back({Hotspot::Kind::Node, kPad, plot.y + static_cast<double>(r) * rh, left + plot.w - kPad, rh,
+                              matrix.rows[r].value, 0, displayName(g.node(matrix.rows[r]).name)});
   return scene;
 }
 

@@ -86,6 +86,11 @@ Theme Theme::paper() {
 }
 
 Stroke Theme::seriesStroke(std::size_t k, double width) const {
+  if (k >= kPinnedStyle) {
+    Stroke own = seriesStroke(k - kPinnedStyle, width);
+    own.dash = own.dash == Dash::Dotted ? Dash::Dashed : Dash::Dotted;
+    return own;
+  }
   Dash dash = seriesDash[k % seriesDash.size()];
   // A colour's later uses (more series than colours: the registry has more solvers than the screen
   // theme has hues) take another dash than its first, so no two styles look alike.

@@ -1,6 +1,7 @@
 #include "remat/studio/MainWindow.hpp"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -25,6 +26,7 @@
 #include <QJsonParseError>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMetaObject>
@@ -55,11 +57,13 @@
 #include "remat/graph/CostModel.hpp"
 #include "remat/io/GraphReader.hpp"
 #include "remat/io/OutputFile.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/ComparisonModel.hpp"
 #include "remat/studio/SolveRunner.hpp"
+#include "remat/viz/NodeLabel.hpp"
 #include "remat/vizqt/Export.hpp"
 #include "remat/vizqt/QtTextMetrics.hpp"
 #include "remat/vizqt/SceneView.hpp"
@@ -145,6 +149,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
         showNodeDetails(graph::NodeId{static_cast<std::uint32_t>(spot.index)});
       else if (spot.kind == viz::Hotspot::Kind::PlanPoint && spot.series != viz::kVanillaSeries)
         loadParetoPlan(spot.series, spot.index);
+    });
+    // A right click on a node (of the checkpoint drawing, or a row of the schedule) pins it.
+    view->setContextMenuHandler([this](const viz::Hotspot& spot, QPoint at) {
+      if (spot.kind != viz::Hotspot::Kind::Node || !m_graph || spot.index >= m_graph->size()) return;
+      nodeMenu(graph::NodeId{static_cast<std::uint32_t>(spot.index)})->popup(at);
     });
     m_views[kind] = view;
     m_tabs->addTab(view, viewTitle(kind));
@@ -296,8 +305,9 @@ QString MainWindow::shortcutsText() const {
   for (const QAction* top : menuBar()->actions())
     if (top->menu()) walk(top->menu(), top->text().remove(QLatin1Char('&')) + QStringLiteral(" > "));
   lines << QString() << tr("In every view: wheel to zoom about the cursor, drag to pan, double click to fit.")
-        << tr("Timeline: hover for a step's node and bytes. Checkpoints: click a node for its part in every "
-              "plan. Pareto front: click a point to load its plan.")
+        << tr("Timeline: hover for a step's node and bytes. Checkpoints and Schedule: click a node for its "
+              "part in every plan, right-click it to pin it (keep or recompute; the Pins menu does the same "
+              "for the Node panel's node). Pareto front: click a point to load its plan.")
         << tr("Budget field: the text is the budget when Run is pressed, Enter or not (sizes with units, "
               "'least', or empty for none).");
   return lines.join(QLatin1Char('\n'));
@@ -358,6 +368,131 @@ void MainWindow::buildMenus() {
   solve->addSeparator();
   QAction* pareto = solve->addAction(tr("Compute &Pareto front"), this, &MainWindow::computePareto);
   pareto->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+
+  // The pins of the node the Node panel shows (a click on it, or Find node), as the views' context
+  // menu offers them; filled each time it opens.
+  m_pinMenu = menuBar()->addMenu(tr("&Pins"));
+  m_pinMenu->setObjectName(QStringLiteral("pinMenu"));
+  connect(m_pinMenu, &QMenu::aboutToShow, this, [this] {
+    m_pinMenu->clear();
+    if (m_graph && m_detailNode) {
+      fillPinMenu(m_pinMenu, *m_detailNode);
+    } else {
+      m_pinMenu->addAction(tr("Click a node, or find one (Ctrl+F), to pin it"))->setEnabled(false);
+      m_pinMenu->addSeparator();
+      QAction* clear = m_pinMenu->addAction(tr("&Clear all pins"), this, &MainWindow::clearPins);
+      clear->setEnabled(!m_pins.empty());
+    }
+  });
+}
+
+QMenu* MainWindow::nodeMenu(graph::NodeId node) {
+  if (!m_nodeMenu) {
+    m_nodeMenu = new QMenu(this);
+    m_nodeMenu->setObjectName(QStringLiteral("nodeMenu"));
+  }
+  m_nodeMenu->clear();
+  if (m_graph && node.value < m_graph->size()) fillPinMenu(m_nodeMenu, node);
+  return m_nodeMenu;
+}
+
+void MainWindow::fillPinMenu(QMenu* menu, graph::NodeId node) {
+  const QString name = QString::fromStdString(viz::displayName(m_graph->node(node).name));
+  menu->addAction(name)->setEnabled(false);
+  menu->addSeparator();
+  if (!m_graph->isOp(node)) {
+    menu->addAction(tr("Inputs and parameters stay in memory: nothing to pin"))->setEnabled(false);
+  } else {
+    auto* group = new QActionGroup(menu);
+    const Pin now = pinOf(node);
+    auto add = [&](const QString& text, const QString& tip, const char* objectName, Pin pin) {
+      QAction* action = menu->addAction(text);
+      action->setObjectName(QString::fromLatin1(objectName));
+      action->setToolTip(tip);
+      action->setCheckable(true);
+      action->setChecked(now == pin);
+      group->addAction(action);
+      connect(action, &QAction::triggered, this, [this, node, pin] { setPin(node, pin); });
+    };
+    add(tr("&Keep (never recompute)"), tr("Computed once, in the forward pass, and held until its backward"), "pinKeep",
+        Pin::Keep);
+    add(tr("&Recompute (never a checkpoint)"), tr("Never kept past its segment: recomputed for its backward"),
+        "pinRecompute", Pin::Recompute);
+    add(tr("&Not pinned"), tr("The solvers decide"), "pinNone", Pin::None);
+  }
+  menu->addSeparator();
+  QAction* clear = menu->addAction(tr("&Clear all pins"), this, &MainWindow::clearPins);
+  clear->setObjectName(QStringLiteral("clearPins"));
+  clear->setEnabled(!m_pins.empty());
+}
+
+MainWindow::Pin MainWindow::pinOf(graph::NodeId node) const {
+  if (!m_graph || node.value >= m_graph->size() || !m_graph->isOp(node)) return Pin::None;
+  const graph::OpIndex op = m_graph->opIndex(node);
+  if (std::find(m_pins.keep.begin(), m_pins.keep.end(), op) != m_pins.keep.end()) return Pin::Keep;
+  if (std::find(m_pins.recompute.begin(), m_pins.recompute.end(), op) != m_pins.recompute.end()) return Pin::Recompute;
+  return Pin::None;
+}
+
+bool MainWindow::setPin(graph::NodeId node, Pin pin) {
+  if (!m_graph || node.value >= m_graph->size()) return false;
+  const QString name = QString::fromStdString(m_graph->node(node).name);
+  if (!m_graph->isOp(node)) {
+    statusBar()->showMessage(
+        tr("%1 is an input or a parameter: always in memory and never recomputed, so it cannot be pinned").arg(name),
+        5000);
+    return false;
+  }
+  if (pinOf(node) == pin) return true;
+  const graph::OpIndex op = m_graph->opIndex(node);
+  std::erase(m_pins.keep, op);
+  std::erase(m_pins.recompute, op);
+  if (pin == Pin::Keep) m_pins.keep.push_back(op);
+  if (pin == Pin::Recompute) m_pins.recompute.push_back(op);
+  logMessage(pin == Pin::Keep        ? tr("Pinned %1: keep (never recomputed)").arg(name)
+             : pin == Pin::Recompute ? tr("Pinned %1: recompute (never a checkpoint)").arg(name)
+                                     : tr("Unpinned %1").arg(name));
+  pinsChanged();
+  return true;
+}
+
+void MainWindow::clearPins() {
+  if (m_pins.empty()) return;
+  m_pins = {};
+  logMessage(tr("Cleared every pin"));
+  pinsChanged();
+}
+
+void MainWindow::pinsChanged() {
+  if (m_pins.empty()) {
+    m_pinsLabel->setText(tr("none (right-click a node to pin it)"));
+    m_pinsLabel->setToolTip(QString());
+  } else {
+    auto names = [this](const std::vector<graph::OpIndex>& ops) {
+      QStringList out;
+      for (graph::OpIndex op : ops)
+        out << QString::fromStdString(viz::displayName(m_graph->node(m_graph->opNode(op)).name));
+      return out;
+    };
+    const QStringList keep = names(m_pins.keep);
+    const QStringList recompute = names(m_pins.recompute);
+    QStringList parts;
+    if (!keep.isEmpty())
+      parts << tr("keep %1").arg(keep.size() <= 2 ? keep.join(QStringLiteral(", "))
+                                                  : tr("%n node(s)", nullptr, static_cast<int>(keep.size())));
+    if (!recompute.isEmpty())
+      parts << tr("recompute %1")
+                   .arg(recompute.size() <= 2 ? recompute.join(QStringLiteral(", "))
+                                              : tr("%n node(s)", nullptr, static_cast<int>(recompute.size())));
+    m_pinsLabel->setText(parts.join(QStringLiteral("; ")));
+    m_pinsLabel->setToolTip(tr("Keep: %1\nRecompute: %2\nEach run also solves the solvers that honour these pins "
+                               "under them, in rows of their own (\"· pinned\")")
+                                .arg(keep.isEmpty() ? tr("none") : keep.join(QStringLiteral(", ")),
+                                     recompute.isEmpty() ? tr("none") : recompute.join(QStringLiteral(", "))));
+  }
+  refreshNodeDetails();
+  // The solvers re-plan under the new pins at once when the budget is live and they ran before.
+  if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
 }
 
 QWidget* MainWindow::buildSolverPanel() {
@@ -469,6 +604,12 @@ QWidget* MainWindow::buildSolverPanel() {
   form->addRow(tr("Time limit"), m_timeLimit);
   form->addRow(tr("Budget"), m_budget);
   form->addRow(QString(), m_liveBudget);
+  m_pinsLabel = new QLabel;
+  m_pinsLabel->setObjectName(QStringLiteral("pins"));
+  m_pinsLabel->setWordWrap(true);
+  m_pinsLabel->setTextFormat(Qt::PlainText);
+  m_pinsLabel->setText(tr("none (right-click a node to pin it)"));
+  form->addRow(tr("Pins"), m_pinsLabel);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(m_runButton);
   buttons->addWidget(m_cancelButton);
@@ -588,6 +729,8 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   m_openedPlans.clear();
   m_runBudget.reset();
   m_model->clear();
+  m_pins = {};  // by op index: they belong to the graph they were made on
+  pinsChanged();
   for (auto& [id, bar] : m_progress) {
     bar->setValue(0);
     bar->setFormat(QString());
@@ -676,6 +819,18 @@ bool MainWindow::saveSession(const QString& givenPath) {
                                       : budget.kind == BudgetChoice::Kind::Least ? QStringLiteral("least")
                                                                                  : QString();
   session[QStringLiteral("time_limit_s")] = m_timeLimit->value();
+  if (!m_pins.empty()) {
+    // By name, as a pins file has them (solvers::readPinNames), so that they survive a re-export.
+    auto names = [this](const std::vector<graph::OpIndex>& ops) {
+      QJsonArray out;
+      for (graph::OpIndex op : ops) out.append(QString::fromStdString(m_graph->node(m_graph->opNode(op)).name));
+      return out;
+    };
+    QJsonObject pins;
+    pins[QStringLiteral("keep")] = names(m_pins.keep);
+    pins[QStringLiteral("recompute")] = names(m_pins.recompute);
+    session[QStringLiteral("pins")] = pins;
+  }
   const QByteArray json = QJsonDocument(session).toJson();
   if (const QString error = writeOutput(path, {json.constData(), static_cast<std::size_t>(json.size())}, m_path);
       !error.isEmpty()) {
@@ -723,6 +878,17 @@ bool MainWindow::openSession(const QString& path) {
   if (!BudgetEditor::parse(s.value(QStringLiteral("budget")).toString(), budget, budgetError)) return bad(budgetError);
   const double limit = s.value(QStringLiteral("time_limit_s")).toDouble(0);
   if (!(limit >= 0 && limit <= m_timeLimit->maximum())) return bad(tr("\"time_limit_s\" out of range"));
+  // The pins, by node name; checked against the graph once it is open.
+  std::vector<std::string> keep;
+  std::vector<std::string> recompute;
+  if (s.contains(QStringLiteral("pins"))) {
+    const QByteArray text = QJsonDocument(s.value(QStringLiteral("pins")).toObject()).toJson(QJsonDocument::Compact);
+    if (!s.value(QStringLiteral("pins")).isObject())
+      return bad(tr("\"pins\" must be an object {\"keep\": [names], \"recompute\": [names]}"));
+    const auto read = solvers::readPinNames(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
+                                            path.toStdString() + " (pins)", keep, recompute);
+    if (!read.ok()) return bad(QString::fromStdString(read.errorText()));
+  }
   std::vector<std::string> ids;
   for (const QJsonValue& v : s.value(QStringLiteral("solvers")).toArray()) {
     const std::string id = v.toString().toStdString();
@@ -744,6 +910,12 @@ bool MainWindow::openSession(const QString& path) {
     return false;
   }
   m_appliedCostModel = costModel;
+  if (!keep.empty() || !recompute.empty()) {
+    auto pins = solvers::pinsFromNames(*m_graph, keep, recompute, SourceLocation{path.toStdString(), 0, "/pins"});
+    if (!pins.ok()) return bad(QString::fromStdString(pins.errorText()));
+    m_pins = std::move(pins).value();
+    pinsChanged();
+  }
   for (auto& [id, item] : m_solverItems) item->setCheckState(0, Qt::Unchecked);
   for (const auto& id : ids) setSolverChecked(id, true);
   setStrategy(*strategy);
@@ -1120,11 +1292,12 @@ void MainWindow::runSolvers() {
     if (m_timeLimit->value() > 0)
       settings.timeLimit = std::chrono::milliseconds(std::llround(m_timeLimit->value() * 1000));
     if (settings.strategy != solvers::Strategy::Memory) settings.fronts = m_fronts;
+    settings.pins = m_pins;
     m_scrubTimer->stop();
     m_runBudget.reset();
     if (settings.budget.kind == BudgetChoice::Kind::Fixed) m_runBudget = settings.budget.bytes;
     m_results.clear();
-    m_model->startRun(ids, settings.budget.kind == BudgetChoice::Kind::Least);
+    m_model->startRun(SolveRunner::labels(chosen, m_pins), settings.budget.kind == BudgetChoice::Kind::Least);
     for (const auto& [label, plan] : m_openedPlans) addOpenedPlan(label);
     for (auto& [id, bar] : m_progress) {
       bar->setValue(0);
@@ -1138,13 +1311,16 @@ void MainWindow::runSolvers() {
                   .arg(settings.budget.bytes.value)
         : settings.budget.kind == BudgetChoice::Kind::Least ? tr("least")
                                                              : tr("none");
-    logMessage(tr("Running %1 (strategy %2, DP model %3, budget %4)")
+    const QString pinsText =
+        m_pins.empty() ? QString()
+                       : tr(", pins: keep %1, recompute %2").arg(m_pins.keep.size()).arg(m_pins.recompute.size());
+    logMessage(tr("Running %1 (strategy %2, DP model %3, budget %4%5)")
                    .arg(QString::fromStdString([&] {
                      std::string all;
                      for (const auto& id : ids) all += (all.empty() ? "" : ", ") + id;
                      return all;
                    }()))
-                   .arg(m_strategy->currentText(), m_dpModel->currentText(), budgetText));
+                   .arg(m_strategy->currentText(), m_dpModel->currentText(), budgetText, pinsText));
     m_runner->start(m_graph, chosen, settings);
     refreshViews();
     updateActions();
@@ -1176,7 +1352,8 @@ void MainWindow::computePareto() {
     statusBar()->showMessage(tr("Computing the Pareto front..."));
     m_views[viz::FigureKind::Pareto]->invalidate();
     m_paretoDone = std::make_shared<std::atomic<bool>>(false);
-    m_paretoThread = std::jthread([this, graph = m_graph, chosen, run, model = dpModel(),
+    m_paretoPins = m_pins;  // a pinned series' plans were made under these
+    m_paretoThread = std::jthread([this, graph = m_graph, chosen, run, model = dpModel(), pins = m_pins,
                                    done = m_paretoDone](std::stop_token stop) {
       auto out = std::make_shared<viz::ParetoInputs>();
       auto error = std::make_shared<std::string>();
@@ -1201,7 +1378,7 @@ void MainWindow::computePareto() {
             Qt::QueuedConnection);
       };
       try {
-        *out = viz::paretoInputs(*graph, chosen, kParetoPoints, stop, model, progress);
+        *out = viz::paretoInputs(*graph, chosen, kParetoPoints, stop, model, progress, pins);
       } catch (const std::exception& e) {
         *error = e.what();
       } catch (...) {
@@ -1305,11 +1482,14 @@ bool MainWindow::loadParetoPlan(std::size_t series, std::size_t index) {
     statusBar()->showMessage(tr("Solvers are running: wait for them or cancel (Esc), then pick the plan"), 5000);
     return false;
   }
+  // The series' label: a solver's id, or its pinned label for its front under the pins.
   const std::string& id = m_pareto->series[series].solver;
-  const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(id);
+  const std::optional<std::string_view> pinnedOf = viz::pinnedSolver(id);
+  const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(pinnedOf ? std::string(*pinnedOf) : id);
   if (!solver) return false;
   solvers::SolveResult result;
   result.solver = id;
+  if (pinnedOf) result.pins = m_paretoPins;
   result.strategy = solvers::Strategy::Time;
   result.plan = m_paretoPlans[series][index];
   solvers::evaluatePlan(*m_graph, *result.plan, true, result.metrics, result.simulation);
@@ -1461,7 +1641,10 @@ void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& r
 void MainWindow::refreshNodeDetails() {
   // The node's part in each plan, again: the plans it was shown for have been replaced.
   if (!m_detailNode || !m_graph || m_detailNode->value >= m_graph->size()) return;
-  m_nodeDetails->setPlainText(QString::fromStdString(viz::nodeDetails(*m_graph, *m_detailNode, allPlans())));
+  QString text = QString::fromStdString(viz::nodeDetails(*m_graph, *m_detailNode, allPlans()));
+  if (const Pin pin = pinOf(*m_detailNode); pin != Pin::None)
+    text += pin == Pin::Keep ? tr("\npinned: keep (never recomputed)") : tr("\npinned: recompute (never a checkpoint)");
+  m_nodeDetails->setPlainText(text);
 }
 
 std::vector<viz::LabeledPlan> MainWindow::allPlans() const {

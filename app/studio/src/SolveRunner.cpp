@@ -7,6 +7,9 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <utility>
+
+#include "remat/viz/PlanFigures.hpp"
 
 namespace remat::studio {
 
@@ -41,7 +44,7 @@ solvers::SolveResult failed(const solvers::Solver& s, solvers::SolveStatus statu
 
 // The job body: the solve of the command line's compare, "least" included. Nothing may escape a thread.
 solvers::SolveResult runJob(const graph::ComputeGraph& g, const solvers::Solver& s,
-                            const SolveRunner::Settings& settings, std::stop_token stop,
+                            const SolveRunner::Settings& settings, bool pinned, std::stop_token stop,
                             solvers::ProgressSink progress) {
   try {
     solvers::SolveRequest request{.graph = &g,
@@ -51,7 +54,9 @@ solvers::SolveResult runJob(const graph::ComputeGraph& g, const solvers::Solver&
                                   .timeLimit = settings.timeLimit,
                                   .model = settings.model};
     if (settings.budget.kind == BudgetChoice::Kind::Fixed) request.budget = settings.budget.bytes;
-    if (const auto it = settings.fronts.find(s.info().id); it != settings.fronts.end() && it->second) {
+    if (pinned)
+      request.pins = settings.pins;  // the fronts are unpinned: this one solves
+    else if (const auto it = settings.fronts.find(s.info().id); it != settings.fronts.end() && it->second) {
       const solvers::Solver::TradeOff& front = *it->second;
       solvers::SolveRequest at = request;
       // The front's first plan needs the least budget of the model, the one "least" asks for.
@@ -82,15 +87,29 @@ SolveRunner::~SolveRunner() {
     if (job.thread.joinable()) job.thread.join();
 }
 
+std::vector<std::string> SolveRunner::labels(const std::vector<const solvers::Solver*>& chosen,
+                                             const solvers::Pins& pins) {
+  std::vector<std::string> out;
+  for (const solvers::Solver* s : chosen) out.push_back(s->info().id);
+  for (const solvers::Solver* s : chosen)
+    if (solvers::honoursAll(s->info().pins, pins)) out.push_back(viz::pinnedLabel(s->info().id));
+  return out;
+}
+
 void SolveRunner::start(std::shared_ptr<const graph::ComputeGraph> graph,
                         const std::vector<const solvers::Solver*>& chosen, const Settings& settings) {
   cancel();
   const std::uint64_t run = ++m_run;
-  m_pending = static_cast<int>(chosen.size());
-  for (const solvers::Solver* solver : chosen) {
+  std::vector<std::pair<const solvers::Solver*, bool>> jobs;  // (solver, under the pins)
+  for (const solvers::Solver* solver : chosen) jobs.emplace_back(solver, false);
+  for (const solvers::Solver* solver : chosen)
+    if (solvers::honoursAll(solver->info().pins, settings.pins)) jobs.emplace_back(solver, true);
+  m_pending = static_cast<int>(jobs.size());
+  for (const auto& [solver, pinned] : jobs) {
     const std::uint64_t serial = ++m_nextSerial;
-    const QString id = QString::fromStdString(solver->info().id);
-    auto body = [this, graph, solver, settings, serial, run, id](std::stop_token stop) {
+    const std::string label = pinned ? viz::pinnedLabel(solver->info().id) : solver->info().id;
+    const QString id = QString::fromStdString(label);
+    auto body = [this, graph, solver, pinned = pinned, settings, serial, run, id, label](std::stop_token stop) {
       auto throttle = std::make_shared<ProgressThrottle>();
       solvers::ProgressSink sink = [this, throttle, id, run](double fraction, std::string_view stage) {
         if (!throttle->due(fraction)) return;
@@ -102,8 +121,9 @@ void SolveRunner::start(std::shared_ptr<const graph::ComputeGraph> graph,
             },
             Qt::QueuedConnection);
       };
-      auto result = std::make_shared<solvers::SolveResult>(runJob(*graph, *solver, settings, stop, std::move(sink)));
-      if (result->solver.empty()) result->solver = solver->info().id;
+      auto result =
+          std::make_shared<solvers::SolveResult>(runJob(*graph, *solver, settings, pinned, stop, std::move(sink)));
+      result->solver = label;
       QMetaObject::invokeMethod(
           this, [this, serial, run, result] { jobDone(serial, run, *result); }, Qt::QueuedConnection);
     };

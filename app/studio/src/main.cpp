@@ -7,6 +7,8 @@
 #include <exception>
 #include <iostream>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/MainWindow.hpp"
@@ -16,7 +18,7 @@ namespace {
 
 constexpr const char* kUsage =
     "Usage: remat-studio [GRAPH]\n"
-    "       remat-studio --screenshots DIR GRAPH [BUDGET [SOLVER,...]]\n"
+    "       remat-studio --screenshots DIR GRAPH [BUDGET [SOLVER,...]] [--keep NODE]... [--recompute NODE]...\n"
     "\n"
     "Remat Studio: load a computation graph (native JSON, ONNX, the paper's cg text, Checkmate's JSON),\n"
     "run the exact and approximate DPs side by side with the baselines, and compare their memory\n"
@@ -24,7 +26,8 @@ constexpr const char* kUsage =
     "\n"
     "  GRAPH          a graph file to open at start\n"
     "  --screenshots  run one session on GRAPH (under BUDGET, e.g. 1.6GiB, with those solvers),\n"
-    "                 save a PNG of the window per view into DIR, and quit\n"
+    "                 save a PNG of the window per view into DIR, and quit; --keep and --recompute\n"
+    "                 pin nodes by name first (docs/pins.md)\n"
     "  -h, --help     print this help and exit\n"
     "  --version      print the version and exit\n";
 
@@ -52,13 +55,38 @@ int main(int argc, char** argv) {
 #endif
     window.show();
     QStringList args = QApplication::arguments();
-    // `--screenshots DIR GRAPH [BUDGET [SOLVER,...]]`: run a session on GRAPH (under BUDGET, with those
-    // solvers; else none and the default ones), save a PNG of the window per view into DIR, quit.
+    // `--screenshots DIR GRAPH [BUDGET [SOLVER,...]] [--keep NODE]... [--recompute NODE]...`: run a
+    // session on GRAPH (under BUDGET, with those solvers; else none and the default ones; with those
+    // pins), save a PNG of the window per view into DIR, quit.
+    std::vector<std::pair<QString, remat::studio::MainWindow::Pin>> pins;
+    if (args.size() > 1 && args.at(1) == QStringLiteral("--screenshots"))
+      for (qsizetype k = 2; k < args.size();) {
+        const bool keep = args.at(k) == QStringLiteral("--keep");
+        if (!keep && args.at(k) != QStringLiteral("--recompute")) {
+          ++k;
+          continue;
+        }
+        if (k + 1 >= args.size()) {
+          std::cerr << "remat-studio: " << args.at(k).toStdString() << " needs a node name\n";
+          return 2;
+        }
+        pins.emplace_back(args.at(k + 1),
+                          keep ? remat::studio::MainWindow::Pin::Keep : remat::studio::MainWindow::Pin::Recompute);
+        args.remove(k, 2);
+      }
     if (args.size() >= 4 && args.size() <= 6 && args.at(1) == QStringLiteral("--screenshots")) {
       window.setInteractive(false);
       if (!window.openFile(args.at(3))) {
         std::cerr << "remat-studio: " << window.lastError().toStdString() << '\n';
         return 3;
+      }
+      for (const auto& [name, pin] : pins) {
+        const auto node = window.graph()->find(name.toStdString());
+        if (!node || !window.setPin(*node, pin)) {
+          std::cerr << "remat-studio: cannot pin '" << name.toStdString()
+                    << "': " << (node ? "an input or a parameter" : "the graph has no node of that name") << '\n';
+          return 2;
+        }
       }
       if (args.size() >= 5) {
         remat::studio::BudgetChoice budget;

@@ -285,6 +285,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
   auto infeasible = [&](std::optional<std::int64_t> least) -> SolverOutput {
     std::string why = "no plan fits the budget in the DP model (" + std::string(dpModelName(family.model())) +
                       "'s); the least feasible budget for " + std::string(what) +
+                      (request.pins.empty() ? "" : " under the pins") +
                       (least ? " is " + formatByteSize(Bytes{*least}) + " (" + std::to_string(*least) + " bytes)"
                              : " is higher (remat min-budget computes it)");
     if (request.strategy == Strategy::Auto) {

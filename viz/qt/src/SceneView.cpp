@@ -1,5 +1,6 @@
 #include "remat/vizqt/SceneView.hpp"
 
+#include <QContextMenuEvent>
 #include <QGuiApplication>
 #include <QImage>
 #include <QStyleHints>
@@ -254,6 +255,20 @@ QPointF SceneView::mapToScene(QPointF p) const {
 void SceneView::setHoverHandler(HoverHandler handler) { m_onHover = std::move(handler); }
 
 void SceneView::setClickHandler(ClickHandler handler) { m_onClick = std::move(handler); }
+
+void SceneView::setContextMenuHandler(ContextMenuHandler handler) { m_onContextMenu = std::move(handler); }
+
+void SceneView::contextMenuEvent(QContextMenuEvent* event) {
+  const viz::Hotspot* hotspot = m_onContextMenu ? hotspotUnder(QPointF(event->pos())) : nullptr;
+  if (!hotspot) {
+    event->ignore();
+    return;
+  }
+  // A copy: the handler may open a menu whose event loop replaces the scene.
+  const viz::Hotspot spot = *hotspot;
+  event->accept();
+  m_onContextMenu(spot, event->globalPos());
+}
 
 const viz::Hotspot* SceneView::hoveredHotspot() const {
   return m_hovered && *m_hovered < m_scene.hotspots.size() ? &m_scene.hotspots[*m_hovered] : nullptr;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/Solver.hpp"
 #include "remat/viz/Figure.hpp"
 #include "remat/viz/GraphDrawing.hpp"
@@ -28,6 +29,12 @@ inline constexpr FigureKind kAllFigures[] = {FigureKind::Timeline, FigureKind::G
 /// dash in the timeline, the Pareto front, the CLI's figures and every run, whatever the order of the
 /// plans; none when `label` is no registry solver's id.
 [[nodiscard]] std::optional<std::size_t> solverStyle(std::string_view label);
+
+/// The label of a plan a solver made under the user's pins (docs/pins.md), shown next to its unpinned
+/// plan: "exact-dp · pinned". solverStyle gives it its solver's pinned variant (Theme::kPinnedStyle).
+[[nodiscard]] std::string pinnedLabel(std::string_view solver);
+/// The solver of a pinnedLabel; nullopt for any other label.
+[[nodiscard]] std::optional<std::string_view> pinnedSolver(std::string_view label);
 
 /// A plan to draw and what to call it (a solver id, a file name).
 struct LabeledPlan {
@@ -76,12 +83,14 @@ struct ParetoInputs {
   /// of a clicked point: Hotspot::series and Hotspot::index of the Pareto figure index both).
   std::vector<std::vector<solvers::Plan>> plans;
 };
-/// `progress`, when set, hears the whole job's fraction done (each solver a equal share) and what runs,
-/// as "exact-dp: DP over lower sets".
+/// `progress`, when set, hears the whole job's fraction done (each front an equal share) and what runs,
+/// as "exact-dp: DP over lower sets". With `pins`, every solver that honours them (SolverInfo::pins) has
+/// a second series, its front under the pins, labelled pinnedLabel(solver) (solvers::honoursAll: one
+/// that honours keep pins only gets none when there are recompute pins).
 [[nodiscard]] ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& solvers,
                                         std::size_t points, std::stop_token stop = {},
                                         solvers::DpModelKind model = solvers::DpModelKind::Simulator,
-                                        const solvers::ProgressSink& progress = {});
+                                        const solvers::ProgressSink& progress = {}, const solvers::Pins& pins = {});
 
 /// A node's details, for a click on it in an interactive drawing: name, op, output bytes, forward and
 /// backward time, and its part in each plan (nodeRoleText), one line per plan as "label: role".

@@ -61,7 +61,8 @@ class ScheduleMatrixError : public std::invalid_argument {
 
 /// The matrix as a figure: steps across, the first operation on top, one rectangle per run coloured by
 /// its state (computed, recomputed, backward, kept in memory). Rows are labelled with node names when
-/// there are at most 40 of them, with their topological index otherwise.
+/// there are at most 40 of them, with their topological index otherwise. Hotspots: one of kind Node per
+/// row (its label and its cells), tipped with the node's name.
 [[nodiscard]] Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGraph& g,
                                         const FigureStyle& style);
 

@@ -57,7 +57,13 @@ struct Theme {
   [[nodiscard]] static Theme screen();
   [[nodiscard]] static Theme of(ThemeKind kind) { return kind == ThemeKind::Paper ? paper() : screen(); }
 
-  [[nodiscard]] Color seriesColor(std::size_t k) const { return series[k % series.size()]; }
+  /// Series styles from kPinnedStyle on are the pinned variants of the style k - kPinnedStyle (a plan
+  /// a solver made under the user's pins): the same colour, another dash (dotted, or dashed where the
+  /// solver's own is dotted), and in the Pareto figure the other marker fill. Odd, so the fill flips.
+  static constexpr std::size_t kPinnedStyle = 1001;
+  [[nodiscard]] Color seriesColor(std::size_t k) const {
+    return series[(k >= kPinnedStyle ? k - kPinnedStyle : k) % series.size()];
+  }
   [[nodiscard]] Stroke seriesStroke(std::size_t k, double width = 1.8) const;
   [[nodiscard]] const Fill& category(MemoryCategory c) const { return categories[static_cast<std::size_t>(c)]; }
   [[nodiscard]] Color role(NodeRole r) const { return roles[static_cast<std::size_t>(r)]; }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/Solver.hpp"
 #include "remat/viz/PlanFigures.hpp"
 #include "remat/viz/Theme.hpp"
@@ -65,7 +66,7 @@ class MainWindow : public QMainWindow {
   /// recorded when not interactive) and leaves the open graph as it was. Returns whether it opened.
   bool openFile(const QString& path);
   /// Writes the session: the graph file and the solver settings (solvers, strategy, cost model, budget,
-  /// time limit) as JSON (`"format": "remat-studio-session"`); a path without an extension gets
+  /// time limit, pins by node name) as JSON (`"format": "remat-studio-session"`); a path without an extension gets
   /// `.remat-session.json`. Returns whether it was written.
   bool saveSession(const QString& path);
   /// Help > Keyboard shortcuts: every menu action's shortcut, and the views' mouse gestures.
@@ -160,6 +161,25 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] bool computingFronts() const { return m_frontsRunning; }
   /// The whole front of a solver on the open graph, if computed.
   [[nodiscard]] std::shared_ptr<const solvers::Solver::TradeOff> front(const std::string& id) const;
+
+  /// How a node is pinned (docs/pins.md): Keep, never recomputed; Recompute, never kept past its
+  /// segment (never a checkpoint).
+  enum class Pin { None, Keep, Recompute };
+  /// Pins an operation, or unpins it (Pin::None); inputs and parameters cannot be pinned (false, with
+  /// the reason in the status bar). Once a node is pinned, each run also solves every checked solver that
+  /// honours the pins (solvers::honoursAll) under them, in a row of its own named viz::pinnedLabel
+  /// ("exact-dp · pinned") next to its unpinned plan, in the table, the timeline and the Node panel;
+  /// Compute Pareto front draws their pinned fronts too. A pin that makes the budget unreachable gives
+  /// that row an infeasible status with the solver's reason.
+  bool setPin(graph::NodeId node, Pin pin);
+  [[nodiscard]] Pin pinOf(graph::NodeId node) const;
+  /// Unpins every node.
+  void clearPins();
+  [[nodiscard]] const solvers::Pins& pins() const { return m_pins; }
+  /// The menu a right click on a node of the checkpoint drawing (or a step of the schedule) opens:
+  /// the node's name, then Keep / Recompute / Not pinned (checked as it is pinned) and Clear all pins.
+  /// The same actions are in the Pins menu for the node the Node panel shows (a click, or Find node).
+  QMenu* nodeMenu(graph::NodeId node);
 
   /// Shows a node's details (viz::nodeDetails over every finished plan) in the Node dock; what a click
   /// on a node of the checkpoint drawing does. False for a node the graph does not have.
@@ -256,6 +276,10 @@ class MainWindow : public QMainWindow {
   /// Node panel's.
   [[nodiscard]] std::vector<viz::LabeledPlan> allPlans() const;
   void logMessage(const QString& text);
+  /// The pins changed: the label in the solver panel, the Pins menu, the Node panel.
+  void pinsChanged();
+  /// Fills a menu with the pin actions for a node.
+  void fillPinMenu(QMenu* menu, graph::NodeId node);
 
   std::shared_ptr<const graph::ComputeGraph> m_rawGraph;  ///< as read, before the cost model
   std::shared_ptr<const graph::ComputeGraph> m_graph;
@@ -267,6 +291,7 @@ class MainWindow : public QMainWindow {
   std::optional<Bytes> m_runBudget;
   std::optional<viz::ParetoData> m_pareto;
   std::vector<std::vector<solvers::Plan>> m_paretoPlans;  ///< parallel to m_pareto's points
+  solvers::Pins m_paretoPins;                             ///< the pins m_pareto's pinned series were made under
   std::jthread m_paretoThread;
   /// Cancelled Pareto workers still finishing, each with its flag for done; joined once done (and all
   /// of them when the window closes), so that a cancel never waits for one.
@@ -323,6 +348,10 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<QSettings> m_settings;
   QAction* m_copyMarkdown = nullptr;
   QAction* m_copyCsv = nullptr;
+  solvers::Pins m_pins;
+  QLabel* m_pinsLabel = nullptr;
+  QMenu* m_pinMenu = nullptr;   ///< the menu bar's, for the Node panel's node
+  QMenu* m_nodeMenu = nullptr;  ///< the views' context menu, refilled for each node
 };
 
 }  // namespace remat::studio

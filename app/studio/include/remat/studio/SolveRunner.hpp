@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/Solver.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 
@@ -34,7 +35,14 @@ class SolveRunner : public QObject {
     /// (solvers::solveFromFront: the time-centric strategy, or auto where a plan fits) instead of
     /// solving again; the others solve.
     std::map<std::string, std::shared_ptr<const solvers::Solver::TradeOff>> fronts;
+    /// The user's pins: every solver that honours them all (solvers::honoursAll) also runs under them,
+    /// as a job of its own whose result is labelled viz::pinnedLabel(id) (never from a front).
+    solvers::Pins pins;
   };
+
+  /// What a run reports: each solver's id, then the pinned labels of those that also run under the pins.
+  [[nodiscard]] static std::vector<std::string> labels(const std::vector<const solvers::Solver*>& chosen,
+                                                       const solvers::Pins& pins);
 
   explicit SolveRunner(QObject* parent = nullptr);
   /// Requests every job to stop and waits for them (solvers poll their stop token).
@@ -42,7 +50,8 @@ class SolveRunner : public QObject {
   SolveRunner(const SolveRunner&) = delete;
   SolveRunner& operator=(const SolveRunner&) = delete;
 
-  /// Starts one job per solver on the graph, which the jobs share and keep alive.
+  /// Starts one job per solver on the graph (and one more under the pins for each that honours them),
+  /// which the jobs share and keep alive.
   void start(std::shared_ptr<const graph::ComputeGraph> graph, const std::vector<const solvers::Solver*>& chosen,
              const Settings& settings);
   /// Asks the current run's jobs to stop; each still reports its (cancelled) result.

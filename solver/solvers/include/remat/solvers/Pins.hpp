@@ -27,6 +27,12 @@ struct Pins {
 /// Which pins a solver honours; the others it ignores, and says so in its result's message.
 enum class PinSupport { None, Keep, KeepAndRecompute };
 
+/// Whether a solver with this support honours every one of the pins (none to honour: false).
+[[nodiscard]] inline bool honoursAll(PinSupport support, const Pins& pins) {
+  if (pins.empty()) return false;
+  return support == PinSupport::KeepAndRecompute || (support == PinSupport::Keep && pins.recompute.empty());
+}
+
 /// Pins from node names, in order, without duplicates. An unknown name, an input or parameter, or an
 /// operation pinned both ways is an error naming it (`where` says where the names came from: "--keep",
 /// a file's name).

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QImage>
+#include <QPoint>
 #include <QPointF>
 #include <QSize>
 #include <QString>
@@ -37,6 +38,9 @@ class SceneView : public QWidget {
   using HoverHandler = std::function<void(const viz::Hotspot*)>;
   /// Called on a click on a hotspot; the reference is valid during the call.
   using ClickHandler = std::function<void(const viz::Hotspot&)>;
+  /// Called on a context-menu request (right click, the menu key) over a hotspot, with the point in
+  /// global screen coordinates where a menu should open; the reference is valid during the call.
+  using ContextMenuHandler = std::function<void(const viz::Hotspot&, QPoint globalPos)>;
 
   /// The work of an asynchronous build: runs on a worker thread, so it may only use what it owns
   /// (copies of the figure's inputs). It may throw; the message is shown as the placeholder.
@@ -93,6 +97,8 @@ class SceneView : public QWidget {
   /// Called on a click (press and release within a few pixels) on a hotspot, once the double-click
   /// interval has passed without a second press: a double click only fits the view.
   void setClickHandler(ClickHandler handler);
+  /// Called on a context-menu request over a hotspot (elsewhere the request goes to the parent).
+  void setContextMenuHandler(ContextMenuHandler handler);
   /// The hotspot under the cursor, nullptr when none.
   [[nodiscard]] const viz::Hotspot* hoveredHotspot() const;
 
@@ -124,6 +130,7 @@ class SceneView : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
   void leaveEvent(QEvent* event) override;
 
  private:
@@ -164,6 +171,7 @@ class SceneView : public QWidget {
   bool m_panning = false;             ///< it has moved kClickSlop or more: a drag, not a click
   HoverHandler m_onHover;
   ClickHandler m_onClick;
+  ContextMenuHandler m_onContextMenu;
   std::optional<std::size_t> m_hovered;  ///< index into m_scene.hotspots
   // While the user drags the window edge, the old figure is scaled and the rebuild waits for a pause.
   QTimer m_resizeSettle;
