@@ -439,6 +439,25 @@ TEST_CASE("graph scene: small drawings keep their size and show labels, big ones
     CHECK(c.offCanvas == 0);
     for (const DrawnNode& n : d.nodes)
       CHECK_FALSE(std::any_of(c.texts.begin(), c.texts.end(), [&](const TextItem* t) { return t->text == n.label; }));
+
+    // In a view that zooms in far enough to read them, the labels are kept, at the same place and size
+    // as a smaller drawing would have them: the painter shows them once the zoom does.
+    FigureStyle zoomable = style;
+    zoomable.maxZoom = 50;
+    REQUIRE(layout.scale * d.fontSize * zoomable.maxZoom >= kMinTextSize);
+    const Scene zoomed = graphScene(d, zoomable);
+    const SceneCheck z = inspect(zoomed);
+    CHECK(z.offCanvas == 0);
+    std::size_t named = 0;
+    for (const DrawnNode& n : d.nodes) {
+      const Box b = layout.toScene(n.box);
+      named += std::any_of(z.texts.begin(), z.texts.end(), [&](const TextItem* t) {
+        return t->text == n.label && b.contains(Box{t->at.x, t->at.y, 0, 0}) && t->size < kMinTextSize &&
+               std::abs(t->size - layout.scale * d.fontSize) < 1e-9;
+      });
+    }
+    CHECK(named == d.nodes.size());
+    CHECK(zoomed.hotspots.size() == scene.hotspots.size());  // the same drawing otherwise
   }
 }
 

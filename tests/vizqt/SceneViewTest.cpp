@@ -355,3 +355,49 @@ TEST_CASE("SceneView shows a fresh paint of its scene after every change, its ke
   view.zoomAt(0.5, QPointF(10, 10));
   CHECK(samePixels(shown(view), paintedAfresh(view, labelled("from the worker", {40, 160, 40}))));
 }
+
+TEST_CASE("SceneView: a right click on a hotspot asks its owner for a menu there, elsewhere it passes on") {
+  remat::test::ensureTestApplication();
+  SceneView view;
+  view.resize(400, 400);
+  view.setScene(twoSpots());
+  view.show();
+  std::vector<int> asked;
+  QPoint where;
+  view.setContextMenuHandler([&](const viz::Hotspot& h, QPoint global) {
+    asked.push_back(static_cast<int>(h.index));
+    where = global;
+  });
+  const QPoint b = view.mapFromScene({145, 60}).toPoint();
+  QContextMenuEvent onB(QContextMenuEvent::Mouse, b, view.mapToGlobal(b));
+  QApplication::sendEvent(&view, &onB);
+  CHECK(asked == std::vector<int>{2});
+  CHECK(where == view.mapToGlobal(b));
+  CHECK(onB.isAccepted());
+  const QPoint empty = view.mapFromScene({100, 90}).toPoint();
+  QContextMenuEvent elsewhere(QContextMenuEvent::Mouse, empty, view.mapToGlobal(empty));
+  QApplication::sendEvent(&view, &elsewhere);
+  CHECK(asked == std::vector<int>{2});
+  CHECK_FALSE(elsewhere.isAccepted());
+}
+
+TEST_CASE("paintScene: text too small to read at the view's scale is not painted, and is once zoomed") {
+  remat::test::ensureTestApplication();
+  viz::Scene bare;
+  bare.width = 100;
+  bare.height = 40;
+  bare.add(viz::RectItem{0, 0, 100, 40, viz::Fill{{255, 255, 255}}, std::nullopt, 0});
+  viz::Scene labelled = bare;
+  labelled.add(viz::TextItem{{50, 20}, "conv1", viz::kMinTextSize / 2, {0, 0, 0}, viz::Anchor::Middle,
+                             viz::Baseline::Middle});
+  auto paint = [](const viz::Scene& scene, double scale) {
+    QImage image(static_cast<int>(100 * scale), static_cast<int>(40 * scale), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.scale(scale, scale);
+    remat::vizqt::paintScene(scene, painter, scale);
+    return image;
+  };
+  CHECK(paint(labelled, 1) == paint(bare, 1));    // half the least readable size: a smudge, skipped
+  CHECK(paint(labelled, 4) != paint(bare, 4));    // twice it: painted
+}

@@ -19,8 +19,6 @@ namespace {
 constexpr double kPad = 12;  // outer margin, as Chart's
 constexpr double kGap = 6;
 constexpr double kLegendSpacing = 18;
-// Below this size a label is a smudge, not text, and only slows the painter down.
-constexpr double kMinLabelSize = 5;
 constexpr double kLabelPadX = 6;  // matches the layout's padding inside node boxes
 
 Color mix(Color a, Color b, double t) {
@@ -390,7 +388,9 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
   Scene scene = makeScene(style);
   const double scale = layout.scale;
   const double labelSize = drawing.fontSize * scale;
-  const bool labels = labelSize >= kMinLabelSize;
+  // Labels too small to read are left out, unless the view may zoom far enough to read them (the
+  // painter then shows them from that zoom on).
+  const bool labels = labelSize * std::max(1.0, style.maxZoom) >= kMinTextSize;
   const std::size_t columns = layout.bands.size();
 
   const Stroke clusterStroke{mix(th.grid, th.foreground, 0.25), 0.8};

@@ -127,7 +127,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     view->setPlaceholderText(tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window."));
     // Figures are built on a worker thread: a Graphviz layout of a large graph must not stall the window.
     view->setAsyncSceneBuilder([this, kind](double w, double h) -> vizqt::SceneView::SceneJob {
-      auto build = prepareView(kind, w, h, viz::Theme::screen());
+      auto build = prepareView(kind, w, h, viz::Theme::screen(), vizqt::SceneView::kMaxZoom);
       return [build = std::move(build)] {
         viz::FigureResult figure = build();
         if (!figure.scene) throw std::runtime_error(figure.error);  // the view shows it as its placeholder
@@ -1059,7 +1059,7 @@ viz::FigureResult MainWindow::buildView(viz::FigureKind kind, double width, doub
 }
 
 std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind, double width, double height,
-                                                           const viz::Theme& theme) const {
+                                                           const viz::Theme& theme, double maxZoom) const {
   using Result = viz::FigureResult;
   if (!m_graph)
     return [message = tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window.").toStdString()] {
@@ -1096,6 +1096,7 @@ std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind,
     style.width = width;
     style.height = height;
     style.theme = theme;
+    style.maxZoom = maxZoom;
     auto metrics = theme.kind == viz::ThemeKind::Paper ? m_paperMetrics : m_screenMetrics;
     // The work owns its copies: the request's plans, the graph (kept alive by the shared pointer) and the
     // metrics.

@@ -109,7 +109,7 @@ QFont sceneFont(const std::string& family, double size, bool bold, const QPaintD
   return font;
 }
 
-void paintScene(const Scene& scene, QPainter& p) {
+void paintScene(const Scene& scene, QPainter& p, double viewScale) {
   p.save();
   p.setRenderHint(QPainter::Antialiasing, true);
   p.setRenderHint(QPainter::TextAntialiasing, true);
@@ -164,6 +164,7 @@ void paintScene(const Scene& scene, QPainter& p) {
       p.strokePath(path, qpen(s->stroke));
       if (s->arrow) arrowHead(p, s->points[s->points.size() - 2], s->points.back(), s->stroke);
     } else if (const auto* t = std::get_if<TextItem>(&item)) {
+      if (t->size * viewScale < kMinTextSize) continue;  // a smudge at this zoom (FigureStyle::maxZoom)
       const QFont font = sceneFont(scene.fontFamily, t->size, t->bold, device);
       const QFontMetricsF metrics(font, &device);
       // The figure builders escape the names they place; this catches any other text (a title, a plan

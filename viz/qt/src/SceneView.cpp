@@ -58,7 +58,7 @@ QImage renderView(const viz::Scene& scene, const SceneView::RasterKey& key) {
   const double s = fitScaleFor(scene, key.size) * key.zoom;
   painter.translate(originFor(scene, key.size, key.zoom, key.pan));
   painter.scale(s, s);
-  paintScene(scene, painter);
+  paintScene(scene, painter, s);
   return image;
 }
 

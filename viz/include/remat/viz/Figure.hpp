@@ -15,6 +15,10 @@ struct FigureStyle {
   Theme theme = Theme::screen();
   const TextMetrics* metrics = nullptr;  ///< approxTextMetrics() when null
   std::string title;
+  /// How far the figure may be magnified where it is shown (an interactive view's zoom; 1 for a file):
+  /// labels under kMinTextSize at the canvas size but readable at this zoom are kept, and the painter
+  /// shows them once the zoom makes them so (the checkpoint drawing's node names on a large graph).
+  double maxZoom = 1;
 
   [[nodiscard]] const TextMetrics& text() const { return metrics ? *metrics : approxTextMetrics(); }
 };

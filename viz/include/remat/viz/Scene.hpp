@@ -128,6 +128,11 @@ struct Hotspot {
   std::string tip;         ///< plain text (lines separated by '\n'), shown on hover
 };
 
+/// Text smaller than this, in the units it is painted at (scene units for exports, widget pixels on
+/// screen), is a smudge rather than text: builders leave out labels that small unless a view may
+/// magnify them (FigureStyle::maxZoom), and the painter skips them.
+inline constexpr double kMinTextSize = 5;
+
 /// A figure as plain data: a canvas and the items painted on it, in order. Built by the figure
 /// builders of this library, painted by viz/qt for the screen and for every export format alike, so
 /// that what is on screen and what goes into a paper are the same picture.

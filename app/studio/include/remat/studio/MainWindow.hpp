@@ -223,9 +223,10 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] viz::FigureResult buildView(viz::FigureKind kind, double width, double height,
                                             const viz::Theme& theme) const;
   /// buildView in two halves: this part copies the figure's inputs (on the GUI thread); the returned
-  /// work builds the figure from those copies alone, so it may run on a worker thread.
+  /// work builds the figure from those copies alone, so it may run on a worker thread. The views pass
+  /// their greatest zoom as `maxZoom` (viz::FigureStyle::maxZoom: node names show once zoomed in).
   [[nodiscard]] std::function<viz::FigureResult()> prepareView(viz::FigureKind kind, double width, double height,
-                                                               const viz::Theme& theme) const;
+                                                               const viz::Theme& theme, double maxZoom = 1) const;
 
  signals:
   /// Every solver of a run has reported its result.
