@@ -478,9 +478,23 @@ TEST_CASE("Studio scrubs the budget from each DP's whole front", "[studio][windo
 
   // The first move starts the fronts (one DP run per DP solver) and re-solves at the new budget.
   QSignalSpy fronts(&w, &MainWindow::frontsFinished);
+  QSignalSpy frontsProgress(&w, &MainWindow::frontsProgressed);
   QSignalSpy runs(&w, &MainWindow::solversFinished);
   budget.slider()->setValue(700);
   REQUIRE(QTest::qWaitFor([&] { return runs.count() == 1 && !w.solving() && fronts.count() == 1; }, kSolveTimeoutMs));
+  // The fronts' job said how far it was and what it ran, solver by solver, in order.
+  REQUIRE(frontsProgress.count() >= 2);
+  double last = -1;
+  bool named = false;
+  for (const QList<QVariant>& args : frontsProgress) {
+    const double fraction = args.at(0).toDouble();
+    CHECK(fraction >= last);
+    CHECK(fraction <= 1.0);
+    last = fraction;
+    named = named || args.at(1).toString().startsWith(QStringLiteral("approx-dp: "));
+  }
+  CHECK(named);
+  CHECK_FALSE(w.computingFronts());
   REQUIRE(w.front("exact-dp"));
   REQUIRE(w.front("approx-dp"));
   CHECK(w.front("exact-dp")->whole);

@@ -1544,17 +1544,43 @@ void MainWindow::computeFronts() {
     stopFronts();
     const std::uint64_t run = ++m_frontRun;
     m_frontsRunning = true;
-    statusBar()->showMessage(tr("Computing the budget fronts..."), 5000);
+    m_frontsFraction = 0.0;
+    m_frontsStage = tr("starting");
+    statusBar()->showMessage(tr("Computing the budget fronts... (Esc cancels)"));
     m_frontThread = std::jthread([this, graph = m_graph, wanted, run, model = dpModel()](std::stop_token stop) {
-      for (const solvers::Solver* s : wanted) {
+      // Progress to the window at most every percent or on a new stage, never from a cancelled run.
+      double posted = -1.0;
+      std::string postedStage;
+      for (std::size_t k = 0; k < wanted.size(); ++k) {
+        const solvers::Solver* s = wanted[k];
+        const std::string id = s->info().id;
+        auto progress = [&, k](double f, std::string_view stage) {
+          const double fraction = (double(k) + std::clamp(f, 0.0, 1.0)) / double(wanted.size());
+          const std::string what = id + ": " + std::string(stage);
+          if (stop.stop_requested() || (fraction - posted < 0.01 && what == postedStage)) return;
+          posted = fraction;
+          postedStage = what;
+          QMetaObject::invokeMethod(
+              this,
+              [this, run, fraction, text = QString::fromStdString(what)] {
+                if (run != m_frontRun) return;
+                m_frontsFraction = fraction;
+                m_frontsStage = text;
+                statusBar()->showMessage(tr("Computing the budget fronts: %1, %2% (Esc cancels)")
+                                             .arg(text)
+                                             .arg(std::lround(100 * fraction)));
+                emit frontsProgressed(fraction, text);
+              },
+              Qt::QueuedConnection);
+        };
+        progress(0.0, "starting");
         auto front = std::make_shared<solvers::Solver::TradeOff>();
         try {
-          *front = s->tradeOff({.graph = graph.get(), .stop = stop, .model = model}, 0);
+          *front = s->tradeOff({.graph = graph.get(), .stop = stop, .progress = progress, .model = model}, 0);
         } catch (const std::exception& e) {
           front->status = solvers::SolveStatus::Error;
           front->message = e.what();
         }
-        const std::string id = s->info().id;
         QMetaObject::invokeMethod(
             this,
             [this, front, id, run] {
@@ -1579,6 +1605,8 @@ void MainWindow::computeFronts() {
           [this, run] {
             if (run != m_frontRun) return;
             m_frontsRunning = false;
+            m_frontsFraction = 1.0;
+            statusBar()->showMessage(tr("Budget fronts ready"), 3000);
             emit frontsFinished();
           },
           Qt::QueuedConnection);

@@ -159,6 +159,10 @@ class MainWindow : public QMainWindow {
   /// Starts computing the fronts of the checked DP solvers that have none yet (see setLiveBudget).
   void computeFronts();
   [[nodiscard]] bool computingFronts() const { return m_frontsRunning; }
+  /// How far the budget fronts' job is (0 to 1, each solver an equal share) and what it runs ("exact-dp:
+  /// DP over lower sets"), while it runs; the status bar shows both (Esc cancels).
+  [[nodiscard]] double frontsProgress() const { return m_frontsFraction; }
+  [[nodiscard]] const QString& frontsStage() const { return m_frontsStage; }
   /// The whole front of a solver on the open graph, if computed.
   [[nodiscard]] std::shared_ptr<const solvers::Solver::TradeOff> front(const std::string& id) const;
 
@@ -237,6 +241,8 @@ class MainWindow : public QMainWindow {
   void paretoProgressed(double fraction, const QString& stage);
   /// The budget fronts of a computeFronts() call are in (or could not be computed; see Messages).
   void frontsFinished();
+  /// The budget fronts' progress (see frontsProgress).
+  void frontsProgressed(double fraction, const QString& stage);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -306,6 +312,8 @@ class MainWindow : public QMainWindow {
   std::jthread m_frontThread;
   std::uint64_t m_frontRun = 0;
   bool m_frontsRunning = false;
+  double m_frontsFraction = 0.0;
+  QString m_frontsStage;
 
   bool m_interactive = true;
   QString m_lastError;
