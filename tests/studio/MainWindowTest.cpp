@@ -1089,3 +1089,49 @@ TEST_CASE("Studio pins a node from the drawing's context menu and re-plans next 
   CHECK(w.pins().empty());
   CHECK(w.pinOf(*target) == MainWindow::Pin::None);
 }
+
+TEST_CASE("Studio reads a graph file on a worker, and Esc drops the read leaving the open graph as it was",
+          "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  QSignalSpy opened(&w, &MainWindow::fileOpened);
+  w.openFileInBackground(kUnet);
+  CHECK(w.opening());
+  CHECK_FALSE(w.graph());  // not before the event loop has the worker's answer
+  REQUIRE(QTest::qWaitFor([&] { return opened.count() == 1; }, 20000));
+  CHECK(opened.at(0).at(0).toBool());
+  CHECK_FALSE(w.opening());
+  REQUIRE(w.graph());
+  CHECK(w.graph()->name() == "unet");
+
+  // Cancelled at once: the answer, whenever it comes, is dropped.
+  w.openFileInBackground(QStringLiteral(REMAT_SOURCE_DIR "/datasets/resnet50.json"));
+  CHECK(w.opening());
+  w.cancelSolvers();  // what Esc does
+  CHECK_FALSE(w.opening());
+  QTest::qWait(1000);
+  CHECK(opened.count() == 1);
+  CHECK(w.graph()->name() == "unet");
+
+  // A file that cannot be read is reported, and the open graph stays.
+  w.openFileInBackground(QString::fromStdString((scratch() / "missing.onnx").string()));
+  REQUIRE(QTest::qWaitFor([&] { return opened.count() == 2; }, 20000));
+  CHECK_FALSE(opened.at(1).at(0).toBool());
+  CHECK(w.lastError().contains(QStringLiteral("missing.onnx")));
+  CHECK(w.graph()->name() == "unet");
+
+  // File > Open dataset reads this way too.
+  w.setDatasetDirectory(QStringLiteral(REMAT_SOURCE_DIR "/datasets"));
+  const QStringList files = w.datasetFiles();
+  const auto vgg = std::find_if(files.begin(), files.end(), [](const QString& f) { return f.endsWith("vgg19.json"); });
+  REQUIRE(vgg != files.end());
+  QAction* action = nullptr;
+  for (QAction* a : w.findChildren<QAction*>())
+    if (a->data().toString() == *vgg) action = a;
+  REQUIRE(action);
+  action->trigger();
+  CHECK(w.opening());
+  REQUIRE(QTest::qWaitFor([&] { return opened.count() == 3; }, 20000));
+  CHECK(w.graph()->name() == "vgg19");
+}

@@ -119,6 +119,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_runner, &SolveRunner::progressed, this, &MainWindow::onProgress);
   connect(m_runner, &SolveRunner::finished, this, &MainWindow::onFinished);
   connect(m_runner, &SolveRunner::runFinished, this, &MainWindow::onRunFinished);
+  m_openTicker = new QTimer(this);
+  m_openTicker->setInterval(250);
+  connect(m_openTicker, &QTimer::timeout, this, [this] {
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_openStarted).count();
+    statusBar()->showMessage(tr("Reading %1... %2 s (Esc cancels)")
+                                 .arg(QFileInfo(m_openPath).fileName())
+                                 .arg(seconds, 0, 'f', 1));
+  });
 
   m_tabs = new QTabWidget;
   m_tabs->setDocumentMode(true);
@@ -283,6 +291,7 @@ MainWindow::~MainWindow() {
   // Stop and join the workers before the widgets they report to go away.
   stopPareto();
   for (auto& [thread, done] : m_retiredPareto) thread.join();
+  for (auto& [thread, done] : m_openWorkers) thread.join();
   stopFronts();
   for (auto& [kind, view] : m_views) view->waitForBuild();
   delete m_runner;
@@ -669,7 +678,79 @@ void MainWindow::logMessage(const QString& text) { m_log->appendPlainText(text);
 
 bool MainWindow::openFile(const QString& path) {
   try {
-    auto read = io::readGraphFile(path.toStdString());
+    return openRead(path, io::readGraphFile(path.toStdString()));
+  } catch (const std::exception& e) {
+    reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
+    return false;
+  }
+}
+
+void MainWindow::openFileInBackground(const QString& path) {
+  cancelOpen();
+  const std::uint64_t run = ++m_openRun;
+  m_opening = true;
+  m_openPath = path;
+  m_openStarted = std::chrono::steady_clock::now();
+  statusBar()->showMessage(tr("Reading %1... (Esc cancels)").arg(QFileInfo(path).fileName()));
+  m_openTicker->start();
+  updateActions();
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::jthread worker([this, path, run, done] {
+    // Nothing may escape the thread: a failure becomes the read's error.
+    auto read = std::make_shared<std::optional<Result<graph::ComputeGraph>>>();
+    QString failure;
+    try {
+      read->emplace(io::readGraphFile(path.toStdString()));
+    } catch (const std::exception& e) {
+      failure = QString::fromUtf8(e.what());
+    } catch (...) {
+      failure = QStringLiteral("unknown error");
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, path, run, read, failure] {
+          if (run != m_openRun) return;  // cancelled, or another read replaced it
+          m_opening = false;
+          m_openTicker->stop();
+          statusBar()->clearMessage();
+          bool opened = false;
+          if (*read) {
+            try {
+              opened = openRead(path, std::move(**read));
+            } catch (const std::exception& e) {
+              reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
+            }
+          } else {
+            reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), failure);
+          }
+          updateActions();
+          emit fileOpened(opened);
+        },
+        Qt::QueuedConnection);
+    *done = true;
+  });
+  m_openWorkers.emplace_back(std::move(worker), std::move(done));
+}
+
+bool MainWindow::cancelOpen() {
+  // Workers whose reads have ended are joined (at once); the others stay retired until they end.
+  std::erase_if(m_openWorkers, [](auto& retired) {
+    if (!*retired.second) return false;
+    retired.first.join();
+    return true;
+  });
+  if (!m_opening) return false;
+  ++m_openRun;
+  m_opening = false;
+  m_openTicker->stop();
+  statusBar()->showMessage(tr("Stopped reading %1: the open graph is unchanged").arg(QFileInfo(m_openPath).fileName()),
+                           5000);
+  updateActions();
+  return true;
+}
+
+bool MainWindow::openRead(const QString& path, Result<graph::ComputeGraph> read) {
+  try {
     if (!read.ok()) {
       reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(read.errorText()));
       return false;
@@ -965,7 +1046,7 @@ void MainWindow::showRecent() {
   for (int k = 0; k < m_recent.size(); ++k) {
     const QString path = m_recent.at(k);
     QAction* action = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(k + 1).arg(QFileInfo(path).fileName()), this,
-                                              [this, path] { openFile(path); });
+                                              [this, path] { openFileInBackground(path); });
     action->setToolTip(path);
     action->setData(path);
   }
@@ -981,7 +1062,8 @@ void MainWindow::setDatasetDirectory(const QString& dir) {
   for (const QFileInfo& file : files) {
     if (file.fileName() == QStringLiteral("manifest.json")) continue;
     const QString path = file.absoluteFilePath();
-    QAction* action = m_datasetMenu->addAction(file.completeBaseName(), this, [this, path] { openFile(path); });
+    QAction* action =
+        m_datasetMenu->addAction(file.completeBaseName(), this, [this, path] { openFileInBackground(path); });
     action->setData(path);
     action->setToolTip(path);
   }
@@ -1050,7 +1132,7 @@ void MainWindow::onOpen() {
   const QString path = QFileDialog::getOpenFileName(this, tr("Open graph"),
                                                     m_path.isEmpty() ? QString() : QFileInfo(m_path).absolutePath(),
                                                     tr("Graphs (*.json *.txt *.onnx);;All files (*)"));
-  if (!path.isEmpty()) openFile(path);
+  if (!path.isEmpty()) openFileInBackground(path);
 }
 
 viz::FigureResult MainWindow::buildView(viz::FigureKind kind, double width, double height,
@@ -1628,6 +1710,7 @@ void MainWindow::stopFronts() {
 
 void MainWindow::cancelSolvers() {
   m_scrubTimer->stop();
+  cancelOpen();
   if (m_frontsRunning) {
     stopFronts();
     statusBar()->showMessage(tr("Budget fronts cancelled"), 3000);
@@ -1697,7 +1780,7 @@ void MainWindow::onRunFinished() {
 }
 
 void MainWindow::updateActions() {
-  const bool busy = m_runner->running();
+  const bool busy = m_runner->running() || m_opening;
   m_runButton->setEnabled(m_graph != nullptr);
   m_cancelButton->setEnabled(busy);
   m_exportAction->setEnabled(m_graph != nullptr);
@@ -1714,7 +1797,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   const QMimeData* mime = event->mimeData();
   if (!mime->hasUrls() || mime->urls().isEmpty() || !mime->urls().front().isLocalFile()) return;
   event->acceptProposedAction();
-  openFile(mime->urls().front().toLocalFile());
+  openFileInBackground(mime->urls().front().toLocalFile());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

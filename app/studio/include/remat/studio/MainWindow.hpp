@@ -8,6 +8,7 @@
 
 #include <map>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,14 @@ class MainWindow : public QMainWindow {
   /// Reads a graph file in any format readGraphFile reads; a bad file is reported (a dialog, or only
   /// recorded when not interactive) and leaves the open graph as it was. Returns whether it opened.
   bool openFile(const QString& path);
+  /// openFile with the reading on a worker thread, so that a large file (an ONNX model with its
+  /// weights) never freezes the window: the status bar says what is being read and for how long, Esc
+  /// (Cancel) drops the read at once (the file keeps being read on the worker, its answer ignored) and
+  /// leaves the open graph as it was. What File > Open, Open recent, Open dataset and a drop do;
+  /// fileOpened says how it ended.
+  void openFileInBackground(const QString& path);
+  /// Whether a background read is in progress.
+  [[nodiscard]] bool opening() const { return m_opening; }
   /// Writes the session: the graph file and the solver settings (solvers, strategy, cost model, budget,
   /// time limit, pins by node name) as JSON (`"format": "remat-studio-session"`); a path without an extension gets
   /// `.remat-session.json`. Returns whether it was written.
@@ -243,6 +252,9 @@ class MainWindow : public QMainWindow {
   void frontsFinished();
   /// The budget fronts' progress (see frontsProgress).
   void frontsProgressed(double fraction, const QString& stage);
+  /// A background read (openFileInBackground) ended: the graph opened (true) or could not be (false,
+  /// reported like openFile's errors). Not emitted for a cancelled read.
+  void fileOpened(bool opened);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -254,6 +266,10 @@ class MainWindow : public QMainWindow {
   QWidget* buildSolverPanel();
   void reportError(const QString& title, const QString& text);
   void onOpen();
+  /// Installs what a read of `path` gave: the graph, or the error reported.
+  bool openRead(const QString& path, Result<graph::ComputeGraph> read);
+  /// Drops a background read in progress (its worker is left to finish, joined once done).
+  bool cancelOpen();
   void onExport();
   void onSavePlan();
   void rememberRecent(const QString& path);
@@ -312,6 +328,14 @@ class MainWindow : public QMainWindow {
   std::jthread m_frontThread;
   std::uint64_t m_frontRun = 0;
   bool m_frontsRunning = false;
+  bool m_opening = false;
+  std::uint64_t m_openRun = 0;
+  QString m_openPath;
+  std::chrono::steady_clock::time_point m_openStarted;
+  QTimer* m_openTicker = nullptr;  ///< refreshes the status bar's "Reading ... 3 s" while a read runs
+  /// The workers of background reads (the current one, and cancelled ones that may still run), each with
+  /// its flag for done; joined once done (and all of them when the window closes).
+  std::vector<std::pair<std::jthread, std::shared_ptr<std::atomic<bool>>>> m_openWorkers;
   double m_frontsFraction = 0.0;
   QString m_frontsStage;
 
