@@ -105,11 +105,14 @@ void SolveRunner::start(std::shared_ptr<const graph::ComputeGraph> graph,
   for (const solvers::Solver* solver : chosen)
     if (solvers::honoursAll(solver->info().pins, settings.pins)) jobs.emplace_back(solver, true);
   m_pending = static_cast<int>(jobs.size());
-  for (const auto& [solver, pinned] : jobs) {
+  for (const auto& job : jobs) {
+    // Named variables, not a structured binding: the job's lambda captures them (clang 14 cannot).
+    const solvers::Solver* solver = job.first;
+    const bool pinned = job.second;
     const std::uint64_t serial = ++m_nextSerial;
     const std::string label = pinned ? viz::pinnedLabel(solver->info().id) : solver->info().id;
     const QString id = QString::fromStdString(label);
-    auto body = [this, graph, solver, pinned = pinned, settings, serial, run, id, label](std::stop_token stop) {
+    auto body = [this, graph, solver, pinned, settings, serial, run, id, label](std::stop_token stop) {
       auto throttle = std::make_shared<ProgressThrottle>();
       solvers::ProgressSink sink = [this, throttle, id, run](double fraction, std::string_view stage) {
         if (!throttle->due(fraction)) return;
