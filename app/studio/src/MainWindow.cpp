@@ -407,12 +407,13 @@ QMenu* MainWindow::nodeMenu(graph::NodeId node) {
 
 void MainWindow::fillPinMenu(QMenu* menu, graph::NodeId node) {
   const QString name = QString::fromStdString(viz::displayName(m_graph->node(node).name));
-  menu->addAction(name)->setEnabled(false);
+  QAction* title = menu->addAction(name);
+  title->setEnabled(false);
   menu->addSeparator();
   if (!m_graph->isOp(node)) {
     menu->addAction(tr("Inputs and parameters stay in memory: nothing to pin"))->setEnabled(false);
   } else {
-    auto* group = new QActionGroup(menu);
+    auto* group = new QActionGroup(title);  // goes with the menu's actions when it is cleared
     const Pin now = pinOf(node);
     auto add = [&](const QString& text, const QString& tip, const char* objectName, Pin pin) {
       QAction* action = menu->addAction(text);
