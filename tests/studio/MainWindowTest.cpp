@@ -18,6 +18,7 @@
 #include <QTableView>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QElapsedTimer>
 #include <QTest>
 
 #include <algorithm>
@@ -32,6 +33,7 @@
 #include "StudioTestSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
+#include "remat/solvers/MaxBatch.hpp"
 #include "remat/solvers/Pins.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/Comparison.hpp"
@@ -1134,4 +1136,56 @@ TEST_CASE("Studio reads a graph file on a worker, and Esc drops the read leaving
   CHECK(w.opening());
   REQUIRE(QTest::qWaitFor([&] { return opened.count() == 3; }, 20000));
   CHECK(w.graph()->name() == "vgg19");
+}
+
+TEST_CASE("Studio finds the largest batch each solver fits in the budget, on a worker, and cancels at once",
+          "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  CHECK_FALSE(w.computeMaxBatch(1));  // no graph
+  REQUIRE(w.openFile(kUnet));
+  win.only({"exact-dp", "store-all"});
+  w.budgetEditor()->setBudget({});
+  CHECK_FALSE(w.computeMaxBatch(1));  // no budget: nothing to fit in
+  CHECK(w.lastError().contains(QStringLiteral("device's memory")));
+
+  // Three times the plain run's peak at the graph's own batch: a larger batch fits.
+  const Bytes memory{w.vanilla()->metrics.simulatedPeak.value * 3};
+  w.budgetEditor()->setBudget({BudgetChoice::Kind::Fixed, memory});
+  QSignalSpy finished(&w, &MainWindow::maxBatchFinished);
+  QSignalSpy progress(&w, &MainWindow::maxBatchProgressed);
+  REQUIRE(w.computeMaxBatch(4));
+  CHECK(w.computingMaxBatch());
+  REQUIRE(QTest::qWaitFor([&] { return finished.count() == 1; }, kSolveTimeoutMs));
+  CHECK_FALSE(w.computingMaxBatch());
+  CHECK(progress.count() >= 2);
+  REQUIRE(w.maxBatchAnswers().size() == 2);
+  for (const MainWindow::BatchAnswer& a : w.maxBatchAnswers()) {
+    INFO(a.solver);
+    // The library's answer, as `remat max-batch` gives it.
+    const solvers::MaxBatchResult direct =
+        solvers::maxBatch(*solvers::SolverRegistry::builtin().find(a.solver), *w.graph(), 4, memory);
+    CHECK(a.batch == direct.batch);
+    CHECK(a.status == direct.status);
+    CHECK(a.batch >= 4);
+  }
+  // Recomputation fits more than the plain run (as `remat max-batch` says: 25 against 12).
+  auto batchOf = [&](const std::string& id) {
+    for (const MainWindow::BatchAnswer& a : w.maxBatchAnswers())
+      if (a.solver == id) return a.batch;
+    return std::int64_t{-1};
+  };
+  CHECK(batchOf("exact-dp") > batchOf("store-all"));
+  CHECK(batchOf("store-all") > 4);
+
+  // Esc stops it at once; its answer never comes.
+  REQUIRE(w.computeMaxBatch(4));
+  QElapsedTimer clock;
+  clock.start();
+  w.cancelSolvers();
+  CHECK(clock.elapsed() < 100);
+  CHECK_FALSE(w.computingMaxBatch());
+  QTest::qWait(500);
+  CHECK(finished.count() == 1);
 }

@@ -19,6 +19,7 @@
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QItemSelectionModel>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -49,14 +50,17 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string_view>
 #include <vector>
 
+#include "remat/graph/BatchScaling.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
 #include "remat/io/GraphReader.hpp"
 #include "remat/io/OutputFile.hpp"
+#include "remat/solvers/MaxBatch.hpp"
 #include "remat/solvers/Pins.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
@@ -123,9 +127,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_openTicker->setInterval(250);
   connect(m_openTicker, &QTimer::timeout, this, [this] {
     const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_openStarted).count();
-    statusBar()->showMessage(tr("Reading %1... %2 s (Esc cancels)")
-                                 .arg(QFileInfo(m_openPath).fileName())
-                                 .arg(seconds, 0, 'f', 1));
+    statusBar()->showMessage(
+        tr("Reading %1... %2 s (Esc cancels)").arg(QFileInfo(m_openPath).fileName()).arg(seconds, 0, 'f', 1));
   });
 
   m_tabs = new QTabWidget;
@@ -292,6 +295,8 @@ MainWindow::~MainWindow() {
   stopPareto();
   for (auto& [thread, done] : m_retiredPareto) thread.join();
   for (auto& [thread, done] : m_openWorkers) thread.join();
+  m_batchStop.request_stop();
+  for (auto& [thread, done] : m_batchWorkers) thread.join();
   stopFronts();
   for (auto& [kind, view] : m_views) view->waitForBuild();
   delete m_runner;
@@ -377,6 +382,9 @@ void MainWindow::buildMenus() {
   solve->addSeparator();
   QAction* pareto = solve->addAction(tr("Compute &Pareto front"), this, &MainWindow::computePareto);
   pareto->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  QAction* batch = solve->addAction(tr("Largest &batch in the budget"), this, [this] { computeMaxBatch(); });
+  batch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+  batch->setToolTip(tr("The largest batch each checked solver fits in the budget field's memory, everything counted"));
 
   // The pins of the node the Node panel shows (a click on it, or Find node), as the views' context
   // menu offers them; filled each time it opens.
@@ -731,6 +739,126 @@ void MainWindow::openFileInBackground(const QString& path) {
     *done = true;
   });
   m_openWorkers.emplace_back(std::move(worker), std::move(done));
+}
+
+bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
+  const QString title = tr("No largest batch");
+  try {
+    if (!m_graph) {
+      reportError(title, tr("Open a graph first (File > Open)."));
+      return false;
+    }
+    std::vector<const solvers::Solver*> chosen;
+    for (const auto& id : checkedSolvers()) chosen.push_back(solvers::SolverRegistry::builtin().find(id));
+    if (chosen.empty()) {
+      reportError(title, tr("Check at least one solver."));
+      return false;
+    }
+    if (!m_budget->commit() || m_budget->budget().kind != BudgetChoice::Kind::Fixed) {
+      m_budget->field()->setFocus();
+      reportError(title, m_budget->errorText().isEmpty()
+                             ? tr("Set the budget to the device's memory in bytes (e.g. 80GiB): the largest batch "
+                                  "fits in it.")
+                             : m_budget->errorText());
+      return false;
+    }
+    if (baseBatch <= 0) {
+      if (const auto inferred = graph::inferBatchSize(*m_graph)) {
+        baseBatch = *inferred;
+      } else if (m_interactive) {
+        bool ok = false;
+        baseBatch = QInputDialog::getInt(this, tr("Largest batch"),
+                                         tr("The graph does not state its batch size. The batch it was built for:"), 1,
+                                         1, std::numeric_limits<int>::max(), 1, &ok);
+        if (!ok) return false;
+      } else {
+        reportError(title, tr("The graph does not state its batch size (no input shapes): give it."));
+        return false;
+      }
+    }
+    // Workers of earlier jobs that have ended are joined; a new job replaces the one running.
+    std::erase_if(m_batchWorkers, [](auto& worker) {
+      if (!*worker.second) return false;
+      worker.first.join();
+      return true;
+    });
+    m_batchStop.request_stop();
+    m_batchStop = std::stop_source();
+    const std::uint64_t run = ++m_batchRun;
+    m_batchRunning = true;
+    m_batchAnswers.clear();
+    const Bytes memory = m_budget->budget().bytes;
+    logMessage(tr("Largest batch in %1 (%2 bytes), from batch %3")
+                   .arg(QString::fromStdString(formatByteSize(memory)))
+                   .arg(memory.value)
+                   .arg(baseBatch));
+    statusBar()->showMessage(tr("Finding the largest batch... (Esc cancels)"));
+    updateActions();
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    std::jthread worker([this, graph = m_graph, chosen, baseBatch, memory, model = dpModel(), run,
+                         stop = m_batchStop.get_token(), done] {
+      auto answers = std::make_shared<std::vector<BatchAnswer>>();
+      double posted = -1.0;
+      std::string postedStage;
+      for (std::size_t k = 0; k < chosen.size() && !stop.stop_requested(); ++k) {
+        const std::string id = chosen[k]->info().id;
+        auto progress = [&, k](double f, std::string_view stage) {
+          const double fraction = (double(k) + std::clamp(f, 0.0, 1.0)) / double(chosen.size());
+          const std::string what = id + ": " + std::string(stage);
+          if (stop.stop_requested() || (fraction - posted < 0.01 && what == postedStage)) return;
+          posted = fraction;
+          postedStage = what;
+          QMetaObject::invokeMethod(
+              this,
+              [this, run, fraction, text = QString::fromStdString(what)] {
+                if (run != m_batchRun) return;
+                statusBar()->showMessage(
+                    tr("Largest batch: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
+                emit maxBatchProgressed(fraction, text);
+              },
+              Qt::QueuedConnection);
+        };
+        progress(0.0, "starting");
+        BatchAnswer answer{id, solvers::SolveStatus::Error, 0, {}};
+        try {
+          const solvers::MaxBatchResult r =
+              solvers::maxBatch(*chosen[k], *graph, baseBatch, memory, stop, progress, model);
+          answer.status = r.status;
+          answer.batch = r.batch;
+          answer.message = r.message;
+        } catch (const std::exception& e) {
+          answer.message = e.what();
+        }
+        answers->push_back(std::move(answer));
+      }
+      QMetaObject::invokeMethod(
+          this,
+          [this, run, answers, memory] {
+            if (run != m_batchRun) return;  // cancelled, or replaced by a later job
+            m_batchRunning = false;
+            m_batchAnswers = *answers;
+            for (const BatchAnswer& a : m_batchAnswers)
+              logMessage(a.batch > 0 ? tr("%1: largest batch %2 in %3")
+                                           .arg(QString::fromStdString(a.solver))
+                                           .arg(a.batch)
+                                           .arg(QString::fromStdString(formatByteSize(memory)))
+                                     : tr("%1: no batch fits (%2: %3)")
+                                           .arg(QString::fromStdString(a.solver), qstr(solvers::statusName(a.status)),
+                                                QString::fromStdString(a.message)));
+            statusBar()->showMessage(tr("Largest batch: see Messages"), 5000);
+            updateActions();
+            emit maxBatchFinished();
+          },
+          Qt::QueuedConnection);
+      *done = true;
+    });
+    m_batchWorkers.emplace_back(std::move(worker), std::move(done));
+    return true;
+  } catch (const std::exception& e) {
+    m_batchRunning = false;
+    reportError(title, QString::fromUtf8(e.what()));
+    return false;
+  }
 }
 
 bool MainWindow::cancelOpen() {
@@ -1712,6 +1840,13 @@ void MainWindow::stopFronts() {
 void MainWindow::cancelSolvers() {
   m_scrubTimer->stop();
   cancelOpen();
+  if (m_batchRunning) {
+    m_batchStop.request_stop();  // the worker stops at its next check; its answer is dropped
+    ++m_batchRun;
+    m_batchRunning = false;
+    statusBar()->showMessage(tr("Largest batch cancelled"), 3000);
+    updateActions();
+  }
   if (m_frontsRunning) {
     stopFronts();
     statusBar()->showMessage(tr("Budget fronts cancelled"), 3000);
@@ -1781,7 +1916,7 @@ void MainWindow::onRunFinished() {
 }
 
 void MainWindow::updateActions() {
-  const bool busy = m_runner->running() || m_opening;
+  const bool busy = m_runner->running() || m_opening || m_batchRunning;
   m_runButton->setEnabled(m_graph != nullptr);
   m_cancelButton->setEnabled(busy);
   m_exportAction->setEnabled(m_graph != nullptr);

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -194,6 +195,25 @@ class MainWindow : public QMainWindow {
   /// The same actions are in the Pins menu for the node the Node panel shows (a click, or Find node).
   QMenu* nodeMenu(graph::NodeId node);
 
+  /// One checked solver's answer to Solve > Largest batch.
+  struct BatchAnswer {
+    std::string solver;
+    solvers::SolveStatus status = solvers::SolveStatus::Error;
+    std::int64_t batch = 0;  ///< the largest batch that fits; 0 when none does
+    std::string message;
+  };
+  /// Solve > Largest batch (Ctrl+B): for each checked solver, the largest batch at which it plans a
+  /// training step within the budget field's bytes, taken as the device's memory with everything counted
+  /// (solvers::maxBatch, what `remat max-batch` runs), from the batch the graph was built for:
+  /// `baseBatch`, or when 0 graph::inferBatchSize (asked for when the graph does not say and the window
+  /// is interactive). Runs on a worker: the status bar says which solver and how far
+  /// (maxBatchProgressed), Esc cancels at once (the worker is told to stop and left to finish, its answer
+  /// dropped). The answers go to Messages and maxBatchAnswers(), then maxBatchFinished. False, with the
+  /// reason reported, without a graph, a budget in bytes or a batch size.
+  bool computeMaxBatch(std::int64_t baseBatch = 0);
+  [[nodiscard]] bool computingMaxBatch() const { return m_batchRunning; }
+  [[nodiscard]] const std::vector<BatchAnswer>& maxBatchAnswers() const { return m_batchAnswers; }
+
   /// Shows a node's details (viz::nodeDetails over every finished plan) in the Node dock; what a click
   /// on a node of the checkpoint drawing does. False for a node the graph does not have.
   bool showNodeDetails(graph::NodeId node);
@@ -255,6 +275,10 @@ class MainWindow : public QMainWindow {
   /// A background read (openFileInBackground) ended: the graph opened (true) or could not be (false,
   /// reported like openFile's errors). Not emitted for a cancelled read.
   void fileOpened(bool opened);
+  /// The largest batches of a computeMaxBatch() call are in (see maxBatchAnswers).
+  void maxBatchFinished();
+  /// The largest-batch job's progress: the fraction done (each solver an equal share) and what it runs.
+  void maxBatchProgressed(double fraction, const QString& stage);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -328,6 +352,13 @@ class MainWindow : public QMainWindow {
   std::jthread m_frontThread;
   std::uint64_t m_frontRun = 0;
   bool m_frontsRunning = false;
+  bool m_batchRunning = false;
+  std::uint64_t m_batchRun = 0;
+  std::stop_source m_batchStop;
+  std::vector<BatchAnswer> m_batchAnswers;
+  /// The largest-batch workers (the current one, and cancelled ones that may still run), each with its
+  /// flag for done; joined once done (and all of them when the window closes).
+  std::vector<std::pair<std::jthread, std::shared_ptr<std::atomic<bool>>>> m_batchWorkers;
   bool m_opening = false;
   std::uint64_t m_openRun = 0;
   QString m_openPath;
