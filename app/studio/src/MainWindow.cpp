@@ -111,6 +111,32 @@ QString writeOutput(const QString& path, std::string_view bytes, const QString& 
   return error ? QString::fromStdString(error->message) : QString();
 }
 
+// Progress from a worker to the window at most every percent or on a new stage: a DP reports
+// thousands of times a second.
+class ProgressGate {
+ public:
+  bool due(double fraction, const std::string& stage) {
+    if (fraction - m_fraction < 0.01 && stage == m_stage) return false;
+    m_fraction = fraction;
+    m_stage = stage;
+    return true;
+  }
+
+ private:
+  double m_fraction = -1.0;
+  std::string m_stage;
+};
+
+// Joins the workers (each with its flag for done) whose work has ended, and forgets them; the others
+// are left to finish.
+void joinEnded(std::vector<std::pair<std::jthread, std::shared_ptr<std::atomic<bool>>>>& workers) {
+  std::erase_if(workers, [](auto& worker) {
+    if (!worker.second->load()) return false;
+    worker.first.join();
+    return true;
+  });
+}
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -777,11 +803,7 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
       }
     }
     // Workers of earlier jobs that have ended are joined; a new job replaces the one running.
-    std::erase_if(m_batchWorkers, [](auto& worker) {
-      if (!*worker.second) return false;
-      worker.first.join();
-      return true;
-    });
+    joinEnded(m_batchWorkers);
     m_batchStop.request_stop();
     m_batchStop = std::stop_source();
     const std::uint64_t run = ++m_batchRun;
@@ -798,16 +820,13 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
     std::jthread worker([this, graph = m_graph, chosen, baseBatch, memory, model = dpModel(), run,
                          stop = m_batchStop.get_token(), done] {
       auto answers = std::make_shared<std::vector<BatchAnswer>>();
-      double posted = -1.0;
-      std::string postedStage;
+      ProgressGate gate;
       for (std::size_t k = 0; k < chosen.size() && !stop.stop_requested(); ++k) {
         const std::string id = chosen[k]->info().id;
         auto progress = [&, k](double f, std::string_view stage) {
           const double fraction = (double(k) + std::clamp(f, 0.0, 1.0)) / double(chosen.size());
           const std::string what = id + ": " + std::string(stage);
-          if (stop.stop_requested() || (fraction - posted < 0.01 && what == postedStage)) return;
-          posted = fraction;
-          postedStage = what;
+          if (stop.stop_requested() || !gate.due(fraction, what)) return;
           QMetaObject::invokeMethod(
               this,
               [this, run, fraction, text = QString::fromStdString(what)] {
@@ -863,11 +882,7 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
 
 bool MainWindow::cancelOpen() {
   // Workers whose reads have ended are joined (at once); the others stay retired until they end.
-  std::erase_if(m_openWorkers, [](auto& retired) {
-    if (!*retired.second) return false;
-    retired.first.join();
-    return true;
-  });
+  joinEnded(m_openWorkers);
   if (!m_opening) return false;
   ++m_openRun;
   m_opening = false;
@@ -1570,12 +1585,9 @@ void MainWindow::computePareto() {
       auto out = std::make_shared<viz::ParetoInputs>();
       auto error = std::make_shared<std::string>();
       // Progress to the window at most every percent or on a new stage, never from a cancelled run.
-      double posted = -1.0;
-      std::string postedStage;
+      ProgressGate gate;
       auto progress = [&](double fraction, std::string_view stage) {
-        if (stop.stop_requested() || (fraction - posted < 0.01 && stage == postedStage)) return;
-        posted = fraction;
-        postedStage = stage;
+        if (stop.stop_requested() || !gate.due(fraction, std::string(stage))) return;
         QMetaObject::invokeMethod(
             this,
             [this, run, fraction, text = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()))] {
@@ -1632,11 +1644,7 @@ void MainWindow::stopPareto() {
     m_paretoThread.request_stop();
     m_retiredPareto.emplace_back(std::move(m_paretoThread), m_paretoDone);
   }
-  std::erase_if(m_retiredPareto, [](auto& retired) {
-    if (!retired.second->load()) return false;
-    retired.first.join();
-    return true;
-  });
+  joinEnded(m_retiredPareto);
   if (m_pareto) return;
   m_paretoStage.clear();
   m_views[viz::FigureKind::Pareto]->invalidate();
@@ -1760,17 +1768,14 @@ void MainWindow::computeFronts() {
     statusBar()->showMessage(tr("Computing the budget fronts... (Esc cancels)"));
     m_frontThread = std::jthread([this, graph = m_graph, wanted, run, model = dpModel()](std::stop_token stop) {
       // Progress to the window at most every percent or on a new stage, never from a cancelled run.
-      double posted = -1.0;
-      std::string postedStage;
+      ProgressGate gate;
       for (std::size_t k = 0; k < wanted.size(); ++k) {
         const solvers::Solver* s = wanted[k];
         const std::string id = s->info().id;
         auto progress = [&, k](double f, std::string_view stage) {
           const double fraction = (double(k) + std::clamp(f, 0.0, 1.0)) / double(wanted.size());
           const std::string what = id + ": " + std::string(stage);
-          if (stop.stop_requested() || (fraction - posted < 0.01 && what == postedStage)) return;
-          posted = fraction;
-          postedStage = what;
+          if (stop.stop_requested() || !gate.due(fraction, what)) return;
           QMetaObject::invokeMethod(
               this,
               [this, run, fraction, text = QString::fromStdString(what)] {
