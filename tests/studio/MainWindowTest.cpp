@@ -615,6 +615,56 @@ TEST_CASE("Studio computes the Pareto fronts on a worker and draws them", "[stud
   CHECK(w.lastError().contains(QStringLiteral("store-all")));
 }
 
+TEST_CASE("Studio draws each solver in one colour in the timeline and the Pareto front, run after run",
+          "[studio][window]") {
+  // The colour comes from the registry (viz::solverStyle), never from a plan's place in the table:
+  // approx-dp and chen-greedy look the same in both scenes, and chen-greedy keeps its colour in a
+  // second run where it is the first and only solver besides store-all.
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(kUnet));
+  const viz::Theme theme = viz::Theme::screen();
+  auto colourOf = [&](const char* id) {
+    const auto style = viz::solverStyle(id);
+    REQUIRE(style);
+    return theme.seriesColor(*style);
+  };
+  // Whether a curve of the scene (a polyline of more than two points: not an axis, tick or budget line)
+  // has the colour.
+  auto drawn = [](const viz::Scene& scene, const viz::Color& colour) {
+    return std::any_of(scene.items.begin(), scene.items.end(), [&](const viz::Item& item) {
+      const auto* line = std::get_if<viz::PolylineItem>(&item);
+      return line && line->points.size() > 2 && line->stroke.color == colour;
+    });
+  };
+  const viz::Color approx = colourOf("approx-dp");
+  const viz::Color greedy = colourOf("chen-greedy");
+  REQUIRE_FALSE(approx == greedy);
+
+  win.only({"approx-dp", "chen-greedy"});
+  REQUIRE(win.runAndWait());
+  vizqt::SceneView* timeline = w.view(viz::FigureKind::Timeline);
+  w.views()->setCurrentWidget(timeline);
+  CHECK(drawn(timeline->currentScene(), approx));
+  CHECK(drawn(timeline->currentScene(), greedy));
+
+  w.computePareto();
+  REQUIRE(QTest::qWaitFor([&] { return !w.computingPareto(); }, kSolveTimeoutMs));
+  vizqt::SceneView* pareto = w.view(viz::FigureKind::Pareto);
+  w.views()->setCurrentWidget(pareto);
+  REQUIRE(w.pareto());
+  for (const auto& series : w.pareto()->series)
+    if (series.points.size() > 2) CHECK(drawn(pareto->currentScene(), colourOf(series.solver.c_str())));
+  CHECK(drawn(pareto->currentScene(), approx));
+
+  win.only({"chen-greedy"});
+  REQUIRE(win.runAndWait());
+  w.views()->setCurrentWidget(timeline);
+  CHECK(drawn(timeline->currentScene(), greedy));
+  CHECK_FALSE(drawn(timeline->currentScene(), approx));
+}
+
 TEST_CASE("Studio's Pareto job reports progress, says what it computes, and cancels within 100 ms",
           "[studio][window]") {
   test::ensureWidgetApplication();
