@@ -72,6 +72,10 @@ json toJson(const Measurement& m) {
                          {"after", breakdownJson(s.after)},
                          {"during_view_alias", aliasJson(s.duringAlias)},
                          {"after_view_alias", aliasJson(s.afterAlias)},
+                         {"allocator", s.allocator ? json{{"during", s.allocator->during},
+                                                          {"peak", s.allocator->peak},
+                                                          {"after", s.allocator->after}}
+                                                   : json(nullptr)},
                          {"seconds", s.seconds}});
   }
   j["steps"] = std::move(steps);
@@ -87,6 +91,13 @@ json toJson(const Measurement& m) {
   } else {
     j["cuda"] = nullptr;
   }
+  if (m.cpuAllocator) {
+    j["cpu_allocator"] = json{{"peak_bytes", m.cpuAllocator->peakBytes},
+                              {"peak_step", m.cpuAllocator->peakStep ? json(*m.cpuAllocator->peakStep) : json(nullptr)}};
+  } else {
+    j["cpu_allocator"] = nullptr;
+  }
+  if (!m.cpuAllocatorNote.empty()) j["cpu_allocator_note"] = m.cpuAllocatorNote;
   if (m.gradients) {
     const GradientCheck& g = *m.gradients;
     json params = json::array();

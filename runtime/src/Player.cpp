@@ -24,6 +24,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "CountingAllocator.hpp"
 #include "Ops.hpp"
 #include "remat/runtime/PlayScript.hpp"
 #include "remat/runtime/RunnerError.hpp"
@@ -31,6 +32,7 @@
 namespace remat::runtime {
 namespace {
 
+using detail::AllocationCounter;
 using detail::BackwardCall;
 using detail::ForwardCall;
 using Clock = std::chrono::steady_clock;
@@ -196,10 +198,12 @@ std::uint64_t nodeSeed(std::uint64_t seed, std::size_t v) { return seed * 100000
 class Player {
  public:
   Player(const GraphSpec& g, const PlanSpec& plan, std::vector<ScriptStep> script, const Device& d,
-         std::vector<at::Tensor>& resident, std::uint64_t seed)
-      : m_g(g), m_plan(plan), m_script(std::move(script)), m_dev(d), m_resident(resident), m_seed(seed) {}
+         std::vector<at::Tensor>& resident, std::uint64_t seed, AllocationCounter* counter)
+      : m_g(g), m_plan(plan), m_script(std::move(script)), m_dev(d), m_resident(resident), m_seed(seed),
+        m_counter(counter) {}
 
-  /// Plays the schedule once. With `record`, accounts live storage at every step into `steps`.
+  /// Plays the schedule once. With `record`, accounts live storage at every step into `steps`, and
+  /// with a counter, what the CPU allocator held (a step's peak includes its temporaries).
   void iteration(bool record, std::vector<StepMeasurement>& steps, std::vector<double>& stepSeconds, double& loss) {
     const std::size_t n = m_g.nodes.size();
     m_values.assign(n, at::Tensor());
@@ -212,6 +216,7 @@ class Player {
     if (record) steps.assign(m_script.size(), StepMeasurement{});
     for (std::size_t s = 0; s < m_script.size(); ++s) {
       const ScriptStep& st = m_script[s];
+      if (record && m_counter) m_counter->resetPeak();
       const auto t0 = Clock::now();
       try {
         switch (st.kind) {
@@ -235,6 +240,7 @@ class Player {
       const auto t1 = Clock::now();
       if (record) {
         StepMeasurement& m = steps[s];
+        if (m_counter) m.allocator = AllocatorStep{m_counter->live(), m_counter->peak(), 0};
         m.kind = std::string(stepKindName(st.kind));
         m.node = m_g.node(st.node).id;
         m.recompute = st.recompute;
@@ -250,7 +256,10 @@ class Player {
       synchronize(m_dev);
       const auto t3 = Clock::now();
       stepSeconds[s] = std::chrono::duration<double>((t1 - t0) + (t3 - t2)).count();
-      if (record) account(steps[s].after, steps[s].afterAlias);
+      if (record) {
+        account(steps[s].after, steps[s].afterAlias);
+        if (m_counter) steps[s].allocator->after = m_counter->live();
+      }
     }
   }
 
@@ -395,6 +404,7 @@ class Player {
   Device m_dev;
   std::vector<at::Tensor>& m_resident;
   std::uint64_t m_seed;
+  AllocationCounter* m_counter;  // null where the CPU allocator is not counted
   std::vector<at::Tensor> m_values, m_grads, m_paramGrads;
   std::vector<bool> m_recomputed, m_paramContributed;
 };
@@ -595,10 +605,17 @@ Measurement runLoaded(const RunOptions& o, Loaded& l) {
   m.iterations = o.iterations;
   m.liveness = o.liveness;
 
+  // On the CPU, every byte ATen allocates is counted from here on (parameters and inputs included), so
+  // that "measured" means what the framework allocated, not only what the tables hold.
+  AllocationCounter* counter = nullptr;
+  if (!dev.cuda) {
+    counter = detail::installCountingCpuAllocator(m.cpuAllocatorNote);
+    if (counter) m.cpuAllocator = CpuAllocatorStats{};
+  }
   std::vector<at::Tensor> resident = makeResident(g, o.seed, dev);
   std::vector<at::Tensor> grads;
   if (o.planFile) {
-    Player player(g, l.plan, l.script, dev, resident, o.seed);
+    Player player(g, l.plan, l.script, dev, resident, o.seed, counter);
     std::vector<std::vector<double>> perStep(l.script.size());
     std::vector<double> stepSeconds;
     for (int it = 0; it < o.warmup + o.iterations; ++it) {
@@ -612,7 +629,13 @@ Measurement runLoaded(const RunOptions& o, Loaded& l) {
       m.iterationSeconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
       for (std::size_t s = 0; s < stepSeconds.size(); ++s) perStep[s].push_back(stepSeconds[s]);
     }
-    for (std::size_t s = 0; s < m.steps.size(); ++s) m.steps[s].seconds = median(perStep[s]);
+    for (std::size_t s = 0; s < m.steps.size(); ++s) {
+      m.steps[s].seconds = median(perStep[s]);
+      if (m.cpuAllocator && m.steps[s].allocator && m.steps[s].allocator->peak > m.cpuAllocator->peakBytes) {
+        m.cpuAllocator->peakBytes = m.steps[s].allocator->peak;
+        m.cpuAllocator->peakStep = s;
+      }
+    }
     m.cuda = peakStats(dev);
     grads = player.paramGrads();
     for (std::size_t v = 0; v < g.nodes.size(); ++v)
@@ -621,11 +644,15 @@ Measurement runLoaded(const RunOptions& o, Loaded& l) {
   } else {
     for (int it = 0; it < o.warmup + o.iterations; ++it) {
       if (it == o.warmup) resetPeak(dev);
+      grads.clear();  // the last iteration's gradients are not part of this one
+      if (counter) counter->resetPeak();
       synchronize(dev);
       const auto t0 = Clock::now();
       grads = baselineIteration(g, resident, o.seed, m.loss);
       synchronize(dev);
-      if (it >= o.warmup) m.iterationSeconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      if (it < o.warmup) continue;
+      m.iterationSeconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      if (counter) m.cpuAllocator->peakBytes = std::max(m.cpuAllocator->peakBytes, counter->peak());
     }
     m.cuda = peakStats(dev);
   }

@@ -51,6 +51,7 @@ void compareWithSimulator(const remat::graph::ComputeGraph& g, const remat::sim:
   REQUIRE(sim.valid());
   const auto& points = sim.timeline.points();
   REQUIRE(m["steps"].size() == points.size());
+  std::int64_t allocatorPeak = 0;
   for (std::size_t s = 0; s < points.size(); ++s) {
     const json& step = m["steps"][s];
     INFO("step " << s << ": " << step["kind"].get<std::string>() << " " << step["node"].get<std::string>());
@@ -68,7 +69,19 @@ void compareWithSimulator(const remat::graph::ComputeGraph& g, const remat::sim:
     CHECK(d["total"].get<std::int64_t>() == p.total().value);
     CHECK(step["after"]["total"].get<std::int64_t>() == points[s].after.value);
     aliasSeen = std::max(aliasSeen, step["during_view_alias"]["total"].get<std::int64_t>());
+    // The CPU allocator, counted by the runner, holds at least what the tables hold, at every moment;
+    // its peak within the step adds the step's temporaries.
+    const json& a = step["allocator"];
+    REQUIRE(a.is_object());
+    CHECK(a["peak"].get<std::int64_t>() >= d["total"].get<std::int64_t>());
+    CHECK(a["peak"].get<std::int64_t>() >= a["during"].get<std::int64_t>());
+    CHECK(a["during"].get<std::int64_t>() >= d["total"].get<std::int64_t>());
+    CHECK(a["after"].get<std::int64_t>() >= step["after"]["total"].get<std::int64_t>());
+    allocatorPeak = std::max(allocatorPeak, a["peak"].get<std::int64_t>());
   }
+  REQUIRE(m["cpu_allocator"].is_object());
+  CHECK(m["cpu_allocator"]["peak_bytes"].get<std::int64_t>() == allocatorPeak);
+  CHECK(allocatorPeak >= m["peak_bytes"].get<std::int64_t>());
 }
 
 bool hasViews(const remat::graph::ComputeGraph& g) {

@@ -22,6 +22,7 @@
 #include "remat/runtime/ValidationError.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
+#include "remat/viz/Theme.hpp"
 
 namespace {
 
@@ -133,9 +134,20 @@ TEST_CASE("validate on cnn-skip (no views): every plan's measured peak equals th
     CHECK(row.viewAliasAtPeak == 0);
     CHECK(row.gradientsMatch == true);
     CHECK(row.measuredSeconds > 0);
+    // The measured curve is the CPU allocator's: the tables' categories equal the prediction at every
+    // step, and what the allocator held beyond them (temporaries) is drawn as workspace on top.
+    REQUIRE(row.allocatorPeak);
+    CHECK(*row.allocatorPeak >= row.measuredPeak);
+    REQUIRE(row.allocatorErrorPercent());
+    CHECK(*row.allocatorErrorPercent() >= 0.0);
     REQUIRE(row.measuredSeries.bytes.size() == row.predictedSeries.bytes.size());
-    for (std::size_t s = 0; s < row.predictedSeries.bytes.size(); ++s)
-      CHECK(row.measuredSeries.total(s) == row.predictedSeries.total(s));
+    constexpr auto kWorkspace = static_cast<std::size_t>(remat::viz::MemoryCategory::Workspace);
+    for (std::size_t s = 0; s < row.predictedSeries.bytes.size(); ++s) {
+      const auto workspace = row.measuredSeries.bytes[s][kWorkspace];
+      CHECK(workspace >= 0);
+      CHECK(row.measuredSeries.total(s) - workspace == row.predictedSeries.total(s));
+    }
+    CHECK(row.measuredSeries.peak == *row.allocatorPeak);
   }
   CHECK(report.rows[0].predictedOverheadRatio == 0.0);  // store-all is its own baseline
   CHECK(report.rows[2].predictedOverheadRatio > 0.0);   // exact-dp at its least budget recomputes
@@ -171,10 +183,12 @@ TEST_CASE("validate on the reduced ResNet-18: the table, the figure and exact pe
   INFO(text.err);
   REQUIRE(text.code == 0);
   for (const char* column :
-       {"plan", "budget", "model peak", "simulated peak", "measured peak", "peak error", "predicted time",
-        "measured time", "time error", "pred. overhead", "meas. overhead", "grads"})
+       {"plan", "budget", "model peak", "simulated peak", "allocator peak", "alloc. error", "table peak",
+        "table error", "predicted time", "measured time", "time error", "pred. overhead", "meas. overhead", "grads"})
     CHECK_THAT(text.out, Catch::Contains(column));
-  CHECK_THAT(text.out, Catch::Contains("Peak error: at most") && Catch::Contains("Time error: at most"));
+  CHECK_THAT(text.out, Catch::Contains("Allocator error: at most") && Catch::Contains("Table error: at most") &&
+                           Catch::Contains("Time error: at most"));
+  CHECK_THAT(text.out, Catch::Contains("LibTorch's CPU allocator"));
   CHECK_THAT(text.out, Catch::Contains("chen-sqrtn") && Catch::Contains("approx-dp") && Catch::Contains("equal"));
   WARN(text.out);
 
@@ -212,8 +226,15 @@ TEST_CASE("validate on the reduced ResNet-18: the table, the figure and exact pe
     CHECK(row["measured_seconds"].get<double>() > 0);
     CHECK(row["predicted_seconds"].get<double>() > 0);  // the flops:a100 model, in ns
     CHECK(row["time_error_percent"].is_number());
-    CHECK(row["allocator_peak_bytes"].is_null());
+    // The CPU allocator's peak, counted by the runner: at least the tables' (it holds them and the
+    // temporaries), with its error against the simulator.
+    REQUIRE(row["allocator_peak_bytes"].is_number_integer());
+    CHECK(row["allocator_peak_bytes"].get<std::int64_t>() >= measuredPeak);
+    CHECK(row["allocator_peak_step"].is_number_integer());
+    CHECK(row["allocator_error_percent"].is_number());
+    CHECK(row["reserved_peak_bytes"].is_null());
   }
+  CHECK(j["max_abs_allocator_error_percent"].is_number());
   CHECK(j["rows"][0]["solver"] == "store-all");
   CHECK(j["rows"][0]["measured_overhead_ratio"] == 0.0);
   CHECK(j["rows"][2]["model_peak_bytes"].is_number());  // approx-dp's plan is canonical

@@ -134,9 +134,13 @@ int runValidate(const ValidateOptions& o) {
     const auto timeError = report.maxAbsTimeErrorPercent();
     double worstPeakPercent = 0;
     for (const auto& r : report.rows) worstPeakPercent = std::max(worstPeakPercent, std::abs(r.peakErrorPercent()));
-    std::cout << "\nPeak error: at most " << formatByteSize(Bytes{report.maxAbsPeakErrorBytes()}) << " ("
+    std::cout << '\n';
+    if (const auto allocatorError = report.maxAbsAllocatorErrorPercent())
+      std::cout << "Allocator error: at most " << percentText(*allocatorError)
+                << " between the framework allocator's peak and the simulator's.\n";
+    std::cout << "Table error: at most " << formatByteSize(Bytes{report.maxAbsPeakErrorBytes()}) << " ("
               << report.maxAbsPeakErrorBytes() << " bytes, " << percentText(worstPeakPercent)
-              << ") between the measured live tensor storage and the simulator.\n"
+              << ") between the live tensor storage of the runner's tables and the simulator.\n"
               << "Time error: "
               << (timeError
                       ? "at most " + percentText(*timeError) + " between the measured median and the predicted time."

@@ -109,6 +109,13 @@ MeasuredRun readMeasuredRun(const std::string& path) {
     step.duringViewAlias = r.integer(r.at(s, at, "during_view_alias"), at + "/during_view_alias", "total");
     step.afterTotal = r.integer(r.at(s, at, "after"), at + "/after", "total");
     step.afterViewAlias = r.integer(r.at(s, at, "after_view_alias"), at + "/after_view_alias", "total");
+    // Measurements of earlier runners have no allocator figures; where present they must be whole.
+    if (s.is_object() && s.contains("allocator") && !s.at("allocator").is_null()) {
+      const json& a = s.at("allocator");
+      step.allocatorPeak = r.integer(a, at + "/allocator", "peak");
+      step.allocatorAfter = r.integer(a, at + "/allocator", "after");
+      if (*step.allocatorPeak < 0 || *step.allocatorAfter < 0) r.fail(at + "/allocator", "negative bytes");
+    }
     step.seconds = r.number(s, at, "seconds");
     m.steps.push_back(std::move(step));
   }
@@ -123,6 +130,17 @@ MeasuredRun readMeasuredRun(const std::string& path) {
   if (!cuda.is_null())
     m.cuda = AllocatorPeaks{r.integer(cuda, "/cuda", "allocator_peak_bytes"),
                             r.integer(cuda, "/cuda", "reserved_peak_bytes")};
+  if (doc.contains("cpu_allocator") && !doc.at("cpu_allocator").is_null()) {
+    const json& a = doc.at("cpu_allocator");
+    m.cpuAllocatorPeak = r.integer(a, "/cpu_allocator", "peak_bytes");
+    const json& step = r.at(a, "/cpu_allocator", "peak_step");
+    if (!step.is_null()) {
+      if (!step.is_number_unsigned() || step.get<std::uint64_t>() >= m.steps.size())
+        r.fail("/cpu_allocator/peak_step", "expected a step index");
+      m.cpuAllocatorPeakStep = step.get<std::size_t>();
+    }
+  }
+  if (doc.contains("cpu_allocator_note")) m.cpuAllocatorNote = r.text(doc, "", "cpu_allocator_note");
   const json& grads = r.at(doc, "", "gradient_check");
   if (!grads.is_null()) {
     const json& passed = r.at(grads, "/gradient_check", "passed");

@@ -68,16 +68,32 @@ viz::TimelineSeries measuredSeries(const viz::TimelineSeries& predicted, const M
                                    const std::string& label) {
   viz::TimelineSeries out;
   out.label = label;
-  for (const MeasuredStep& s : m.steps) {
+  // The tables' categories; where the runner counted the CPU allocator, the curve is the allocator's
+  // peak in each step, what the tables do not hold (temporaries inside the step) drawn as workspace.
+  const bool allocator = !m.steps.empty() && std::all_of(m.steps.begin(), m.steps.end(), [](const MeasuredStep& s) {
+    return s.allocatorPeak.has_value();
+  });
+  std::int64_t peak = 0;
+  std::size_t peakStep = 0;
+  for (std::size_t k = 0; k < m.steps.size(); ++k) {
+    const MeasuredStep& s = m.steps[k];
     std::array<std::int64_t, viz::kMemoryCategories> bytes{};
-    for (std::size_t c = 0; c < s.during.size(); ++c) bytes[c] = s.during[c];  // the runner counts no workspace
+    for (std::size_t c = 0; c < s.during.size(); ++c) bytes[c] = s.during[c];
+    if (allocator) bytes[static_cast<std::size_t>(viz::MemoryCategory::Workspace)] =
+        std::max<std::int64_t>(0, *s.allocatorPeak - s.duringTotal);
+    std::int64_t total = 0;
+    for (std::int64_t b : bytes) total += b;
+    if (total > peak) {
+      peak = total;
+      peakStep = k;
+    }
     out.bytes.push_back(bytes);
   }
   out.endTime = predicted.endTime;
   out.phase = predicted.phase;
   out.what = predicted.what;
-  out.peak = m.peak();
-  out.peakStep = m.peakStep();
+  out.peak = peak;
+  out.peakStep = peakStep;
   if (out.peakStep < out.what.size()) out.peakWhat = out.what[out.peakStep];
   return out;
 }
@@ -249,6 +265,7 @@ void ValidationRun::run() {
 
   bool anyGradientsDiffer = false;
   std::int64_t aliasMax = 0;
+  std::string allocatorNote;  // why a CPU measurement has no allocator count
   for (std::size_t k = 0; k < m_plans.size(); ++k) {
     const PlanToValidate& p = m_plans[k];
     const MeasuredRun& m = runs[k];
@@ -272,6 +289,11 @@ void ValidationRun::run() {
     if (m.cuda) {
       row.allocatorPeak = m.cuda->allocatedPeak;
       row.reservedPeak = m.cuda->reservedPeak;
+    } else if (m.cpuAllocatorPeak) {
+      row.allocatorPeak = m.cpuAllocatorPeak;
+      row.allocatorPeakStep = m.cpuAllocatorPeakStep;
+    } else if (!m.cpuAllocatorNote.empty()) {
+      allocatorNote = m.cpuAllocatorNote;
     }
     row.measuredSeconds = m.medianIterationSeconds;
     if (report.storeAllMeasuredSeconds > 0)
@@ -299,10 +321,21 @@ void ValidationRun::run() {
     workspace = std::max(workspace, g.node(graph::NodeId{v}).workspace.value);
     views += g.node(graph::NodeId{v}).bytes.value == 0 ? 1 : 0;
   }
+  // What "measured" means here: the allocator's peak is what the framework allocated; the tables'
+  // peak is what the schedule's tensors hold, the simulator's own bookkeeping replayed.
+  const bool cuda = std::any_of(report.rows.begin(), report.rows.end(), [](const ValidationRow& r) { return r.reservedPeak.has_value(); });
+  const bool counted = std::any_of(report.rows.begin(), report.rows.end(), [](const ValidationRow& r) { return r.allocatorPeak.has_value(); });
+  if (counted)
+    report.notes.push_back(cuda ? "allocator peak: the CUDA caching allocator's allocated bytes (workspace included; "
+                                  "reserved adds its caching); table peak: the storage the runner's tables hold"
+                                : "allocator peak: every byte LibTorch's CPU allocator held at once, temporaries "
+                                  "inside a step included (counted by remat-runner's allocator); table peak: the "
+                                  "storage the runner's tables hold, the schedule's own bookkeeping");
+  else if (!allocatorNote.empty())
+    report.notes.push_back("no allocator peak: " + allocatorNote + "; table peak is the storage the runner's tables hold");
   if (workspace > 0)
     report.notes.push_back("the simulator counts workspace (up to " + std::to_string(workspace) +
-                           " bytes per step); the runner's accounting of live tensors has none, the CUDA allocator "
-                           "peak includes it");
+                           " bytes per step); the tables hold none of it, the allocator peak includes it");
   if (views > 0)
     report.notes.push_back(std::to_string(views) + (views == 1 ? " zero-byte view node" : " zero-byte view nodes") +
                            " (Reshape, Flatten, Transpose, ...): storage that only views keep alive is in the "

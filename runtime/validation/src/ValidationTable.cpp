@@ -47,6 +47,11 @@ double ValidationRow::peakErrorPercent() const {
   return simulatedPeak.value > 0 ? 100.0 * double(peakErrorBytes()) / double(simulatedPeak.value) : 0.0;
 }
 
+std::optional<double> ValidationRow::allocatorErrorPercent() const {
+  if (!allocatorPeak || simulatedPeak.value <= 0) return std::nullopt;
+  return 100.0 * double(*allocatorPeak - simulatedPeak.value) / double(simulatedPeak.value);
+}
+
 std::optional<double> ValidationRow::timeErrorPercent() const {
   if (!predictedSeconds || *predictedSeconds <= 0) return std::nullopt;
   return 100.0 * (measuredSeconds - *predictedSeconds) / *predictedSeconds;
@@ -65,31 +70,43 @@ std::optional<double> ValidationReport::maxAbsTimeErrorPercent() const {
   return worst;
 }
 
+std::optional<double> ValidationReport::maxAbsAllocatorErrorPercent() const {
+  std::optional<double> worst;
+  for (const auto& r : rows)
+    if (auto e = r.allocatorErrorPercent()) worst = std::max(worst.value_or(0.0), std::abs(*e));
+  return worst;
+}
+
 std::vector<std::vector<std::string>> validationTable(const ValidationReport& report) {
   bool views = false;
-  bool cuda = false;
+  bool allocator = false;
+  bool reserved = false;
   for (const auto& r : report.rows) {
     views |= r.viewAliasAtPeak != 0;
-    cuda |= r.allocatorPeak.has_value();
+    allocator |= r.allocatorPeak.has_value();
+    reserved |= r.reservedPeak.has_value();
   }
-  std::vector<std::string> header{"plan", "budget", "model peak", "simulated peak", "measured peak", "peak error"};
+  std::vector<std::string> header{"plan", "budget", "model peak", "simulated peak"};
+  if (allocator) header.insert(header.end(), {"allocator peak", "alloc. error"});
+  if (reserved) header.emplace_back("reserved");
+  header.insert(header.end(), {"table peak", "table error"});
   if (views) header.emplace_back("view-held");
-  if (cuda) header.insert(header.end(), {"allocator peak", "reserved"});
   header.insert(header.end(),
                 {"predicted time", "measured time", "time error", "pred. overhead", "meas. overhead", "grads"});
   std::vector<std::vector<std::string>> rows{header};
   for (const auto& r : report.rows) {
-    std::vector<std::string> row{r.label,
-                                 r.budget ? formatByteSize(*r.budget) : std::string("none"),
+    std::vector<std::string> row{r.label, r.budget ? formatByteSize(*r.budget) : std::string("none"),
                                  r.modelPeak ? formatByteSize(*r.modelPeak) : std::string("-"),
-                                 formatByteSize(r.simulatedPeak),
-                                 formatByteSize(Bytes{r.measuredPeak}),
-                                 signedBytes(r.peakErrorBytes()) + " (" + signedPercent(r.peakErrorPercent()) + ")"};
-    if (views) row.push_back(formatByteSize(Bytes{r.viewAliasAtPeak}));
-    if (cuda) {
+                                 formatByteSize(r.simulatedPeak)};
+    if (allocator) {
       row.push_back(r.allocatorPeak ? formatByteSize(Bytes{*r.allocatorPeak}) : std::string("-"));
-      row.push_back(r.reservedPeak ? formatByteSize(Bytes{*r.reservedPeak}) : std::string("-"));
+      const auto error = r.allocatorErrorPercent();
+      row.push_back(error ? signedPercent(*error) : std::string("-"));
     }
+    if (reserved) row.push_back(r.reservedPeak ? formatByteSize(Bytes{*r.reservedPeak}) : std::string("-"));
+    row.push_back(formatByteSize(Bytes{r.measuredPeak}));
+    row.push_back(signedBytes(r.peakErrorBytes()) + " (" + signedPercent(r.peakErrorPercent()) + ")");
+    if (views) row.push_back(formatByteSize(Bytes{r.viewAliasAtPeak}));
     row.push_back(r.predictedSeconds ? secondsText(*r.predictedSeconds)
                                      : std::to_string(r.predictedTime.value) + " " + report.timeUnit);
     row.push_back(secondsText(r.measuredSeconds));
@@ -115,6 +132,7 @@ json validationJson(const ValidationReport& report) {
   j["store_all_measured_seconds"] = report.storeAllMeasuredSeconds;
   j["max_abs_peak_error_bytes"] = report.maxAbsPeakErrorBytes();
   j["max_abs_time_error_percent"] = optionalNumber(report.maxAbsTimeErrorPercent());
+  j["max_abs_allocator_error_percent"] = optionalNumber(report.maxAbsAllocatorErrorPercent());
   j["rows"] = json::array();
   for (const auto& r : report.rows) {
     json row;
@@ -131,6 +149,8 @@ json validationJson(const ValidationReport& report) {
     row["peak_error_bytes"] = r.peakErrorBytes();
     row["peak_error_percent"] = r.peakErrorPercent();
     row["allocator_peak_bytes"] = optionalInt(r.allocatorPeak);
+    row["allocator_peak_step"] = r.allocatorPeakStep ? json(*r.allocatorPeakStep) : json(nullptr);
+    row["allocator_error_percent"] = optionalNumber(r.allocatorErrorPercent());
     row["reserved_peak_bytes"] = optionalInt(r.reservedPeak);
     row["predicted_time"] = r.predictedTime.value;
     row["predicted_overhead"] = r.predictedOverhead.value;

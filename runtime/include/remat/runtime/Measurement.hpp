@@ -32,6 +32,14 @@ struct AliasBytes {
   [[nodiscard]] std::int64_t total() const { return values + recomputed + grads; }
 };
 
+/// What the counting CPU allocator saw in one step (CPU runs): every byte ATen allocated, temporaries
+/// inside the step included, not only what the tables hold.
+struct AllocatorStep {
+  std::int64_t during = 0;  ///< held when the step's work is done, before its frees
+  std::int64_t peak = 0;    ///< the most held at once while the step ran
+  std::int64_t after = 0;   ///< held after the step's frees
+};
+
 struct StepMeasurement {
   std::string kind;  ///< fwd, bwd, free, free-grad
   std::string node;
@@ -40,7 +48,8 @@ struct StepMeasurement {
   Breakdown after;   ///< after the step and the frees that follow it
   AliasBytes duringAlias;
   AliasBytes afterAlias;
-  double seconds = 0;  ///< median over the measured iterations
+  std::optional<AllocatorStep> allocator;  ///< CPU runs: the counting allocator's figures
+  double seconds = 0;                      ///< median over the measured iterations
 };
 
 struct ParamGradCheck {
@@ -66,6 +75,13 @@ struct CudaStats {
   std::int64_t reservedBytes = 0;  ///< at the end
 };
 
+/// The counting CPU allocator's figures over a run (CPU runs only): the most bytes LibTorch's CPU
+/// allocator held at once while the schedule (or the plain run) played, and at which step.
+struct CpuAllocatorStats {
+  std::int64_t peakBytes = 0;
+  std::optional<std::size_t> peakStep;  ///< of the recorded iteration; none for the plain run
+};
+
 /// What remat-runner measured (`"format": "remat-measurement"`).
 struct Measurement {
   std::string graph;
@@ -85,6 +101,8 @@ struct Measurement {
   std::vector<double> iterationSeconds;
   std::vector<std::string> modelOnlyParamGrads;  ///< parameter gradient buffers that get no contribution
   std::optional<CudaStats> cuda;
+  std::optional<CpuAllocatorStats> cpuAllocator;
+  std::string cpuAllocatorNote;  ///< why there is no CPU allocator count, when there is none on the CPU
   std::optional<GradientCheck> gradients;
 };
 

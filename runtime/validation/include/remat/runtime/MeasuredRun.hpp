@@ -22,6 +22,10 @@ struct MeasuredStep {
   std::int64_t duringViewAlias = 0;  ///< of duringTotal, storage only zero-byte views hold
   std::int64_t afterTotal = 0;
   std::int64_t afterViewAlias = 0;
+  /// CPU runs: the most bytes LibTorch's CPU allocator held while the step ran (its temporaries
+  /// included) and what it held after the step's frees; absent in measurements without them.
+  std::optional<std::int64_t> allocatorPeak;
+  std::optional<std::int64_t> allocatorAfter;
   double seconds = 0;  ///< median over the measured iterations
 };
 
@@ -41,6 +45,11 @@ struct MeasuredRun {
   std::vector<double> iterationSeconds;
   double medianIterationSeconds = 0;
   std::optional<AllocatorPeaks> cuda;
+  /// CPU runs: the most bytes LibTorch's CPU allocator held at once (counted by remat-runner's
+  /// allocator), and the step where, for a plan.
+  std::optional<std::int64_t> cpuAllocatorPeak;
+  std::optional<std::size_t> cpuAllocatorPeakStep;
+  std::string cpuAllocatorNote;  ///< why a CPU run has no allocator count
   std::optional<bool> gradientsMatch;  ///< absent when no gradient check ran
   double gradientMaxRelDiff = 0;
   double loss = 0;  ///< NaN when the runner wrote null

@@ -28,11 +28,14 @@ struct ValidationRow {
   double predictedOverheadRatio = 0;       ///< predictedTime / the store-all plan's - 1
 
   // Measured by remat-runner.
-  std::int64_t measuredPeak = 0;  ///< exact accounting of live tensor storage, views' storage included
+  std::int64_t measuredPeak = 0;  ///< the runner's tables: live tensor storage, views' storage included
   std::size_t measuredPeakStep = 0;
   std::int64_t viewAliasAtPeak = 0;             ///< of measuredPeak, storage only zero-byte views hold
   std::int64_t measuredPeakWithoutViews = 0;    ///< the highest total less that storage, step by step
-  std::optional<std::int64_t> allocatorPeak;    ///< CUDA: the caching allocator's peak (workspace included)
+  /// What the framework's allocator held at most, temporaries included: on the CPU LibTorch's CPU
+  /// allocator counted by remat-runner, on CUDA the caching allocator's allocated bytes.
+  std::optional<std::int64_t> allocatorPeak;
+  std::optional<std::size_t> allocatorPeakStep;  ///< CPU: the step of allocatorPeak
   std::optional<std::int64_t> reservedPeak;     ///< CUDA: the allocator's reserved peak
   double measuredSeconds = 0;                   ///< median iteration time
   std::optional<double> measuredOverheadRatio;  ///< measuredSeconds / the measured store-all plan's - 1
@@ -45,6 +48,8 @@ struct ValidationRow {
   viz::TimelineSeries predictedSeries;  ///< labelled "<label> predicted"
   viz::TimelineSeries measuredSeries;   ///< labelled "<label> measured"
 
+  /// (allocatorPeak - simulatedPeak) / simulatedPeak in percent, when there is an allocator peak.
+  [[nodiscard]] std::optional<double> allocatorErrorPercent() const;
   /// measuredPeak - simulatedPeak, and that as a percentage of the simulated peak.
   [[nodiscard]] std::int64_t peakErrorBytes() const { return measuredPeak - simulatedPeak.value; }
   [[nodiscard]] double peakErrorPercent() const;
@@ -70,15 +75,17 @@ struct ValidationReport {
   /// The largest |peak error| and |time error| over the rows (time: when predicted in seconds).
   [[nodiscard]] std::int64_t maxAbsPeakErrorBytes() const;
   [[nodiscard]] std::optional<double> maxAbsTimeErrorPercent() const;
+  /// The largest |allocator error| over the rows that have an allocator peak.
+  [[nodiscard]] std::optional<double> maxAbsAllocatorErrorPercent() const;
 };
 
 /// Seconds per unit for ns, us (or µs), ms and s; nullopt for other units (ticks, the paper's units).
 [[nodiscard]] std::optional<double> secondsPerUnit(const std::string& timeUnit);
 
 /// The table `remat validate` prints: a header row, then one row per plan. Columns: plan, budget, model
-/// peak, simulated peak, measured peak, peak error, [view-held at peak, when any], [allocator peak,
-/// reserved, on CUDA], predicted time, measured time, time error, predicted overhead, measured overhead,
-/// grads.
+/// peak, simulated peak, [allocator peak, allocator error, when the runner counted the allocator],
+/// [reserved, on CUDA], table peak (the runner's tables), table error, [view-held at peak, when any],
+/// predicted time, measured time, time error, predicted overhead, measured overhead, grads.
 [[nodiscard]] std::vector<std::vector<std::string>> validationTable(const ValidationReport& report);
 
 /// The machine-readable report (ARCHITECTURE.md section 7: `device`, `rows` with `solver`,
