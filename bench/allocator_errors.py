@@ -54,7 +54,7 @@ def main():
         label = pathlib.Path(graph).stem
         simulated, allocated = plain(graph)
         error = 100.0 * (allocated - simulated) / simulated
-        lines.append(f"| {label} | plain autograd run | {mib(simulated)} | {mib(allocated)} | {error:+.2f}% |")
+        lines.append(f"| {label} | runner's plain run (autograd) | {mib(simulated)} | {mib(allocated)} | {error:+.2f}% |")
         errors = [error]
         for budget in ("none", "least"):
             for row in validate(graph, budget):

@@ -15,7 +15,7 @@ fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx fuzz_plan_json)
+fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx fuzz_plan_json fuzz_memory_trace)
 cmake --preset fuzz >/dev/null
 cmake --build build-fuzz --target "${fuzzers[@]}" -j 2
 
@@ -31,6 +31,7 @@ for fuzzer in "${fuzzers[@]}"; do
     fuzz_checkmate_json) fixtures=checkmate dict=json.dict ;;
     fuzz_onnx) fixtures=onnx dict=onnx.dict ;;
     fuzz_plan_json) fixtures=plan dict=json.dict ;;
+    fuzz_memory_trace) fixtures=trace dict=json.dict ;;
   esac
   corpus="$work/$fuzzer"
   mkdir -p "$corpus"

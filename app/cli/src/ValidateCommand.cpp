@@ -11,6 +11,8 @@
 #include "FigureSupport.hpp"
 #include "MeasureSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
+#include "remat/io/MemoryTrace.hpp"
+#include "remat/runtime/TraceComparison.hpp"
 #include "remat/runtime/Validation.hpp"
 #include "remat/viz/Timeline.hpp"
 
@@ -23,6 +25,7 @@ struct ValidateOptions {
   MeasureCliOptions measure;
   std::vector<std::string> planFiles;
   std::vector<std::string> solvers;
+  std::string measured;
   std::string budget;
   std::string strategy = "time";
   std::string model = "simulator";
@@ -40,9 +43,67 @@ std::string percentText(double v) {
   return buf;
 }
 
+// `--measured FILE`: the graph's plain run predicted against a training step recorded in PyTorch.
+int runAgainstTrace(const ValidateOptions& o, bool json) {
+  if (!o.figure.empty()) {
+    if (!vizqt::formatFromPath(o.figure))
+      throw CliError(kUsage, "cannot tell the figure format of '" + o.figure + "': use .svg, .pdf or .png");
+    checkOutputPath(o.figure, {o.graph.path, o.measured});
+  }
+  LoadedGraph loaded = loadGraph(o.graph);
+  auto read = io::readMemoryTraceFile(o.measured);
+  if (!read.ok()) throw CliError(kInput, read.errorText());
+  if (!json) {
+    for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
+    for (const auto& w : read.warnings()) std::cerr << "remat: warning: " << w.toString() << '\n';
+  }
+  runtime::TraceComparison c;
+  try {
+    c = runtime::compareWithTrace(loaded.graph, read.value(), o.measured);
+  } catch (const runtime::ValidationError& e) {
+    throw cliError(e);
+  }
+  if (!o.figure.empty()) {
+    const PreparedStyle style = prepareStyle(o.style);
+    for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
+    viz::FigureStyle figureStyle = style.style;
+    if (figureStyle.title.empty())
+      figureStyle.title = c.graph + ": the simulator's plain run and a step recorded on " + c.device;
+    viz::TimelineData data;
+    data.timeUnit = loaded.graph.timeUnit();
+    data.series = {c.predicted, c.measured};
+    writeSceneAtomically(viz::timelineScene(data, figureStyle, viz::TimelineAxis::Time), o.figure, o.style.dpi);
+  }
+  if (json) {
+    nlohmann::json j = runtime::traceComparisonJson(c);
+    j["figure"] = o.figure.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.figure);
+    printJson(j);
+    return kOk;
+  }
+  std::cout << "Graph " << c.graph << "'s plain run (store-all, liveness), predicted by the simulator, against "
+            << (c.traceModel.empty() ? std::string("the step") : c.traceModel) << " recorded on " << c.device
+            << (c.torchVersion.empty() ? std::string() : " with PyTorch " + c.torchVersion) << " (" << o.measured
+            << ")\n\n";
+  printTable(runtime::traceComparisonTable(c), o.table, 1);
+  std::cout << "\nPeak error: " << percentText(c.errorPercent()) << " (measured " << c.measuredPeak
+            << " bytes, predicted " << c.predictedPeak << " bytes, at " << c.predictedPeakWhat << ")\n";
+  for (const auto& n : c.notes) std::cout << "Note: " << n << '\n';
+  if (!o.figure.empty()) std::cout << "wrote " << o.figure << '\n';
+  return kOk;
+}
+
 int runValidate(const ValidateOptions& o) {
+  if (!o.measured.empty()) {
+    if (!o.planFiles.empty() || !o.solvers.empty())
+      throw CliError(kUsage, "--measured sets a recorded run against the plain run's prediction: no --plan or --solvers");
+    if (o.table != "text" && o.table != "markdown" && o.table != "csv" && o.table != "json")
+      throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");
+    return runAgainstTrace(o, o.json || o.table == "json");
+  }
   if (o.planFiles.empty() == o.solvers.empty())
-    throw CliError(kUsage, "give the plans to validate: --plan FILE (repeatable) or --solvers a,b,c, not both");
+    throw CliError(kUsage,
+                   "give the plans to validate: --plan FILE (repeatable) or --solvers a,b,c, not both (or a recorded "
+                   "run: --measured FILE)");
   if (o.table != "text" && o.table != "markdown" && o.table != "csv" && o.table != "json")
     throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");
   const bool json = o.json || o.table == "json";
@@ -167,6 +228,9 @@ void addValidateCommand(CLI::App& app, Runner& run) {
   cmd->add_option("graph", o->graph.path, "Graph file (with the shapes and attributes of an ONNX import)")->required();
   cmd->add_option("--plan", o->planFiles, "A plan file from `remat solve -o` (repeatable)");
   cmd->add_option("--solvers", o->solvers, "Or: solve with these solvers here (comma-separated ids)")->delimiter(',');
+  cmd->add_option("--measured", o->measured,
+                  "Or: a training step recorded in PyTorch (runtime/trace_step.py, or a Chrome trace with memory "
+                  "events), set against the simulator's plain run; nothing is played");
   cmd->add_option("--budget,-b", o->budget, "Budget for --solvers: bytes, a size such as 2GiB, or 'least'")
       ->check(givenBudget());
   cmd->add_option("--strategy", o->strategy, "DP strategy for --solvers: time, memory or auto")->capture_default_str();
