@@ -20,6 +20,7 @@
 #include "remat/runtime/Profiler.hpp"
 #include "remat/runtime/Validation.hpp"
 #include "remat/runtime/ValidationError.hpp"
+#include "remat/sim/Simulator.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/viz/Theme.hpp"
@@ -420,4 +421,65 @@ TEST_CASE("validate --measured: a ResNet-18 step recorded by runtime/trace_step.
   CHECK_THAT(refused.err, Catch::Contains("bad.trace.json") && Catch::Contains("/events/0"));
   const Run both = cli({"validate", graph.string(), "--measured", trace.string(), "--solvers", "store-all"});
   CHECK(both.code == 2);
+}
+
+// ISSUE 19: predictions into the tool users already open. A plan's simulated timeline as a PyTorch memory
+// snapshot: Python's pickle reads it, PyTorch's _memory_viz draws it, and replaying its trace gives the
+// simulator's bytes during every step (after a step's frees at most its `after`: storage a view keeps
+// alive is freed with its base and allocated again as the view's).
+TEST_CASE("render -o X.pickle: a PyTorch memory snapshot whose trace replays the simulated timeline") {
+  if (std::system("/usr/bin/python3 -c 'import torch.cuda._memory_viz' >/dev/null 2>&1") != 0) {
+    WARN("skipped: /usr/bin/python3 has no torch (scripts/install-deps.sh installs it)");
+    return;
+  }
+  const fs::path dir = scratch() / "snapshot";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string graph = small("resnet18-64px");
+  const auto g = load(graph);
+  const fs::path pickle = dir / "approx.pickle";
+  const Run render = cli({"render", graph, "--figure", "timeline", "--solvers", "approx-dp", "--budget", "least", "-o",
+                          pickle.string()});
+  INFO(render.err);
+  REQUIRE(render.code == 0);
+  // The same plan, simulated here: the expected totals per step.
+  remat::solvers::SolveRequest request;
+  request.graph = &g;
+  const auto plan =
+      remat::solvers::solveAtLeastBudget(*remat::solvers::SolverRegistry::builtin().find("approx-dp"), request);
+  REQUIRE(plan.plan);
+  const auto sim = remat::sim::Simulator(g).run(plan.plan->schedule);
+  REQUIRE(sim.valid());
+  json expected = json::array();
+  for (const auto& point : sim.timeline.points())
+    expected.push_back({point.during.total().value, point.after.value});
+  write(dir / "expected.json", expected.dump());
+  write(dir / "check.py", R"(import json, pickle, sys
+import torch.cuda._memory_viz as viz
+snapshot = pickle.load(open(sys.argv[1], "rb"))
+expected = json.load(open(sys.argv[2]))
+trace = snapshot["device_traces"][0]
+live, at, k = 0, 0, 0
+for step, (during, after) in enumerate(expected):
+    while k < len(trace) and trace[k]["frames"][0]["line"] == step and trace[k]["action"] == "alloc":
+        live += trace[k]["size"]; k += 1
+    assert live == during, (step, live, during)
+    while k < len(trace) and trace[k]["frames"][0]["line"] == step and trace[k]["action"] == "free_completed":
+        live -= trace[k]["size"]; k += 1
+    assert 0 <= live <= after, (step, live, after)
+assert k == len(trace), (k, len(trace))
+flame = viz.memory(snapshot["segments"], format_flamegraph=lambda lines: lines)
+assert flame.strip(), "empty memory flame graph"
+stats = viz.stats(snapshot["segments"])
+print(len(trace), "entries;", stats["total_size"].value, "bytes at the peak")
+)");
+  const Run check = remat::test::runProgram(
+      "/usr/bin/python3", {(dir / "check.py").string(), pickle.string(), (dir / "expected.json").string()}, dir);
+  INFO(check.out << check.err);
+  REQUIRE(check.code == 0);
+  CHECK_THAT(check.out, Catch::Contains(std::to_string(sim.peak.value) + " bytes at the peak"));
+
+  // One plan only, and only the timeline.
+  CHECK(cli({"render", graph, "--figure", "timeline", "--solvers", "approx-dp,store-all", "-o", pickle.string()}).code == 2);
+  CHECK(cli({"render", graph, "--figure", "layout", "--solvers", "approx-dp", "-o", pickle.string()}).code == 2);
 }

@@ -7,6 +7,7 @@
 #include "FigureSupport.hpp"
 #include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
+#include "remat/viz/TorchSnapshot.hpp"
 
 namespace remat::cli {
 
@@ -32,8 +33,12 @@ struct RenderOptions {
 int runRender(const RenderOptions& o) {
   const auto kind = viz::figureFromName(o.figure);
   if (!kind) throw CliError(kUsage, "unknown figure '" + o.figure + "' (timeline, graph, pareto, schedule, layout)");
-  if (!vizqt::formatFromPath(o.output))
-    throw CliError(kUsage, "cannot tell the figure format of '" + o.output + "': use .svg, .pdf or .png");
+  // A timeline may also go out as a PyTorch memory snapshot, for PyTorch's own memory viewers.
+  const bool snapshot = o.output.size() > 7 && o.output.ends_with(".pickle");
+  if (snapshot && *kind != viz::FigureKind::Timeline)
+    throw CliError(kUsage, "a .pickle output is a PyTorch memory snapshot of one plan's timeline: use --figure timeline");
+  if (!snapshot && !vizqt::formatFromPath(o.output))
+    throw CliError(kUsage, "cannot tell the figure format of '" + o.output + "': use .svg, .pdf, .png or .pickle");
   if (o.points < 2) throw CliError(kUsage, "--points must be at least 2");
   std::vector<std::string> readFiles = o.planFiles;
   readFiles.push_back(o.graph.path);
@@ -71,7 +76,20 @@ int runRender(const RenderOptions& o) {
     if (ids.empty() && o.planFiles.empty() && *kind != viz::FigureKind::Graph) ids.push_back("store-all");
     for (auto& p : plansFromSolvers(g, ids, o.budget, o.strategy, o.json, parseModel(o.model))) request.plans.push_back(std::move(p));
   }
-  writeFigure(request, style, o.output, o.style.dpi);
+  if (snapshot) {
+    if (request.plans.size() != 1)
+      throw CliError(kUsage, "a memory snapshot holds one plan; " + std::to_string(request.plans.size()) +
+                                 " were given (one --plan or one solver)");
+    std::string bytes;
+    try {
+      bytes = viz::torchMemorySnapshot(g, request.plans.front().plan.schedule);
+    } catch (const std::invalid_argument& e) {
+      throw CliError(kInput, request.plans.front().label + ": " + e.what());
+    }
+    writeFileAtomically(o.output, bytes);
+  } else {
+    writeFigure(request, style, o.output, o.style.dpi);
+  }
   if (o.json) {
     nlohmann::json plans = nlohmann::json::array();
     for (const auto& p : request.plans) plans.push_back(p.label);
@@ -90,7 +108,10 @@ void addRenderCommand(CLI::App& app, Runner& run) {
   CLI::App* cmd = app.add_subcommand("render", "Draw a figure of a graph and its plans as SVG, PDF or PNG");
   cmd->add_option("graph", o->graph.path, "Graph file")->required();
   cmd->add_option("--figure", o->figure, "timeline, graph, pareto, schedule or layout")->required();
-  cmd->add_option("--output,-o", o->output, "Output file: .svg, .pdf or .png")->required();
+  cmd->add_option("--output,-o", o->output,
+                  "Output file: .svg, .pdf or .png; for the timeline also .pickle, a PyTorch memory snapshot of one "
+                  "plan")
+      ->required();
   cmd->add_option("--plan", o->planFiles, "A plan file written by 'remat solve -o' (repeatable)");
   cmd->add_option("--solvers", o->solvers,
                   "Comma-separated solvers whose plans to draw (pareto: whose fronts; default all but store-all)")
