@@ -15,19 +15,21 @@ namespace {
 
 // Fills liveBytes, the peak and its event from signed allocation sizes on top of the resident bytes;
 // false (with an error at the event) when an event frees more than is held or the sum overflows.
-bool accumulate(MemoryTrace& t, const std::vector<std::int64_t>& bytes, const std::vector<std::string>& paths,
-                detail::Diagnostics& diag) {
+// `pathOf(k)` is event k's JSON path, made only for a message (a path per event would cost more memory
+// than the events themselves).
+template <class PathOf>
+bool accumulate(MemoryTrace& t, const std::vector<std::int64_t>& bytes, PathOf&& pathOf, detail::Diagnostics& diag) {
   std::int64_t live = t.residentBytes;
   t.peakBytes = live;
   t.peakEvent = 0;
   t.liveBytes.clear();
   for (std::size_t k = 0; k < bytes.size(); ++k) {
     if (__builtin_add_overflow(live, bytes[k], &live)) {
-      diag.errorAtPath(paths[k], "the bytes held overflow 64 bits");
+      diag.errorAtPath(pathOf(k), "the bytes held overflow 64 bits");
       return false;
     }
     if (live < 0) {
-      diag.errorAtPath(paths[k], "frees " + std::to_string(-bytes[k]) + " bytes but only " +
+      diag.errorAtPath(pathOf(k), "frees " + std::to_string(-bytes[k]) + " bytes but only " +
                                      std::to_string(live - bytes[k]) + " are held");
       return false;
     }
@@ -85,7 +87,6 @@ Result<MemoryTrace> readNative(const Json& doc, detail::Diagnostics& diag) {
     return diag.failure<MemoryTrace>();
   }
   std::vector<std::int64_t> bytes;
-  std::vector<std::string> paths;
   std::int64_t last = 0;
   for (std::size_t k = 0; k < events->size(); ++k) {
     const std::string path = detail::childPath("/events", k);
@@ -105,13 +106,13 @@ Result<MemoryTrace> readNative(const Json& doc, detail::Diagnostics& diag) {
     last = *time;
     t.timeUs.push_back(*time);
     bytes.push_back(*size);
-    paths.push_back(path);
   }
   if (!t.timeUs.empty()) {
     const std::int64_t first = t.timeUs.front();
     for (auto& x : t.timeUs) x -= first;
   }
-  if (!accumulate(t, bytes, paths, diag)) return diag.failure<MemoryTrace>();
+  if (!accumulate(t, bytes, [](std::size_t k) { return detail::childPath("/events", k); }, diag))
+    return diag.failure<MemoryTrace>();
   return Result<MemoryTrace>(std::move(t), diag.takeWarnings());
 }
 
@@ -122,7 +123,7 @@ Result<MemoryTrace> readChrome(const Json& events, const std::string& base, deta
     double ts;
     std::int64_t bytes;
     std::optional<std::int64_t> total;
-    std::string path;
+    std::size_t index;  // in the events array
   };
   std::map<std::string, std::vector<Event>> byDevice;
   for (std::size_t k = 0; k < events.size(); ++k) {
@@ -162,7 +163,7 @@ Result<MemoryTrace> readChrome(const Json& events, const std::string& base, deta
       total = detail::readInt(*all, detail::childPath(detail::childPath(path, "args"), "Total Allocated"), diag, true);
       if (!total) return diag.failure<MemoryTrace>();
     }
-    byDevice[device].push_back({ts->get<double>(), *sizeBytes, total, path});
+    byDevice[device].push_back({ts->get<double>(), *sizeBytes, total, k});
   }
   if (byDevice.empty()) {
     diag.errorAtPath(base, "no memory events (\"[memory]\"): record with torch.profiler's profile_memory=True");
@@ -195,13 +196,12 @@ Result<MemoryTrace> readChrome(const Json& events, const std::string& base, deta
                              "(parameters, inputs) is not in the curve");
   }
   std::vector<std::int64_t> bytes;
-  std::vector<std::string> paths;
   for (const Event& e : es) {
     t.timeUs.push_back(static_cast<std::int64_t>(std::llround(std::min(e.ts - es.front().ts, 9.0e15))));
     bytes.push_back(e.bytes);
-    paths.push_back(e.path);
   }
-  if (!accumulate(t, bytes, paths, diag)) return diag.failure<MemoryTrace>();
+  if (!accumulate(t, bytes, [&](std::size_t k) { return detail::childPath(base, es[k].index); }, diag))
+    return diag.failure<MemoryTrace>();
   return Result<MemoryTrace>(std::move(t), diag.takeWarnings());
 }
 
