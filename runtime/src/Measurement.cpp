@@ -64,19 +64,19 @@ json toJson(const Measurement& m) {
       peak = s.during.total();
       peakStep = i;
     }
-    steps.push_back(json{{"index", i},
-                         {"kind", s.kind},
-                         {"node", s.node},
-                         {"recompute", s.recompute},
-                         {"during", breakdownJson(s.during)},
-                         {"after", breakdownJson(s.after)},
-                         {"during_view_alias", aliasJson(s.duringAlias)},
-                         {"after_view_alias", aliasJson(s.afterAlias)},
-                         {"allocator", s.allocator ? json{{"during", s.allocator->during},
-                                                          {"peak", s.allocator->peak},
-                                                          {"after", s.allocator->after}}
-                                                   : json(nullptr)},
-                         {"seconds", s.seconds}});
+    steps.push_back(json{
+        {"index", i},
+        {"kind", s.kind},
+        {"node", s.node},
+        {"recompute", s.recompute},
+        {"during", breakdownJson(s.during)},
+        {"after", breakdownJson(s.after)},
+        {"during_view_alias", aliasJson(s.duringAlias)},
+        {"after_view_alias", aliasJson(s.afterAlias)},
+        {"allocator",
+         s.allocator ? json{{"during", s.allocator->during}, {"peak", s.allocator->peak}, {"after", s.allocator->after}}
+                     : json(nullptr)},
+        {"seconds", s.seconds}});
   }
   j["steps"] = std::move(steps);
   j["peak_bytes"] = m.steps.empty() ? json(nullptr) : json(peak);
@@ -92,8 +92,9 @@ json toJson(const Measurement& m) {
     j["cuda"] = nullptr;
   }
   if (m.cpuAllocator) {
-    j["cpu_allocator"] = json{{"peak_bytes", m.cpuAllocator->peakBytes},
-                              {"peak_step", m.cpuAllocator->peakStep ? json(*m.cpuAllocator->peakStep) : json(nullptr)}};
+    j["cpu_allocator"] =
+        json{{"peak_bytes", m.cpuAllocator->peakBytes},
+             {"peak_step", m.cpuAllocator->peakStep ? json(*m.cpuAllocator->peakStep) : json(nullptr)}};
   } else {
     j["cpu_allocator"] = nullptr;
   }

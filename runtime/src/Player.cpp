@@ -199,7 +199,12 @@ class Player {
  public:
   Player(const GraphSpec& g, const PlanSpec& plan, std::vector<ScriptStep> script, const Device& d,
          std::vector<at::Tensor>& resident, std::uint64_t seed, AllocationCounter* counter)
-      : m_g(g), m_plan(plan), m_script(std::move(script)), m_dev(d), m_resident(resident), m_seed(seed),
+      : m_g(g),
+        m_plan(plan),
+        m_script(std::move(script)),
+        m_dev(d),
+        m_resident(resident),
+        m_seed(seed),
         m_counter(counter) {}
 
   /// Plays the schedule once. With `record`, accounts live storage at every step into `steps`, and

@@ -184,8 +184,8 @@ TEST_CASE("validate on the reduced ResNet-18: the table, the figure and exact pe
   INFO(text.err);
   REQUIRE(text.code == 0);
   for (const char* column :
-       {"plan", "budget", "model peak", "simulated peak", "allocator peak", "alloc. error", "table peak",
-        "table error", "predicted time", "measured time", "time error", "pred. overhead", "meas. overhead", "grads"})
+       {"plan", "budget", "model peak", "simulated peak", "allocator peak", "alloc. error", "table peak", "table error",
+        "predicted time", "measured time", "time error", "pred. overhead", "meas. overhead", "grads"})
     CHECK_THAT(text.out, Catch::Contains(column));
   CHECK_THAT(text.out, Catch::Contains("Allocator error: at most") && Catch::Contains("Table error: at most") &&
                            Catch::Contains("Time error: at most"));
@@ -377,11 +377,11 @@ TEST_CASE("validate --measured: a ResNet-18 step recorded by runtime/trace_step.
   const fs::path trace = dir / "resnet18.trace.json";
   const fs::path onnxFile = dir / "resnet18.onnx";
   const fs::path graph = dir / "resnet18.json";
-  const Run record = remat::test::runProgram(
-      "/usr/bin/python3",
-      {std::string(REMAT_SOURCE_DIR) + "/runtime/trace_step.py", "--torchvision", "resnet18", "--batch", "2", "--size",
-       "64", "--onnx", onnxFile.string(), "-o", trace.string()},
-      dir);
+  const Run record =
+      remat::test::runProgram("/usr/bin/python3",
+                              {std::string(REMAT_SOURCE_DIR) + "/runtime/trace_step.py", "--torchvision", "resnet18",
+                               "--batch", "2", "--size", "64", "--onnx", onnxFile.string(), "-o", trace.string()},
+                              dir);
   INFO(record.out << record.err);
   REQUIRE(record.code == 0);
   const json recorded = json::parse(slurp(trace));
@@ -397,8 +397,8 @@ TEST_CASE("validate --measured: a ResNet-18 step recorded by runtime/trace_step.
   const Run text = cli({"validate", graph.string(), "--measured", trace.string(), "--figure", figure.string()});
   INFO(text.out << text.err);
   REQUIRE(text.code == 0);
-  CHECK_THAT(text.out, Catch::Contains("predicted peak") && Catch::Contains("measured peak") &&
-                           Catch::Contains("Peak error: "));
+  CHECK_THAT(text.out,
+             Catch::Contains("predicted peak") && Catch::Contains("measured peak") && Catch::Contains("Peak error: "));
   CHECK(fs::exists(figure));
   CHECK_THAT(slurp(figure), Catch::Contains("store-all predicted") && Catch::Contains("torchvision resnet18"));
 
@@ -410,12 +410,13 @@ TEST_CASE("validate --measured: a ResNet-18 step recorded by runtime/trace_step.
   CHECK(j["resident_bytes"] == recorded["resident_bytes"]);
   CHECK(j["error_percent"].get<double>() == Approx(100.0 * double(measured - predicted) / double(predicted)));
   WARN("ResNet-18 at batch 2, 64x64: recorded peak " << measured << " bytes, simulated " << predicted << " ("
-                                                      << j["error_percent"].get<double>() << "%)");
+                                                     << j["error_percent"].get<double>() << "%)");
   CHECK(std::abs(j["error_percent"].get<double>()) <= 3.0);
 
   // Bad input: a trace that is not one, plans and a trace at once.
   const fs::path bad = dir / "bad.trace.json";
-  write(bad, R"({"format": "remat-memory-trace", "version": 1, "device": "cpu", "resident_bytes": 0, "events": [[0, -5]]})");
+  write(bad,
+        R"({"format": "remat-memory-trace", "version": 1, "device": "cpu", "resident_bytes": 0, "events": [[0, -5]]})");
   const Run refused = cli({"validate", graph.string(), "--measured", bad.string()});
   CHECK(refused.code == 3);
   CHECK_THAT(refused.err, Catch::Contains("bad.trace.json") && Catch::Contains("/events/0"));
@@ -438,8 +439,8 @@ TEST_CASE("render -o X.pickle: a PyTorch memory snapshot whose trace replays the
   const std::string graph = small("resnet18-64px");
   const auto g = load(graph);
   const fs::path pickle = dir / "approx.pickle";
-  const Run render = cli({"render", graph, "--figure", "timeline", "--solvers", "approx-dp", "--budget", "least", "-o",
-                          pickle.string()});
+  const Run render = cli(
+      {"render", graph, "--figure", "timeline", "--solvers", "approx-dp", "--budget", "least", "-o", pickle.string()});
   INFO(render.err);
   REQUIRE(render.code == 0);
   // The same plan, simulated here: the expected totals per step.
@@ -451,8 +452,7 @@ TEST_CASE("render -o X.pickle: a PyTorch memory snapshot whose trace replays the
   const auto sim = remat::sim::Simulator(g).run(plan.plan->schedule);
   REQUIRE(sim.valid());
   json expected = json::array();
-  for (const auto& point : sim.timeline.points())
-    expected.push_back({point.during.total().value, point.after.value});
+  for (const auto& point : sim.timeline.points()) expected.push_back({point.during.total().value, point.after.value});
   write(dir / "expected.json", expected.dump());
   write(dir / "check.py", R"(import json, pickle, sys
 import torch.cuda._memory_viz as viz
@@ -480,6 +480,8 @@ print(len(trace), "entries;", stats["total_size"].value, "bytes at the peak")
   CHECK_THAT(check.out, Catch::Contains(std::to_string(sim.peak.value) + " bytes at the peak"));
 
   // One plan only, and only the timeline.
-  CHECK(cli({"render", graph, "--figure", "timeline", "--solvers", "approx-dp,store-all", "-o", pickle.string()}).code == 2);
+  CHECK(
+      cli({"render", graph, "--figure", "timeline", "--solvers", "approx-dp,store-all", "-o", pickle.string()}).code ==
+      2);
   CHECK(cli({"render", graph, "--figure", "layout", "--solvers", "approx-dp", "-o", pickle.string()}).code == 2);
 }

@@ -15,7 +15,7 @@ namespace {
 // Python's pickle, protocol 2: the few opcodes this file needs, no memo (nothing is shared).
 class Pickle {
  public:
-  Pickle() { m_out += "\x80\x02"; }  // PROTO 2
+  Pickle() { m_out += "\x80\x02"; }    // PROTO 2
   void beginDict() { m_out += "}("; }  // EMPTY_DICT, MARK
   void endDict() { m_out += 'u'; }     // SETITEMS
   void beginList() { m_out += "]("; }  // EMPTY_LIST, MARK
@@ -50,13 +50,20 @@ class Pickle {
 
 std::string_view holds(sim::TensorLifetime::Kind kind) {
   switch (kind) {
-    case sim::TensorLifetime::Kind::Param: return "parameter";
-    case sim::TensorLifetime::Kind::Input: return "input";
-    case sim::TensorLifetime::Kind::Value: return "value";
-    case sim::TensorLifetime::Kind::Recomputed: return "recomputed value";
-    case sim::TensorLifetime::Kind::Grad: return "gradient";
-    case sim::TensorLifetime::Kind::ParamGrad: return "parameter gradient";
-    case sim::TensorLifetime::Kind::Workspace: return "workspace";
+    case sim::TensorLifetime::Kind::Param:
+      return "parameter";
+    case sim::TensorLifetime::Kind::Input:
+      return "input";
+    case sim::TensorLifetime::Kind::Value:
+      return "value";
+    case sim::TensorLifetime::Kind::Recomputed:
+      return "recomputed value";
+    case sim::TensorLifetime::Kind::Grad:
+      return "gradient";
+    case sim::TensorLifetime::Kind::ParamGrad:
+      return "parameter gradient";
+    case sim::TensorLifetime::Kind::Workspace:
+      return "workspace";
   }
   return "tensor";
 }
@@ -77,10 +84,14 @@ std::string torchMemorySnapshot(const graph::ComputeGraph& g, const sim::Schedul
   // Time at the end of each step, in the graph's unit; in microseconds where the unit is a time.
   double perUs = 0;
   const std::string& unit = g.timeUnit();
-  if (unit == "ns") perUs = 1e-3;
-  else if (unit == "us" || unit == "\u00b5s") perUs = 1;
-  else if (unit == "ms") perUs = 1e3;
-  else if (unit == "s") perUs = 1e6;
+  if (unit == "ns")
+    perUs = 1e-3;
+  else if (unit == "us" || unit == "\u00b5s")
+    perUs = 1;
+  else if (unit == "ms")
+    perUs = 1e3;
+  else if (unit == "s")
+    perUs = 1e6;
   std::vector<std::int64_t> endTime(schedule.size(), 0);
   std::int64_t clock = 0;
   for (std::size_t s = 0; s < schedule.size(); ++s) {

@@ -36,7 +36,8 @@ int runRender(const RenderOptions& o) {
   // A timeline may also go out as a PyTorch memory snapshot, for PyTorch's own memory viewers.
   const bool snapshot = o.output.size() > 7 && o.output.ends_with(".pickle");
   if (snapshot && *kind != viz::FigureKind::Timeline)
-    throw CliError(kUsage, "a .pickle output is a PyTorch memory snapshot of one plan's timeline: use --figure timeline");
+    throw CliError(kUsage,
+                   "a .pickle output is a PyTorch memory snapshot of one plan's timeline: use --figure timeline");
   if (!snapshot && !vizqt::formatFromPath(o.output))
     throw CliError(kUsage, "cannot tell the figure format of '" + o.output + "': use .svg, .pdf, .png or .pickle");
   if (o.points < 2) throw CliError(kUsage, "--points must be at least 2");

@@ -95,7 +95,8 @@ int runAgainstTrace(const ValidateOptions& o, bool json) {
 int runValidate(const ValidateOptions& o) {
   if (!o.measured.empty()) {
     if (!o.planFiles.empty() || !o.solvers.empty())
-      throw CliError(kUsage, "--measured sets a recorded run against the plain run's prediction: no --plan or --solvers");
+      throw CliError(kUsage,
+                     "--measured sets a recorded run against the plain run's prediction: no --plan or --solvers");
     if (o.table != "text" && o.table != "markdown" && o.table != "csv" && o.table != "json")
       throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");
     return runAgainstTrace(o, o.json || o.table == "json");

@@ -30,12 +30,14 @@ TraceComparison compareWithTrace(const graph::ComputeGraph& g, const io::MemoryT
   solvers::SolveRequest request;
   request.graph = &g;
   const solvers::SolveResult plain = solvers::SolverRegistry::builtin().find("store-all")->solve(request);
-  if (!plain.plan) throw ValidationError(ValidationFailure::Input, "the graph's plain run has no plan: " + plain.message);
+  if (!plain.plan)
+    throw ValidationError(ValidationFailure::Input, "the graph's plain run has no plan: " + plain.message);
   solvers::PlanMetrics metrics;
   sim::SimulationResult simulation;
   solvers::evaluatePlan(g, *plain.plan, true, metrics, simulation);
   if (simulation.error)
-    throw ValidationError(ValidationFailure::Input, "the graph's plain run does not simulate: " + simulation.error->message);
+    throw ValidationError(ValidationFailure::Input,
+                          "the graph's plain run does not simulate: " + simulation.error->message);
   c.predicted = viz::timelineSeries(g, plain.plan->schedule, simulation, "store-all predicted");
   c.predictedPeak = c.predicted.peak;
   c.predictedPeakWhat = c.predicted.peakWhat;
@@ -51,7 +53,8 @@ TraceComparison compareWithTrace(const graph::ComputeGraph& g, const io::MemoryT
     bytes[kParams] = trace.residentBytes;
     bytes[kValues] = trace.liveBytes[k] - trace.residentBytes;
     m.bytes.push_back(bytes);
-    const double at = last > 0 ? double(trace.timeUs[k]) / double(last) : double(k + 1) / double(trace.liveBytes.size());
+    const double at =
+        last > 0 ? double(trace.timeUs[k]) / double(last) : double(k + 1) / double(trace.liveBytes.size());
     m.endTime.push_back(static_cast<std::int64_t>(at * double(end)));
     m.phase.push_back(viz::Phase::Forward);
     const std::int64_t delta = trace.liveBytes[k] - (k == 0 ? trace.residentBytes : trace.liveBytes[k - 1]);
@@ -63,13 +66,16 @@ TraceComparison compareWithTrace(const graph::ComputeGraph& g, const io::MemoryT
   if (m.peakStep < m.what.size()) m.peakWhat = m.what[m.peakStep];
 
   if (!trace.residentKnown)
-    c.notes.push_back("the trace does not say what was held before its first event (parameters, inputs): its peak "
-                      "leaves it out, so it reads low");
-  c.notes.push_back("the measured curve's time is the trace's, scaled so that its last event ends where the "
-                    "predicted step ends (the graph's cost model, not this device's clock)");
-  c.notes.push_back("the prediction is the simulator's plain run (store-all with liveness); the trace is one "
-                    "training step of the framework's own autograd, whose saved tensors may differ from the "
-                    "graph's `saves`");
+    c.notes.push_back(
+        "the trace does not say what was held before its first event (parameters, inputs): its peak "
+        "leaves it out, so it reads low");
+  c.notes.push_back(
+      "the measured curve's time is the trace's, scaled so that its last event ends where the "
+      "predicted step ends (the graph's cost model, not this device's clock)");
+  c.notes.push_back(
+      "the prediction is the simulator's plain run (store-all with liveness); the trace is one "
+      "training step of the framework's own autograd, whose saved tensors may differ from the "
+      "graph's `saves`");
   return c;
 }
 

@@ -79,8 +79,9 @@ viz::TimelineSeries measuredSeries(const viz::TimelineSeries& predicted, const M
     const MeasuredStep& s = m.steps[k];
     std::array<std::int64_t, viz::kMemoryCategories> bytes{};
     for (std::size_t c = 0; c < s.during.size(); ++c) bytes[c] = s.during[c];
-    if (allocator) bytes[static_cast<std::size_t>(viz::MemoryCategory::Workspace)] =
-        std::max<std::int64_t>(0, *s.allocatorPeak - s.duringTotal);
+    if (allocator)
+      bytes[static_cast<std::size_t>(viz::MemoryCategory::Workspace)] =
+          std::max<std::int64_t>(0, *s.allocatorPeak - s.duringTotal);
     std::int64_t total = 0;
     for (std::int64_t b : bytes) total += b;
     if (total > peak) {
@@ -323,8 +324,10 @@ void ValidationRun::run() {
   }
   // What "measured" means here: the allocator's peak is what the framework allocated; the tables'
   // peak is what the schedule's tensors hold, the simulator's own bookkeeping replayed.
-  const bool cuda = std::any_of(report.rows.begin(), report.rows.end(), [](const ValidationRow& r) { return r.reservedPeak.has_value(); });
-  const bool counted = std::any_of(report.rows.begin(), report.rows.end(), [](const ValidationRow& r) { return r.allocatorPeak.has_value(); });
+  const bool cuda = std::any_of(report.rows.begin(), report.rows.end(),
+                                [](const ValidationRow& r) { return r.reservedPeak.has_value(); });
+  const bool counted = std::any_of(report.rows.begin(), report.rows.end(),
+                                   [](const ValidationRow& r) { return r.allocatorPeak.has_value(); });
   if (counted)
     report.notes.push_back(cuda ? "allocator peak: the CUDA caching allocator's allocated bytes (workspace included; "
                                   "reserved adds its caching); table peak: the storage the runner's tables hold"
@@ -332,7 +335,8 @@ void ValidationRun::run() {
                                   "inside a step included (counted by remat-runner's allocator); table peak: the "
                                   "storage the runner's tables hold, the schedule's own bookkeeping");
   else if (!allocatorNote.empty())
-    report.notes.push_back("no allocator peak: " + allocatorNote + "; table peak is the storage the runner's tables hold");
+    report.notes.push_back("no allocator peak: " + allocatorNote +
+                           "; table peak is the storage the runner's tables hold");
   if (workspace > 0)
     report.notes.push_back("the simulator counts workspace (up to " + std::to_string(workspace) +
                            " bytes per step); the tables hold none of it, the allocator peak includes it");

@@ -30,7 +30,7 @@ bool accumulate(MemoryTrace& t, const std::vector<std::int64_t>& bytes, PathOf&&
     }
     if (live < 0) {
       diag.errorAtPath(pathOf(k), "frees " + std::to_string(-bytes[k]) + " bytes but only " +
-                                     std::to_string(live - bytes[k]) + " are held");
+                                      std::to_string(live - bytes[k]) + " are held");
       return false;
     }
     t.liveBytes.push_back(live);
@@ -111,7 +111,8 @@ Result<MemoryTrace> readNative(const Json& doc, detail::Diagnostics& diag) {
     const std::int64_t first = t.timeUs.front();
     for (auto& x : t.timeUs) x -= first;
   }
-  if (!accumulate(t, bytes, [](std::size_t k) { return detail::childPath("/events", k); }, diag))
+  if (!accumulate(
+          t, bytes, [](std::size_t k) { return detail::childPath("/events", k); }, diag))
     return diag.failure<MemoryTrace>();
   return Result<MemoryTrace>(std::move(t), diag.takeWarnings());
 }
@@ -147,7 +148,8 @@ Result<MemoryTrace> readChrome(const Json& events, const std::string& base, deta
       diag.errorAtPath(detail::childPath(path, "args"), "a memory event needs Bytes");
       return diag.failure<MemoryTrace>();
     }
-    const auto sizeBytes = detail::readInt(*size, detail::childPath(detail::childPath(path, "args"), "Bytes"), diag, false);
+    const auto sizeBytes =
+        detail::readInt(*size, detail::childPath(detail::childPath(path, "args"), "Bytes"), diag, false);
     if (!sizeBytes) return diag.failure<MemoryTrace>();
     std::string device = "cpu";
     if (const Json* type = detail::member(*args, "Device Type")) {
@@ -192,15 +194,17 @@ Result<MemoryTrace> readChrome(const Json& events, const std::string& base, deta
     t.residentBytes = std::max<std::int64_t>(0, *es.front().total - es.front().bytes);
     t.residentKnown = true;
   } else {
-    diag.warningAtPath(base, "the memory events carry no Total Allocated: what was held before the recording "
-                             "(parameters, inputs) is not in the curve");
+    diag.warningAtPath(base,
+                       "the memory events carry no Total Allocated: what was held before the recording "
+                       "(parameters, inputs) is not in the curve");
   }
   std::vector<std::int64_t> bytes;
   for (const Event& e : es) {
     t.timeUs.push_back(static_cast<std::int64_t>(std::llround(std::min(e.ts - es.front().ts, 9.0e15))));
     bytes.push_back(e.bytes);
   }
-  if (!accumulate(t, bytes, [&](std::size_t k) { return detail::childPath(base, es[k].index); }, diag))
+  if (!accumulate(
+          t, bytes, [&](std::size_t k) { return detail::childPath(base, es[k].index); }, diag))
     return diag.failure<MemoryTrace>();
   return Result<MemoryTrace>(std::move(t), diag.takeWarnings());
 }

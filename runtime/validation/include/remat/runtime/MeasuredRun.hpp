@@ -49,7 +49,7 @@ struct MeasuredRun {
   /// allocator), and the step where, for a plan.
   std::optional<std::int64_t> cpuAllocatorPeak;
   std::optional<std::size_t> cpuAllocatorPeakStep;
-  std::string cpuAllocatorNote;  ///< why a CPU run has no allocator count
+  std::string cpuAllocatorNote;        ///< why a CPU run has no allocator count
   std::optional<bool> gradientsMatch;  ///< absent when no gradient check ran
   double gradientMaxRelDiff = 0;
   double loss = 0;  ///< NaN when the runner wrote null
