@@ -419,7 +419,7 @@ TEST_CASE("render refuses bad options and unwritable files with the right exit c
   CHECK(badFigure.err.find("unknown figure 'pie'") != std::string::npos);
   Run badFormat = runRemat({"render", graph, "--figure", "timeline", "-o", (dir / "x.jpg").string()});
   CHECK(badFormat.code == 2);
-  CHECK(badFormat.err.find(".svg, .pdf or .png") != std::string::npos);
+  CHECK(badFormat.err.find(".svg, .pdf, .png or .pickle") != std::string::npos);
   Run badTheme = runRemat({"render", graph, "--figure", "timeline", "--theme", "neon", "-o", (dir / "x.svg").string()});
   CHECK(badTheme.code == 2);
   Run unwritable = runRemat({"render", graph, "--figure", "timeline", "-o", "/nonexistent-dir/x.svg"});
