@@ -38,6 +38,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.profiler import ProfilerActivity, profile
 
+# This script is shipped to users and needs only torch (torchvision for its command line), so it does
+# not import datasets/generate.py (which needs onnx and the repository); these two mirror it.
 OPSET = 14  # as datasets/generate.py
 
 

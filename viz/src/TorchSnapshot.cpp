@@ -8,6 +8,7 @@
 #include "remat/sim/Simulator.hpp"
 #include "remat/viz/MemoryLayout.hpp"
 #include "remat/viz/NodeLabel.hpp"
+#include "remat/viz/Timeline.hpp"
 
 namespace remat::viz {
 namespace {
@@ -92,13 +93,10 @@ std::string torchMemorySnapshot(const graph::ComputeGraph& g, const sim::Schedul
     perUs = 1e3;
   else if (unit == "s")
     perUs = 1e6;
-  std::vector<std::int64_t> endTime(schedule.size(), 0);
-  std::int64_t clock = 0;
-  for (std::size_t s = 0; s < schedule.size(); ++s) {
-    const sim::Step& step = schedule[s];
-    const graph::Node& n = g.node(step.node);
-    if (step.kind == sim::StepKind::Forward) clock += n.fwdTime.value;
-    if (step.kind == sim::StepKind::Backward) clock += n.bwdTime.value;
+  // The timeline's cumulative compute time at the end of each step, converted.
+  std::vector<std::int64_t> endTime = timelineSeries(g, schedule, r, {}).endTime;
+  for (std::size_t s = 0; s < endTime.size(); ++s) {
+    const std::int64_t clock = endTime[s];
     endTime[s] = perUs > 0 ? static_cast<std::int64_t>(double(clock) * perUs) : clock;
   }
 

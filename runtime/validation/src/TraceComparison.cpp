@@ -4,8 +4,8 @@
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/runtime/ValidationError.hpp"
-#include "remat/solvers/Solver.hpp"
-#include "remat/solvers/SolverRegistry.hpp"
+#include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/sim/Simulator.hpp"
 
 namespace remat::runtime {
 
@@ -26,19 +26,14 @@ TraceComparison compareWithTrace(const graph::ComputeGraph& g, const io::MemoryT
   c.residentKnown = trace.residentKnown;
   c.events = trace.liveBytes.size();
 
-  // The plain run: what one training step of the framework does, every value kept until its last use.
-  solvers::SolveRequest request;
-  request.graph = &g;
-  const solvers::SolveResult plain = solvers::SolverRegistry::builtin().find("store-all")->solve(request);
-  if (!plain.plan)
-    throw ValidationError(ValidationFailure::Input, "the graph's plain run has no plan: " + plain.message);
-  solvers::PlanMetrics metrics;
-  sim::SimulationResult simulation;
-  solvers::evaluatePlan(g, *plain.plan, true, metrics, simulation);
+  // The plain run: what one training step of the framework does, every value kept until its last use
+  // (store-all's schedule, simulated with liveness).
+  const sim::Schedule plain = sim::storeAllSchedule(g);
+  const sim::SimulationResult simulation = sim::Simulator(g).run(plain);
   if (simulation.error)
     throw ValidationError(ValidationFailure::Input,
                           "the graph's plain run does not simulate: " + simulation.error->message);
-  c.predicted = viz::timelineSeries(g, plain.plan->schedule, simulation, "store-all predicted");
+  c.predicted = viz::timelineSeries(g, plain, simulation, "store-all predicted");
   c.predictedPeak = c.predicted.peak;
   c.predictedPeakWhat = c.predicted.peakWhat;
 
