@@ -214,7 +214,8 @@ TEST_CASE("a thinned front is not whole and answers nothing") {
 TEST_CASE("a family's superset and subset masks hold exactly the sets the subset test admits") {
   // The masks come from the membership table (maximal elements, minimal elements outside) in families
   // of all lower sets, and from the O(1) test in families of ancestor closures; both must agree with
-  // the plain word-by-word test on every pair.
+  // the plain word-by-word test on every pair. subsetPrefix(i), where the DP's walk over sources stops,
+  // is the first set not inside set i (both families hold every op's closure, so it is exact).
   std::vector<ComputeGraph> graphs;
   graphs.push_back(test::makeChain(70));  // more sets than one mask word
   for (std::uint32_t seed = 1; seed <= 60; ++seed) graphs.push_back(test::makeRandomDag(2 + int(seed % 11), seed));
@@ -229,6 +230,9 @@ TEST_CASE("a family's superset and subset masks hold exactly the sets the subset
       for (std::size_t i = 0; i < family.size(); ++i) sets.push_back(family.set(i));
       std::vector<std::uint64_t> up(family.maskWords()), down(family.maskWords());
       for (std::size_t i = 0; i < family.size(); ++i) {
+        std::size_t firstOutside = 0;
+        while (firstOutside < family.size() && (sets[firstOutside] - sets[i]).empty()) ++firstOutside;
+        CHECK(family.subsetPrefix(i) == firstOutside);
         family.supersets(i, up.data());
         family.subsets(i, down.data());
         for (std::size_t j = 0; j < family.size(); ++j) {

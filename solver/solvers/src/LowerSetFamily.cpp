@@ -280,6 +280,33 @@ void LowerSetFamily::supersets(std::size_t i, std::uint64_t* out) const {
   if (n % 64) out[w - 1] &= (std::uint64_t{1} << (n % 64)) - 1;
 }
 
+std::size_t LowerSetFamily::subsetPrefix(std::size_t i) const {
+  if (isUniverse(i)) return size();
+  // A set k not inside L_i holds an op outside it, and (being a lower set) a minimal one u of V \ L_i,
+  // and so the closure of u: it comes no earlier than the first set holding u.
+  if (m_members.empty()) {
+    // Closures: the k-th set is its generator's closure, so the first k whose generator L_i lacks (V,
+    // when it is no op's closure, is last and inside no other set).
+    const std::uint64_t* in = words(i);
+    for (std::size_t k = 1; k < size(); ++k) {
+      const std::uint32_t u = m_generator[k];
+      if (u == kNoGenerator || !((in[u >> 6] >> (u & 63)) & 1U)) return k;
+    }
+    return size();
+  }
+  const std::size_t w = maskWords();
+  std::size_t least = size();
+  for (std::uint32_t k = m_outsideFrom[i]; k < m_outsideFrom[i + 1]; ++k) {
+    const std::uint64_t* column = m_members.data() + std::size_t{m_outside[k]} * w;
+    for (std::size_t x = 0; x < w && x * 64 < least; ++x)
+      if (column[x]) {
+        least = std::min(least, x * 64 + static_cast<std::size_t>(std::countr_zero(column[x])));
+        break;
+      }
+  }
+  return least;
+}
+
 void LowerSetFamily::subsets(std::size_t j, std::uint64_t* out) const {
   const std::size_t n = size();
   const std::size_t w = maskWords();

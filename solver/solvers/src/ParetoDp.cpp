@@ -628,10 +628,16 @@ struct FrontBuilder {
   // ready for the next set.
   std::vector<DpPoint> finish() {
     std::vector<DpPoint> front;
+    finishInto(front);
+    return front;
+  }
+
+  // The same into `front` (cleared first; its room is kept).
+  void finishInto(std::vector<DpPoint>& front) {
+    front.clear();
     std::int64_t lowestM = INT64_MAX;
     if (range >= 0) {
-      std::sort(touched.begin(), touched.end());
-      for (std::int64_t t : touched) {
+      auto visit = [&](std::int64_t t) {
         auto& slot = bestM[static_cast<std::size_t>(t)];
         const std::uint64_t origin = from[static_cast<std::size_t>(t)];
         if (slot < lowestM) {
@@ -639,9 +645,19 @@ struct FrontBuilder {
           front.push_back({t, slot, static_cast<std::uint32_t>(origin >> 32), static_cast<std::uint32_t>(origin)});
         }
         slot = INT64_MAX;
+      };
+      // The touched overheads in order: a scan of their span where they fill an eighth of it or more
+      // (deep graphs' fronts are dense), else a sort of the list.
+      const std::int64_t lowest = touched.empty() ? 0 : *std::min_element(touched.begin(), touched.end());
+      if (!touched.empty() && highest - lowest < 8 * static_cast<std::int64_t>(touched.size())) {
+        for (std::int64_t t = lowest; t <= highest; ++t)
+          if (bestM[static_cast<std::size_t>(t)] != INT64_MAX) visit(t);
+      } else {
+        std::sort(touched.begin(), touched.end());
+        for (std::int64_t t : touched) visit(t);
       }
       touched.clear();
-      return front;
+      return;
     }
     std::sort(cands.begin(), cands.end(), byPoint);
     for (const DpPoint& c : cands)
@@ -649,7 +665,6 @@ struct FrontBuilder {
         lowestM = c.m;
         front.push_back(c);
       }
-    return front;
   }
 
   // Of equal points, the one from the larger source comes first, as in the dense path (sources are
@@ -661,19 +676,27 @@ struct FrontBuilder {
   }
 };
 
-// The Pareto front of the union of several fronts (each by t ascending, m strictly descending).
-std::vector<DpPoint> mergeFronts(std::vector<std::vector<DpPoint>>& parts) {
-  std::vector<DpPoint> all = std::move(parts[0]);
-  std::vector<DpPoint> merged;
+// The Pareto front of the union of several fronts (each by t ascending, m strictly descending), merged
+// pairwise through two scratch vectors that keep their room from set to set: fresh ones for every set
+// of a deep graph cost more in page faults than the merge. The result has its exact size (it is kept).
+std::vector<DpPoint> mergeFronts(const std::vector<std::vector<DpPoint>>& parts, std::vector<DpPoint>& scratch,
+                                 std::vector<DpPoint>& spare) {
+  scratch.assign(parts[0].begin(), parts[0].end());
   for (std::size_t k = 1; k < parts.size(); ++k) {
-    merged.resize(all.size() + parts[k].size());
-    std::merge(all.begin(), all.end(), parts[k].begin(), parts[k].end(), merged.begin(), FrontBuilder::byPoint);
-    std::swap(all, merged);
+    spare.clear();
+    auto a = scratch.begin();
+    auto b = parts[k].begin();
+    // The first of equal points stays (FrontBuilder::byPoint's order); a point stays when its m is
+    // below the last kept one's.
+    auto keep = [&spare](const DpPoint& c) {
+      if (spare.empty() || c.m < spare.back().m) spare.push_back(c);
+    };
+    while (a != scratch.end() && b != parts[k].end()) keep(FrontBuilder::byPoint(*b, *a) ? *b++ : *a++);
+    for (; a != scratch.end(); ++a) keep(*a);
+    for (; b != parts[k].end(); ++b) keep(*b);
+    std::swap(scratch, spare);
   }
-  std::vector<DpPoint> front;
-  for (const DpPoint& c : all)
-    if (front.empty() || c.m < front.back().m) front.push_back(c);
-  return front;
+  return {scratch.begin(), scratch.end()};
 }
 
 // Builds the fronts of the sets of one layer. build(j, builder, shard, shards) adds to a fresh builder
@@ -712,10 +735,10 @@ class LayerScheduler {
       m_pool->run([&](unsigned w) {
         m_parts[w].clear();
         if (!build(j, m_builders[w], w, m_threads)) return;
-        m_parts[w] = m_builders[w].finish();
+        m_builders[w].finishInto(m_parts[w]);
         wanted = true;
       });
-      if (wanted) store(j, mergeFronts(m_parts));
+      if (wanted) store(j, mergeFronts(m_parts, m_scratch, m_spare));
     }
     return !halt();
   }
@@ -724,6 +747,7 @@ class LayerScheduler {
   unsigned m_threads;
   std::vector<FrontBuilder> m_builders;
   std::vector<std::vector<DpPoint>> m_parts;
+  std::vector<DpPoint> m_scratch, m_spare;
   std::optional<ShardPool> m_pool;
 };
 
@@ -777,6 +801,17 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   };
   // The sets of finished layers whose fronts are not empty, by index: the only possible sources. Under
   // a tight threshold most fronts are empty, and this spares the scan over all pairs.
+  // By set, 1 + f.subsetPrefix(i) once some target found it too far (0 before): a set is found too far
+  // from many targets, and the prefix costs a scan.
+  std::vector<std::atomic<std::uint32_t>> prefixes(n);
+  auto subsetPrefix = [&](std::size_t i) -> std::size_t {
+    std::uint32_t known = prefixes[i].load(std::memory_order_relaxed);
+    if (known == 0) {
+      known = static_cast<std::uint32_t>(f.subsetPrefix(i)) + 1;
+      prefixes[i].store(known, std::memory_order_relaxed);
+    }
+    return known - 1;
+  };
   std::vector<std::uint32_t> alive{0};
   std::vector<std::uint64_t> aliveMask(f.maskWords(), 0);  // the same as a bitset
   aliveMask[0] = 1;
@@ -802,7 +837,11 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     std::array<std::size_t, 4> tooFar{};
     std::size_t tooFarCount = 0;
     std::size_t tooFarAdded = 0;
+    // Every source below this index lies inside one found too far: the walk, descending, ends there
+    // (on the 10,000-op graph at 4x, the tail of far sources was most of its 50 million steps).
+    std::size_t farBelow = 0;
     forEachSetDown(mask.data(), 0, j, [&](std::size_t i) {
+      if (i < farBelow) return false;
       if (o.nearestSources > 0 && ordinal >= o.nearestSources) return false;
       if (ordinal++ % shards != shard) return true;
       for (std::size_t k = 0; k < tooFarCount; ++k)
@@ -823,6 +862,7 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
         if (f.subsetFloor(j, s, saved) > o.budget) {
           tooFar[tooFarAdded++ % tooFar.size()] = i;  // the oldest gives way
           tooFarCount = std::min(tooFarAdded, tooFar.size());
+          farBelow = std::max(farBelow, subsetPrefix(i));
         }
         return true;
       }
