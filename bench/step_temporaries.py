@@ -1,0 +1,91 @@
+"""What the CPU allocator holds inside each step beyond the schedule's tensors (see step-temporaries.sh).
+
+For every graph: store-all's plan played by remat-runner on the CPU (one iteration, one thread); per
+forward or backward step, temp = the allocator's peak while the step ran minus the runner's tables
+(every tensor the schedule holds, outputs of the step included). A backward step that adds a gradient
+into a buffer an earlier backward made (a value with several consumers, a parameter used twice) is
+counted apart: the contribution is a temporary there, and `accumulated` is its size by the graph's
+bytes. The table lists the (op, phase) groups whose largest temp is at least 0.5% of the run's peak.
+"""
+import collections
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+
+from benchmarks_md import replace_section
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+REMAT = os.environ["REMAT_BIN"]
+RUNNER = str(pathlib.Path(REMAT).parent / "remat-runner")
+DEFAULT = ["resnet18-64px", "resnet50-64px", "vit_b_16-32px", "gpt2_small-1x32"]
+
+
+def run(args):
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
+    return done.stdout
+
+
+def measure(graph):
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = pathlib.Path(tmp) / "plan.json"
+        out = pathlib.Path(tmp) / "measured.json"
+        run([REMAT, "solve", graph, "--solver", "store-all", "-o", str(plan)])
+        run([RUNNER, graph, "--plan", str(plan), "--threads", "1", "--warmup", "0", "--iterations", "1", "-o", str(out)])
+        return json.loads(out.read_text())
+
+
+def mib(b):
+    return f"{b / 2**20:.1f}"
+
+
+def main():
+    names = sys.argv[1:] or DEFAULT
+    lines = ["| graph | op | phase | steps | median temp / output | largest temp (MiB) | of the peak |",
+             "|---|---|---|---:|---:|---:|---:|"]
+    for name in names:
+        graph = name if name.endswith(".json") else str(ROOT / "datasets" / "small" / f"{name}.json")
+        nodes = {n["id"]: n for n in json.load(open(graph))["nodes"]}
+        consumers = collections.defaultdict(int)
+        for n in nodes.values():
+            for i in set(n.get("inputs", [])):
+                consumers[i] += 1
+        m = measure(graph)
+        peak = m["cpu_allocator"]["peak_bytes"]
+        groups = collections.defaultdict(list)
+        reached = collections.Counter()  # backward steps run so far per value: its gradient exists after the first
+        for s in m["steps"]:
+            if s["kind"] not in ("fwd", "bwd") or s["allocator"] is None:
+                continue
+            node = nodes[s["node"]]
+            temp = s["allocator"]["peak"] - s["during"]["total"]
+            phase = "forward" if s["kind"] == "fwd" else "backward"
+            if phase == "backward":
+                inputs = set(node.get("inputs", []))
+                accumulated = sum(nodes[u]["bytes"] for u in inputs
+                                  if nodes[u]["kind"] != "input" and reached[u] > 0 and consumers[u] > 1)
+                for u in inputs:
+                    reached[u] += 1
+                if accumulated:
+                    phase = "backward, accumulating"
+            groups[(node.get("op", node["kind"]), phase)].append((temp, node["bytes"]))
+        label = pathlib.Path(graph).stem
+        for (op, phase), rows in sorted(groups.items(), key=lambda kv: -max(t for t, _ in kv[1])):
+            largest = max(t for t, _ in rows)
+            if largest < 0.005 * peak:
+                continue
+            ratio = statistics.median(t / b for t, b in rows if b > 0) if any(b > 0 for _, b in rows) else 0.0
+            lines.append(f"| {label} | {op} | {phase} | {len(rows)} | {ratio:.2f} | {mib(largest)} | "
+                         f"{100.0 * largest / peak:.1f}% |")
+    text = "\n".join(lines)
+    print(text)
+    replace_section("STEP-TEMPORARIES", text)
+
+
+if __name__ == "__main__":
+    main()
