@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 repeats="${1:-7}"
 corpus="../shared/corpus/paper-graphs"
 [ -d "$corpus" ] || { echo "bench: $corpus not found" >&2; exit 3; }
-scripts/build.sh release >&2
+scripts/build.sh release remat >&2
 remat=build-release/bin/remat
 
 # Median seconds of REPEATS runs of a command (output discarded).

@@ -5,5 +5,5 @@
 #   bench/figure-limits.sh [REPEATS]      (default 3; REMAT=path/to/remat to time another build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ -z "${REMAT:-}" ]; then scripts/build.sh release >&2; fi
+if [ -z "${REMAT:-}" ]; then scripts/build.sh release remat >&2; fi
 /usr/bin/python3 bench/figure_limits.py "${1:-3}"

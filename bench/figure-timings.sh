@@ -4,5 +4,5 @@
 #   bench/figure-timings.sh [REPEATS]      (default 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/build.sh release >&2
+scripts/build.sh release remat >&2
 /usr/bin/python3 bench/figure_timings.py "${1:-5}"

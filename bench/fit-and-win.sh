@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${REMAT_BIN:-}" ]; then
-  scripts/build.sh release >&2
+  scripts/build.sh release remat >&2
   export REMAT_BIN=build-release/bin/remat
 fi
 /usr/bin/python3 bench/fit_and_win.py "$@"

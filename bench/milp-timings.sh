@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d ../shared/corpus/checkmate-graphs ] || { echo "bench: ../shared/corpus/checkmate-graphs not found" >&2; exit 3; }
-scripts/build.sh release >&2
+scripts/build.sh release remat >&2
 /usr/bin/python3 bench/milp_timings.py --repeats "${1:-3}" --cap "${2:-60}"

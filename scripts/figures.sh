@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out="${1:-docs/figures}"
-scripts/build.sh dev >&2
+scripts/build.sh dev remat >&2
 build/bin/remat compare datasets/resnet50.json --solvers store-all,chen-sqrtn,exact-dp --budget least \
   --figures "$out" --figure-format png --theme paper --dpi 144
 build/bin/remat render datasets/resnet50.json --figure graph --solvers exact-dp --budget least \

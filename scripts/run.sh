@@ -13,7 +13,7 @@ if [ "${1:-}" = "--cli" ]; then
   cli=1
   shift
 fi
-scripts/build.sh dev >&2
+scripts/build.sh dev remat remat-studio >&2
 default=datasets/resnet50.json
 if [ $# -eq 0 ]; then
   # A script or CI job (no terminal, or no display) gets the table, never a window that waits for a user.
