@@ -759,6 +759,89 @@ TEST_CASE("golden DP results in the paper's model on the paper's seven graphs th
   }
 }
 
+TEST_CASE("golden results in the simulator's model on the repository's own networks through the CLI") {
+  // Exact integers computed by this implementation (the default model, the simulator's), on graphs a
+  // plain clone holds, so that every checkout runs golden tests (the paper-graph ones above need the
+  // optional corpus). The DPs' least budgets and optima are checked against brute force on random
+  // graphs in tests/solvers; these pin the numbers a user sees on real networks: the least budgets of
+  // both DPs, then, at 1.1x exact-dp's least budget, each solver's status, overhead and simulated peak
+  // (-1: no plan).
+  struct Plan {
+    const char* solver;
+    int code;
+    const char* status;
+    std::int64_t overhead;
+    std::int64_t peak;
+  };
+  struct Row {
+    std::int64_t exactLeast;
+    std::int64_t approxLeast;
+    std::vector<Plan> plans;
+  };
+  const std::map<std::string, Row> golden{{"resnet50.json",
+                                           {952758080,
+                                            968253248,
+                                            {{"exact-dp", 0, "optimal", 6680436, 1045186368},
+                                             {"approx-dp", 0, "optimal", 7836648, 1045147456},
+                                             {"chain-dp", 0, "feasible", 13261183, 1021497152},
+                                             {"dtr", 0, "feasible", 5878342, 1041944384},
+                                             {"chen-sqrtn", 1, "infeasible", 10203831, 1221377856}}}},
+                                          {"mobilenet_v2.json",
+                                           {574211392,
+                                            574211392,
+                                            {{"exact-dp", 0, "optimal", 2115995, 631025984},
+                                             {"approx-dp", 0, "optimal", 2115995, 631025984},
+                                             {"chain-dp", 0, "feasible", 2744440, 599901504},
+                                             {"dtr", 0, "feasible", 2145490, 628617536},
+                                             {"chen-sqrtn", 1, "infeasible", 2495769, 850327680}}}},
+                                          {"unet.json",
+                                           {3041429264,
+                                            3131940880,
+                                            {{"exact-dp", 0, "optimal", 36232063, 3333979920},
+                                             {"approx-dp", 0, "optimal", 38123840, 3343196176},
+                                             {"chain-dp", 1, "infeasible", -1, -1},
+                                             {"dtr", 0, "feasible", 50690445, 3236037392},
+                                             {"chen-sqrtn", 1, "infeasible", 103791343, 4895506448}}}},
+                                          {"vgg19.json",
+                                           {2812618048,
+                                            2812618048,
+                                            {{"exact-dp", 0, "optimal", 455978, 3078713664},
+                                             {"approx-dp", 0, "optimal", 455978, 3078713664},
+                                             {"chain-dp", 0, "feasible", 7438685, 2812618048},
+                                             {"dtr", 0, "feasible", 6483951, 2847502656},
+                                             {"chen-sqrtn", 0, "feasible", 16764052, 2906231104}}}}};
+  for (const auto& [file, want] : golden) {
+    INFO(file);
+    const std::string path = std::string(REMAT_SOURCE_DIR) + "/datasets/" + file;
+    Run exactLeast = runRemat({"min-budget", path, "--solver", "exact-dp", "--json"});
+    REQUIRE(exactLeast.code == 0);
+    CHECK(exactLeast.json()["min_budget_bytes"] == want.exactLeast);
+    Run approxLeast = runRemat({"min-budget", path, "--solver", "approx-dp", "--json"});
+    REQUIRE(approxLeast.code == 0);
+    CHECK(approxLeast.json()["min_budget_bytes"] == want.approxLeast);
+    const std::int64_t budget = want.exactLeast * 11 / 10;
+    for (const Plan& p : want.plans) {
+      INFO(p.solver);
+      Run r = runRemat({"solve", path, "--solver", p.solver, "--budget", std::to_string(budget), "--json"});
+      CHECK(r.code == p.code);
+      const auto j = r.json();
+      CHECK(j["status"] == p.status);
+      const auto& m = j["metrics"];
+      if (p.overhead < 0) {
+        CHECK(m["overhead"].is_null());
+        continue;
+      }
+      CHECK(m["overhead"] == p.overhead);
+      CHECK(m["simulated_peak_bytes"] == p.peak);
+      if (p.code == 0) CHECK(p.peak <= budget);  // a plan reported as fitting fits in the simulator
+    }
+    // exact-dp's family holds approx-dp's, so its optimum is never above approx-dp's.
+    const std::int64_t exactOverhead = want.plans.front().overhead;
+    for (const Plan& p : want.plans)
+      if (p.code == 0 && std::string(p.solver) == "approx-dp") CHECK(exactOverhead <= p.overhead);
+  }
+}
+
 TEST_CASE("info and chen-sqrtn work on every corpus graph") {
   for (const char* folder : {"paper-graphs", "checkmate-graphs"}) {
     for (const auto& entry : fs::directory_iterator(std::string(REMAT_CORPUS_DIR) + "/" + folder)) {
