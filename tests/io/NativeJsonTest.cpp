@@ -280,6 +280,8 @@ TEST_CASE("native writer: round trip of graphs built directly, with unusual cont
   c.op = "Id";
   c.inputs = {"a/\u00fcber"};
   c.attrs = "not json at all";
+  c.workspace = 4;
+  c.bwdWorkspace = 0;  // differs from the forward's: written
   b.add(c);
   graph::BackwardSpec cb;
   cb.name = "c_grad";
@@ -304,6 +306,9 @@ TEST_CASE("native writer: round trip of graphs built directly, with unusual cont
   CHECK(nodeNamed(back.value(), "a/\u00fcber").attrs == R"({ "b": 1, "a": 2 })");
   CHECK(nodeNamed(back.value(), "c").attrs == "not json at all");
   CHECK(nodeNamed(back.value(), "x\ny").fwdTime == Ticks{4});
+  CHECK(nodeNamed(back.value(), "a/\u00fcber").bwdWorkspace == Bytes{9});  // absent: the forward's
+  CHECK(nodeNamed(back.value(), "c").bwdWorkspace == Bytes{0});
+  CHECK(text.find("\"bwd_workspace\": 0") != std::string::npos);
   CHECK(writeNativeJson(back.value()) == text);
 }
 

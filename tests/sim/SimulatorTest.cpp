@@ -184,6 +184,24 @@ TEST_CASE("workspace counts only while its step runs") {
   CHECK(r.timeline.points()[0].after == Bytes{1});  // the output is never used again
 }
 
+TEST_CASE("backward workspace is its own, and defaults to the forward's") {
+  graph::GraphBuilder b;
+  b.add({.name = "x", .kind = NodeKind::Input, .bytes = 1});
+  b.add({.name = "a", .op = "Conv", .inputs = {"x"}, .bytes = 10, .fwdTime = 1, .workspace = 1000, .bwdWorkspace = 50});
+  b.add({.name = "c", .op = "Conv", .inputs = {"a"}, .bytes = 10, .fwdTime = 1, .workspace = 7});
+  auto g = b.build().value();
+  CHECK(g.node(g.opNode(graph::OpIndex{1})).bwdWorkspace == Bytes{7});  // absent: the forward's
+  auto r = Simulator(g).run(storeAllSchedule(g));
+  REQUIRE(r.valid());
+  const auto& points = r.timeline.points();
+  REQUIRE(points.size() == 4);  // forward a, c; backward c, a
+  CHECK(points[0].during.workspace == Bytes{1000});
+  CHECK(points[1].during.workspace == Bytes{7});
+  CHECK(points[2].during.workspace == Bytes{7});
+  CHECK(points[3].during.workspace == Bytes{50});
+  CHECK(r.peak == Bytes{1011});
+}
+
 // The lifetimes are the timeline split by tensor: at every step, the bytes of the tensors alive during
 // it add up to the timeline's `during` total, kind by kind, with and without liveness and with
 // recomputation; no tensor is alive before it is made or after the schedule ends.

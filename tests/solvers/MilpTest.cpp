@@ -127,7 +127,7 @@ std::optional<std::int64_t> exhaustiveBestTime(const ComputeGraph& g, std::int64
       }
       if (!(done >> i & 1u) && (succMask[i] & done) == succMask[i] && (saveMask[i] & alive) == saveMask[i] &&
           (succMask[i] != 0 || (computed >> i & 1u)) && (!fixedOrder || done == (all & ~((2u << i) - 1)))) {
-        std::int64_t during = resident + values(alive) + g0 + node.workspace.value;
+        std::int64_t during = resident + values(alive) + g0 + node.bwdWorkspace.value;
         if (succMask[i] == 0) during += bytes(i);
         for (std::uint32_t u = 0; u < n; ++u)
           if ((predMask[i] >> u & 1u) && !gradPresent(done, u)) during += bytes(u);

@@ -23,7 +23,8 @@ namespace {
 
 // Random DAGs with everything the simulator counts: operations that keep their inputs, their output,
 // both or nothing; several parameters (one shared, one a constant without gradient); several outputs;
-// views (0-byte Reshapes sharing their base's storage, also of views and of the input); workspace.
+// views (0-byte Reshapes sharing their base's storage, also of views and of the input); workspace, forward
+// and backward apart.
 ComputeGraph makeRichDag(int n, std::uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<std::int64_t> size(1, 100);
@@ -54,6 +55,7 @@ ComputeGraph makeRichDag(int n, std::uint32_t seed) {
         if (coin(rng) < 0.15) s.inputs.emplace_back(p);
       s.bytes = size(rng);
       if (coin(rng) < 0.2) s.workspace = size(rng) / 2;
+      if (coin(rng) < 0.2) s.bwdWorkspace = size(rng) / 2;  // its own, or the forward's when absent
       for (std::uint32_t k = 0; k < s.inputs.size(); ++k)
         if (coin(rng) < 0.5) s.saves.inputs.push_back(k);
       s.saves.output = coin(rng) < 0.4;

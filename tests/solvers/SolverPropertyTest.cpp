@@ -61,7 +61,8 @@ Bytes vanillaPeakByIntervals(const ComputeGraph& g) {
   std::int64_t peak = 0;
   for (std::uint32_t s = 0; s < steps; ++s) {
     current += delta[s];
-    peak = std::max(peak, current + g.node(NodeId{s < ops ? first + s : n - 1 - (s - ops)}).workspace.value);
+    const graph::Node& node = g.node(NodeId{s < ops ? first + s : n - 1 - (s - ops)});
+    peak = std::max(peak, current + (s < ops ? node.workspace : node.bwdWorkspace).value);
   }
   return Bytes{peak};
 }

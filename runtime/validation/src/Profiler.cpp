@@ -1,7 +1,9 @@
 #include "remat/runtime/Profiler.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include "WorkDir.hpp"
 #include "remat/io/NativeJson.hpp"
@@ -80,10 +82,16 @@ void Profiler::run() {
                                                              std::to_string(s) + ": " + ms.kind + " " + ms.node);
     graph::Node& n = nodes[step.node.value];
     const auto ns = static_cast<std::int64_t>(std::llround(std::max(0.0, ms.seconds) * 1e9));
+    // What the allocator held inside the step beyond the tables (outputs included): the step's
+    // temporaries, its workspace in the simulator (none where the measurement has no allocator count,
+    // as on CUDA, where the graph's own is kept).
+    const std::optional<std::int64_t> temporaries =
+        ms.allocatorPeak ? std::optional(std::max<std::int64_t>(0, *ms.allocatorPeak - ms.duringTotal)) : std::nullopt;
     if (step.kind == sim::StepKind::Forward && !seenFwd[step.node.value]) {
       seenFwd[step.node.value] = true;
       n.fwdTime = Ticks{std::max<std::int64_t>(1, ns)};
       m_forward += n.fwdTime.value;
+      if (temporaries) n.workspace = Bytes{*temporaries};
       // The storage this step added (views' storage left out, as the simulator counts views as 0 bytes).
       const std::int64_t added = (ms.duringTotal - ms.duringViewAlias) - before;
       if (added != n.bytes.value)
@@ -96,6 +104,7 @@ void Profiler::run() {
       seenBwd[step.node.value] = true;
       n.bwdTime = Ticks{std::max<std::int64_t>(1, ns)};
       m_backward += n.bwdTime.value;
+      if (temporaries) n.bwdWorkspace = Bytes{*temporaries};
     }
     before = ms.afterTotal - ms.afterViewAlias;
   }

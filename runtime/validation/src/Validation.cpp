@@ -319,7 +319,8 @@ void ValidationRun::run() {
   std::int64_t workspace = 0;
   std::size_t views = 0;
   for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
-    workspace = std::max(workspace, g.node(graph::NodeId{v}).workspace.value);
+    workspace =
+        std::max({workspace, g.node(graph::NodeId{v}).workspace.value, g.node(graph::NodeId{v}).bwdWorkspace.value});
     views += g.node(graph::NodeId{v}).bytes.value == 0 ? 1 : 0;
   }
   // What "measured" means here: the allocator's peak is what the framework allocated; the tables'

@@ -32,6 +32,7 @@ Result<ComputeGraph> scaleBatch(const ComputeGraph& g, std::int64_t fromBatch, s
     if (n.kind == NodeKind::Param) continue;
     n.bytes = Bytes{scale(n.bytes.value)};
     n.workspace = Bytes{scale(n.workspace.value)};
+    n.bwdWorkspace = Bytes{scale(n.bwdWorkspace.value)};
     n.fwdTime = Ticks{scale(n.fwdTime.value)};
     n.bwdTime = Ticks{scale(n.bwdTime.value)};
     if (!n.shape.empty() && n.shape.front() == fromBatch) n.shape.front() = toBatch;

@@ -72,7 +72,7 @@ bool ComputeGraph::sameAs(const ComputeGraph& other) const {
     const Node& b = other.node(*id);
     if (a.kind != b.kind || a.op != b.op || a.bytes != b.bytes || a.shape != b.shape || a.dtype != b.dtype ||
         a.fwdTime != b.fwdTime || a.bwdTime != b.bwdTime || a.saves != b.saves || a.workspace != b.workspace ||
-        a.attrs != b.attrs || a.inputs.size() != b.inputs.size())
+        a.bwdWorkspace != b.bwdWorkspace || a.attrs != b.attrs || a.inputs.size() != b.inputs.size())
       return false;
     for (std::size_t i = 0; i < a.inputs.size(); ++i)
       if (node(a.inputs[i]).name != other.node(b.inputs[i]).name) return false;

@@ -73,6 +73,8 @@ Result<ComputeGraph> GraphBuilder::build() {
       fail(s.where, who() + ": a " + std::string(nodeKindName(s.kind)) + " node cannot have inputs");
     if (s.bytes < 0) fail(s.where, who() + ": negative size " + std::to_string(s.bytes) + " bytes");
     if (s.workspace < 0) fail(s.where, who() + ": negative workspace " + std::to_string(s.workspace) + " bytes");
+    if (s.bwdWorkspace && *s.bwdWorkspace < 0)
+      fail(s.where, who() + ": negative bwd_workspace " + std::to_string(*s.bwdWorkspace) + " bytes");
     if (s.fwdTime < 0) fail(s.where, who() + ": negative fwd_time " + std::to_string(s.fwdTime));
     if (s.bwdTime < 0) fail(s.where, who() + ": negative bwd_time " + std::to_string(s.bwdTime));
     for (std::int64_t d : s.shape)
@@ -88,10 +90,12 @@ Result<ComputeGraph> GraphBuilder::build() {
     if (s.kind != NodeKind::Op && (s.saves.output || !s.saves.inputs.empty()))
       fail(s.where, who() + ": only operation nodes have saves");
     if (s.kind == NodeKind::Op && s.constant) fail(s.where, who() + ": only inputs and parameters can be constants");
-    if (!overflowReported && (s.bytes >= 0 && s.workspace >= 0 && s.fwdTime >= 0 && s.bwdTime >= 0) &&
+    const std::int64_t bwdWorkspace = s.bwdWorkspace.value_or(s.workspace);
+    if (!overflowReported &&
+        (s.bytes >= 0 && s.workspace >= 0 && bwdWorkspace >= 0 && s.fwdTime >= 0 && s.bwdTime >= 0) &&
         (!addChecked(totalBytes, s.bytes) || !addChecked(totalBytes, s.workspace) ||
-         !addChecked(totalTime, s.fwdTime) || !addChecked(totalTime, s.bwdTime) || totalBytes > kMaxGraphTotal ||
-         totalTime > kMaxGraphTotal)) {
+         !addChecked(totalBytes, bwdWorkspace) || !addChecked(totalTime, s.fwdTime) ||
+         !addChecked(totalTime, s.bwdTime) || totalBytes > kMaxGraphTotal || totalTime > kMaxGraphTotal)) {
       fail(s.where, who() + ": the graph's total size or time passes 2^60 here (" +
                         std::to_string(kMaxGraphTotal) +
                         "), beyond what its sums with gradients and recomputations can hold in 64 bits");
@@ -190,6 +194,7 @@ Result<ComputeGraph> GraphBuilder::build() {
     node.bwdTime = Ticks{s.bwdTime};
     node.saves = std::move(s.saves);
     node.workspace = Bytes{s.workspace};
+    node.bwdWorkspace = Bytes{s.bwdWorkspace.value_or(s.workspace)};
     node.attrs = std::move(s.attrs);
     node.constant = s.constant;
   }

@@ -24,8 +24,9 @@ constexpr std::size_t kMaxAttrsObjectDepth = 64;
 
 constexpr std::array<std::string_view, 8> kTopLevelKeys = {"$schema",   "format",     "version", "name",
                                                            "time_unit", "cost_model", "nodes",   "backward_graph"};
-constexpr std::array<std::string_view, 12> kNodeKeys = {
-    "id", "kind", "op", "inputs", "bytes", "shape", "dtype", "fwd_time", "bwd_time", "saves", "workspace", "attrs"};
+constexpr std::array<std::string_view, 13> kNodeKeys = {"id",        "kind",          "op",       "inputs",   "bytes",
+                                                        "shape",     "dtype",         "fwd_time", "bwd_time", "saves",
+                                                        "workspace", "bwd_workspace", "attrs"};
 constexpr std::array<std::string_view, 5> kBackwardKeys = {"id", "time", "bytes", "inputs", "gradient_of"};
 constexpr std::array<std::string_view, 2> kSavesKeys = {"inputs", "output"};
 
@@ -203,6 +204,7 @@ void readNode(const Json& v, std::size_t index, graph::GraphBuilder& builder, Di
   spec.fwdTime = optionalCount(v, path, "fwd_time", diag);
   spec.bwdTime = optionalCount(v, path, "bwd_time", diag);
   spec.workspace = optionalCount(v, path, "workspace", diag);
+  if (member(v, "bwd_workspace")) spec.bwdWorkspace = optionalCount(v, path, "bwd_workspace", diag);
   if (const Json* saves = member(v, "saves"))
     readSaves(*saves, childPath(path, "saves"), spec.inputs.size(), spec.saves, diag);
   if (const Json* attrs = member(v, "attrs")) {
@@ -351,6 +353,7 @@ std::string writeNativeJson(const graph::ComputeGraph& g) {
     if (isOp || n.saves.output || !n.saves.inputs.empty())
       j["saves"] = OrderedJson{{"inputs", n.saves.inputs}, {"output", n.saves.output}};
     if (n.workspace.value != 0) j["workspace"] = n.workspace.value;
+    if (n.bwdWorkspace != n.workspace) j["bwd_workspace"] = n.bwdWorkspace.value;
     if (!n.attrs.empty()) j["attrs"] = attrsValue(n.attrs);
     nodes.push_back(std::move(j));
   }

@@ -27,7 +27,7 @@ Bytes memoryLowerBound(const graph::ComputeGraph& g) {
     Bytes saved{0};  // the operation values the backward keeps, v itself included when it keeps its output
     for (NodeId u : savedOpValues(g, id)) saved += g.node(u).bytes;
     const Bytes forward = n.bytes + inputs + n.workspace;
-    const Bytes backward = n.bytes + saved + inputs + paramInputs + n.workspace;
+    const Bytes backward = n.bytes + saved + inputs + paramInputs + n.bwdWorkspace;
     worst = std::max({worst, forward, backward});
   }
   return g.paramBytes() + g.inputBytes() + worst;

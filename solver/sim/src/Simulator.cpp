@@ -266,7 +266,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
             if (record) paramGradFirst[p.value] = s;
           }
         during = mem;
-        during.workspace = node.workspace;
+        during.workspace = node.bwdWorkspace;
         clock += node.bwdTime;
         if (clock == Ticks::max()) return timeOverflow(s);
         bwdDone[v.value] = true;
@@ -296,7 +296,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
       if (step.kind == StepKind::Backward && gradPresent[v.value]) freeGrad(v);
     }
     if (record && (step.kind == StepKind::Forward || step.kind == StepKind::Backward))
-      lifetime(Kind::Workspace, v, node.workspace, s, s);
+      lifetime(Kind::Workspace, v, step.kind == StepKind::Forward ? node.workspace : node.bwdWorkspace, s, s);
     result.timeline.push(TimelinePoint{during, mem.total(), clock});
   }
   if (record && !schedule.empty()) {

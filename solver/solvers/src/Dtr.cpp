@@ -397,7 +397,7 @@ class Executor {
     const std::vector<NodeId> params = sim::distinctParamInputs(g, v);
     for (NodeId p : params)
       if (!m_paramGrad[p.value]) alloc += g.node(p).bytes.value;
-    makeRoom(alloc + g.node(v).workspace.value, v, StepKind::Backward);
+    makeRoom(alloc + g.node(v).bwdWorkspace.value, v, StepKind::Backward);
     emit(StepKind::Backward, v);
     if (seed) {
       m_gradPresent[v.value] = true;
@@ -413,7 +413,7 @@ class Executor {
         m_paramGrad[p.value] = true;
         m_paramGrads += g.node(p).bytes.value;
       }
-    m_peak = std::max(m_peak, total() + g.node(v).workspace.value);
+    m_peak = std::max(m_peak, total() + g.node(v).bwdWorkspace.value);
     for (NodeId u : saved) access(u);
     ++m_clock;
     emit(StepKind::FreeGrad, v);
@@ -510,7 +510,7 @@ DtrMinimum dtrSingleOpMinimum(const ComputeGraph& g, std::stop_token stop,
         paramGrads += g.node(p).bytes.value;
       }
     worst = std::max(
-        worst, constant + grads + paramGrads + storageBytes(sim::savedOpValues(g, id)) + g.node(id).workspace.value);
+        worst, constant + grads + paramGrads + storageBytes(sim::savedOpValues(g, id)) + g.node(id).bwdWorkspace.value);
     if (grad[v]) {
       grad[v] = false;
       grads -= model.gradBytes[v].value;

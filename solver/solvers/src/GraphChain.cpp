@@ -105,7 +105,7 @@ ChainStage describeStage(const ComputeGraph& g, const sim::ViewInfo& views, Grap
     const NodeId v = nodes[p];
     if (g.successors(v).empty()) produce(v);  // an output's seed
     for (NodeId u : g.opPredecessors(v)) produce(u);
-    peak = std::max(peak, values + grads + g.node(v).workspace.value);
+    peak = std::max(peak, values + grads + g.node(v).bwdWorkspace.value);
     grads -= views.gradBytes[v.value].value;
     for (std::uint32_t q : stage.backwardFrees[p]) values -= bytes(nodes[q]);
   }

@@ -146,7 +146,7 @@ Formulation formulate(const ComputeGraph& g, std::optional<Bytes> budget, const 
           during += b;
           grads += b;
         }
-      cBwd[t] = resident + during + static_cast<double>(g.node(v).workspace.value);
+      cBwd[t] = resident + during + static_cast<double>(g.node(v).bwdWorkspace.value);
       if (grad[v.value]) {
         grad[v.value] = false;
         grads -= static_cast<double>(views.gradBytes[v.value].value);

@@ -138,6 +138,7 @@ SimulatedDpModel::SimulatedDpModel(const graph::ComputeGraph& g) {
   m_bytes.resize(m_ops);
   m_time.resize(m_ops);
   m_workspace.resize(m_ops);
+  m_bwdWorkspace.resize(m_ops);
   m_gradBytes.resize(m_ops);
   m_root.resize(m_ops);
   m_viewBase.assign(m_ops, -1);
@@ -149,7 +150,8 @@ SimulatedDpModel::SimulatedDpModel(const graph::ComputeGraph& g) {
     m_bytes[u] = node.bytes.value;
     m_time[u] = node.fwdTime.value;
     m_workspace[u] = node.workspace.value;
-    m_maxWorkspace = std::max(m_maxWorkspace, m_workspace[u]);
+    m_bwdWorkspace[u] = node.bwdWorkspace.value;
+    m_maxWorkspace = std::max({m_maxWorkspace, m_workspace[u], m_bwdWorkspace[u]});
     m_gradBytes[u] = views.gradBytes[id.value].value;
     m_isView[u] = views.isView[id.value] ? 1 : 0;
     m_root[u] = static_cast<std::int32_t>(u);
@@ -246,7 +248,7 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
   // quickTransition): the members of ∂L are exactly those `onBoundary` marks.
   for (std::uint32_t w = static_cast<std::uint32_t>(m_ops); w-- > 0 && t.firstSteps.size() < TargetTerms::kFirstSteps;) {
     if (!inSet(next, w)) continue;
-    std::int64_t extra = m_workspace[w];
+    std::int64_t extra = m_bwdWorkspace[w];
     if (m_succs[w].end == m_succs[w].begin) extra += m_gradBytes[w];  // an output's seed
     for (std::uint32_t k = m_preds[w].begin; k < m_preds[w].end; ++k) {
       const std::uint32_t u = m_adj[k];
@@ -366,7 +368,7 @@ void SimulatedDpModel::topSteps(const std::uint64_t* next, const std::vector<std
       params.push_back(p);
       held += m_paramBytes[p];
     }
-    peak = std::max(peak, held + m_workspace[w]);
+    peak = std::max(peak, held + m_bwdWorkspace[w]);
     t.topPeak.push_back(peak);
     held -= m_gradBytes[w];
   }
@@ -495,7 +497,7 @@ void SimulatedDpModel::segmentCeilingTerms(const std::uint64_t* next, SegmentCei
       continue;
     }
     c.forward[p] = alive + m_workspace[p];
-    c.backward[p] = grads + m_workspace[p];
+    c.backward[p] = grads + m_bwdWorkspace[p];
     if (c.flags[p] & kNeeded) c.backward[p] = std::max(c.backward[p], recomputed + m_workspace[p]);
   }
   c.forward[n] = c.backward[n] = INT64_MIN;
@@ -726,7 +728,7 @@ Transition SimulatedDpModel::transition(const std::uint64_t* prev, const std::ui
       sc.paramSeen[q] = st;
       if (!usedOutside(q, next)) paramGrads += m_paramBytes[q];
     }
-    peak = std::max(peak, grads + paramGrads + alive + m_workspace[w]);
+    peak = std::max(peak, grads + paramGrads + alive + m_bwdWorkspace[w]);
     grads -= m_gradBytes[w];  // freed after its own backward
   }
   out.base = m_resident + peak;

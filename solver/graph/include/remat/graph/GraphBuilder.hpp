@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct NodeSpec {
   std::int64_t bwdTime = 0;
   Saves saves;
   std::int64_t workspace = 0;
+  std::optional<std::int64_t> bwdWorkspace;  ///< absent: the same as workspace
   std::string attrs;
   bool constant = false;  ///< an input or parameter whose value the graph records (Node::constant)
   SourceLocation where;   ///< reported with every problem found in this node

@@ -44,7 +44,8 @@ struct Node {
   Ticks fwdTime{0};              ///< T_v
   Ticks bwdTime{0};
   Saves saves;
-  Bytes workspace{0};            ///< transient scratch memory while the op (or its backward) runs
+  Bytes workspace{0};            ///< transient scratch memory while the op's forward (or a recomputation) runs
+  Bytes bwdWorkspace{0};         ///< transient scratch memory while its backward runs
   std::string attrs;             ///< operation attributes as JSON object text; empty when none
   /// An input or parameter whose value the graph records (`attrs.value`: an exponent, a fill value, an
   /// index from the ONNX import): a constant of the program, never differentiated.

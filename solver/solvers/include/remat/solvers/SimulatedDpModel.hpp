@@ -234,7 +234,7 @@ class SimulatedDpModel {
   std::size_t m_words = 0;
   std::int64_t m_resident = 0;
   std::int64_t m_maxWorkspace = 0;
-  std::vector<std::int64_t> m_bytes, m_time, m_workspace, m_gradBytes;
+  std::vector<std::int64_t> m_bytes, m_time, m_workspace, m_bwdWorkspace, m_gradBytes;
   std::vector<std::int32_t> m_root;  ///< the op whose storage a value holds (itself unless a view); -1: resident
   std::vector<std::int32_t> m_viewBase;  ///< a view's first input as an op, -1 when resident or not a view
   std::vector<std::uint8_t> m_isView, m_savedByAny, m_neededAlone;
