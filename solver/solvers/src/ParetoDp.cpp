@@ -799,10 +799,8 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     if (tMax < 0 || mMax < 0) return std::nullopt;
     return Limits{tMax, mMax};
   };
-  // The sets of finished layers whose fronts are not empty, by index: the only possible sources. Under
-  // a tight threshold most fronts are empty, and this spares the scan over all pairs.
   // By set, 1 + f.subsetPrefix(i) once some target found it too far (0 before): a set is found too far
-  // from many targets, and the prefix costs a scan.
+  // from many targets, and the prefix costs a scan. Threads that race store the same value.
   std::vector<std::atomic<std::uint32_t>> prefixes(n);
   auto subsetPrefix = [&](std::size_t i) -> std::size_t {
     std::uint32_t known = prefixes[i].load(std::memory_order_relaxed);
@@ -812,6 +810,8 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     }
     return known - 1;
   };
+  // The sets of finished layers whose fronts are not empty, by index: the only possible sources. Under
+  // a tight threshold most fronts are empty, and this spares the scan over all pairs.
   std::vector<std::uint32_t> alive{0};
   std::vector<std::uint64_t> aliveMask(f.maskWords(), 0);  // the same as a bitset
   aliveMask[0] = 1;
