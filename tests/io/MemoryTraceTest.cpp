@@ -32,6 +32,19 @@ TEST_CASE("memory trace: remat's own format, resident bytes first, then every ev
   CHECK(r.warnings().empty());
 }
 
+TEST_CASE("memory trace: a recording that first frees what was resident peaks before its first event", "[io][trace]") {
+  // Found by fuzz_memory_trace: the peak is the resident bytes, which no event's count holds.
+  auto r = readMemoryTrace(R"({"format": "remat-memory-trace", "version": 1, "device": "cpu", "resident_bytes": 100,
+                               "events": [[0, -40], [2, 30], [3, -10]]})",
+                           "first-frees.json");
+  INFO(r.errorText());
+  REQUIRE(r.ok());
+  const auto& t = r.value();
+  CHECK(t.liveBytes == std::vector<std::int64_t>{60, 90, 80});
+  CHECK(t.peakBytes == 100);
+  CHECK(t.peakEvent == 0);
+}
+
 TEST_CASE("memory trace: a Chrome trace's memory events of the busiest device, by time", "[io][trace]") {
   auto r = readMemoryTraceFile(fixture("trace/valid/chrome.json").string());
   INFO(r.errorText());

@@ -23,6 +23,8 @@ struct MemoryTrace {
   std::vector<std::int64_t> timeUs;     ///< per event, microseconds since the first event (non-decreasing)
   std::vector<std::int64_t> liveBytes;  ///< per event, bytes held after it, resident included
   std::int64_t peakBytes = 0;           ///< the most held at once (the resident bytes without events)
+  /// The event after which peakBytes is held; 0 also when the peak is the resident bytes, held before
+  /// the first event (a recording whose first events free what was resident).
   std::size_t peakEvent = 0;
 };
 
