@@ -9,26 +9,13 @@ bytes. The table lists the (op, phase) groups whose largest temp is at least 0.5
 """
 import collections
 import json
-import os
 import pathlib
 import statistics
-import subprocess
 import sys
 import tempfile
 
+from allocator_errors import DEFAULT, REMAT, ROOT, RUNNER, mib, run
 from benchmarks_md import replace_section
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-REMAT = os.environ["REMAT_BIN"]
-RUNNER = str(pathlib.Path(REMAT).parent / "remat-runner")
-DEFAULT = ["resnet18-64px", "resnet50-64px", "vit_b_16-32px", "gpt2_small-1x32"]
-
-
-def run(args):
-    done = subprocess.run(args, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} failed ({done.returncode}):\n{done.stderr}")
-    return done.stdout
 
 
 def measure(graph):
@@ -38,10 +25,6 @@ def measure(graph):
         run([REMAT, "solve", graph, "--solver", "store-all", "-o", str(plan)])
         run([RUNNER, graph, "--plan", str(plan), "--threads", "1", "--warmup", "0", "--iterations", "1", "-o", str(out)])
         return json.loads(out.read_text())
-
-
-def mib(b):
-    return f"{b / 2**20:.1f}"
 
 
 def main():
