@@ -16,6 +16,7 @@
 #include <c10/cuda/CUDAFunctions.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -326,19 +327,25 @@ class Player {
     std::vector<at::Tensor> contributions =
         detail::runBackward(BackwardCall{m_g, v, inputs, output, grad, needGrad, nodeSeed(m_seed, v)});
 
-    std::vector<const at::Tensor*> others{&grad, &output};
-    for (const at::Tensor& t : inputs) others.push_back(&t);
-    for (const at::Tensor& t : contributions) others.push_back(&t);
     // Each distinct operand once: the sum of its positions' contributions goes into its gradient buffer,
-    // allocated by the first contribution and accumulated in place after (the simulator's rule).
+    // allocated by the first contribution and accumulated in place after (the simulator's rule). As
+    // PyTorch's AccumulateGrad does, a first contribution that owns its storage, in the buffer's layout,
+    // becomes the buffer itself (no copy, so no temporary the framework would not make); one that shares
+    // storage with the step's gradient, output, operands or another operand's contribution is copied.
     std::vector<bool> done(m_g.nodes.size(), false);
     for (std::size_t p = 0; p < n.inputs.size(); ++p) {
       const std::size_t u = n.inputs[p];
       if (!needGrad[p] || done[u]) continue;
       done[u] = true;
       at::Tensor sum;
-      for (std::size_t q = p; q < n.inputs.size(); ++q) {
-        if (n.inputs[q] != u || !contributions[q].defined()) continue;
+      std::vector<const at::Tensor*> others{&grad, &output};
+      for (const at::Tensor& t : inputs) others.push_back(&t);
+      for (std::size_t q = 0; q < n.inputs.size(); ++q) {
+        if (n.inputs[q] != u) {
+          others.push_back(&contributions[q]);
+          continue;
+        }
+        if (q < p || !contributions[q].defined()) continue;
         sum = sum.defined() ? at::add(sum, contributions[q]) : contributions[q];
       }
       const NodeSpec& in = m_g.node(u);
@@ -416,11 +423,15 @@ class Player {
 
 // The plain framework run: every operation forward under autograd in topological order, then
 // backward() from the outputs. Returns the gradient of every parameter (zeros where autograd gives none).
+// As in an eager PyTorch program, a value is let go once its last consumer has run: from then on only
+// autograd holds it, where some backward saved it.
 std::vector<at::Tensor> baselineIteration(const GraphSpec& g, const std::vector<at::Tensor>& resident,
                                           std::uint64_t seed, double& loss) {
   at::AutoGradMode enable(true);
   const std::size_t n = g.nodes.size();
   std::vector<at::Tensor> leaves(n), values(n);
+  std::vector<std::size_t> consumersLeft(n);
+  for (std::size_t v = 0; v < n; ++v) consumersLeft[v] = g.successors[v].size();
   for (std::size_t v = 0; v < n; ++v) {
     if (g.node(v).kind == NodeKind::Op) continue;
     leaves[v] = resident[v].detach();
@@ -438,6 +449,12 @@ std::vector<at::Tensor> baselineIteration(const GraphSpec& g, const std::vector<
       throw RunnerError(ExitCode::Execution, g.file + ": baseline forward of node '" + g.node(v).id + "' (op " +
                                                  g.node(v).op + "): " + what.substr(0, what.find('\n')));
     }
+    // successors are distinct, so a value read twice by one op (x * x) counts that op once.
+    std::vector<std::size_t> read = g.node(v).inputs;
+    std::sort(read.begin(), read.end());
+    read.erase(std::unique(read.begin(), read.end()), read.end());
+    for (std::size_t u : read)
+      if (g.isOp(u) && --consumersLeft[u] == 0) values[u].reset();
   }
   std::vector<at::Tensor> outputs, seeds;
   for (std::size_t v : g.topoOps)
