@@ -9,10 +9,11 @@ jobs="$(nproc)"
 scripts/build.sh dev
 ctest --preset dev -j "$jobs"
 # Predicted against measured memory and time on this CPU, printed: datasets/resnet50.json's network at
-# batch 2 and 64x64 (tests/validation checks the same kind of run on ResNet-18, which is faster).
+# batch 2 and 64x64, its temporaries from the libtorch-cpu rules (tests/validation checks the same on
+# every plan of four reduced networks).
 if [ -x build/bin/remat-runner ]; then
-  build/bin/remat validate datasets/small/resnet50-64px.json --solvers store-all,chen-sqrtn,approx-dp \
-    --budget least --device cpu --threads 1
+  build/bin/remat validate datasets/small/resnet50-64px.json --workspace libtorch-cpu \
+    --solvers store-all,chen-sqrtn,approx-dp --budget least --device cpu --threads 1
 fi
 if [ "${1:-}" != "--quick" ]; then
   scripts/build.sh asan

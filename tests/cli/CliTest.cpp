@@ -274,6 +274,35 @@ TEST_CASE("ONNX: convert with --batch, info with the import's warnings, the flop
   CHECK_THAT(corrupt.err, Catch::Contains("does not parse"));
 }
 
+TEST_CASE("--workspace: rules on every command that reads a graph, written by convert, unknown names refused") {
+  const std::string onnx = fixture("onnx/valid/conv_block.onnx");
+  Run plain = runRemat({"info", onnx, "--json"});
+  Run ruled = runRemat({"info", onnx, "--workspace", "libtorch-cpu", "--json"});
+  REQUIRE((plain.code == 0 && ruled.code == 0));
+  // The block's convolution reorders its weight and input: the plain run's peak holds that too.
+  CHECK(ruled.json()["vanilla_peak_bytes"].get<std::int64_t>() > plain.json()["vanilla_peak_bytes"].get<std::int64_t>());
+
+  const fs::path out = scratch() / "conv_block.workspace.json";
+  fs::remove(out);
+  REQUIRE(runRemat({"convert", onnx, out.string(), "--workspace", "libtorch-cpu"}).code == 0);
+  const auto written = nlohmann::json::parse(slurp(out));
+  std::int64_t most = 0;
+  for (const auto& n : written["nodes"]) most = std::max({most, n.value("workspace", std::int64_t{0}),
+                                                          n.value("bwd_workspace", std::int64_t{0})});
+  CHECK(most > 0);
+  // The file now carries the workspace: read as it is, it predicts what the rules did.
+  Run again = runRemat({"info", out.string(), "--json"});
+  REQUIRE(again.code == 0);
+  CHECK(again.json()["vanilla_peak_bytes"] == ruled.json()["vanilla_peak_bytes"]);
+  Run none = runRemat({"info", out.string(), "--workspace", "none", "--json"});
+  REQUIRE(none.code == 0);
+  CHECK(none.json()["vanilla_peak_bytes"] == plain.json()["vanilla_peak_bytes"]);
+
+  Run unknown = runRemat({"solve", onnx, "-s", "store-all", "--workspace", "cudnn"});
+  CHECK(unknown.code == 2);
+  CHECK_THAT(unknown.err, Catch::Contains("unknown workspace model 'cudnn'") && Catch::Contains("libtorch-cpu"));
+}
+
 TEST_CASE("sweep prints a monotone budget/overhead front whose plans the simulator accepts") {
   const std::string graph = std::string(REMAT_SOURCE_DIR) + "/datasets/unet-small.json";
   for (const char* solver : {"exact-dp", "approx-dp", "chen-greedy"}) {

@@ -2,6 +2,8 @@
 
 #include "TestGraphs.hpp"
 #include "remat/graph/BatchScaling.hpp"
+#include "remat/graph/GraphBuilder.hpp"
+#include "remat/graph/WorkspaceModel.hpp"
 #include "remat/solvers/MaxBatch.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
@@ -48,4 +50,30 @@ TEST_CASE("with recomputation, a larger batch fits than without") {
     CHECK(r.batch > plain.batch);
     CHECK(r.result->metrics.simulatedPeak <= memory);
   }
+}
+
+TEST_CASE("max-batch with a workspace model: each batch's temporaries from its own tensors") {
+  // A 3x3 convolution with a 2.4 MB weight on a 2x2 image: its backward's reordered weight is the
+  // weight's size at any batch.
+  graph::GraphBuilder b;
+  b.add({.name = "x", .kind = graph::NodeKind::Input, .bytes = 4 * 256 * 2 * 2 * 4, .shape = {4, 256, 2, 2},
+         .dtype = "float32"});
+  b.add({.name = "w", .kind = graph::NodeKind::Param, .bytes = 256 * 256 * 3 * 3 * 4, .shape = {256, 256, 3, 3},
+         .dtype = "float32"});
+  b.add({.name = "conv", .op = "Conv", .inputs = {"x", "w"}, .bytes = 4 * 256 * 2 * 2 * 4, .shape = {4, 256, 2, 2},
+         .dtype = "float32", .saves = {.inputs = {0, 1}}});
+  const graph::ComputeGraph g = b.build().value();
+  const auto ruled = graph::applyWorkspaceModel(g, "libtorch-cpu").value();
+  const Solver& storeAll = *SolverRegistry::builtin().find("store-all");
+  const Bytes memory{8'000'000};
+  // Scaled as a whole, the weight-sized temporary would grow with the batch; filled per batch, it does not.
+  const MaxBatchResult scaledWhole = maxBatch(storeAll, ruled, 4, memory);
+  const MaxBatchResult perBatch = maxBatch(storeAll, g, 4, memory, {}, {}, DpModelKind::Simulator, "libtorch-cpu");
+  REQUIRE((scaledWhole.status == SolveStatus::Optimal && perBatch.status == SolveStatus::Optimal));
+  CHECK(perBatch.batch > scaledWhole.batch);
+  REQUIRE(perBatch.graph);
+  const auto& conv = perBatch.graph->node(*perBatch.graph->find("conv"));
+  CHECK(conv.bwdWorkspace.value == 256 * 256 * 3 * 3 * 4);
+  CHECK(conv.workspace.value == 256 * 256 * 3 * 3 * 4 + perBatch.batch * 256 * 2 * 2 * 4);
+  CHECK(perBatch.result->metrics.simulatedPeak <= memory);
 }

@@ -33,6 +33,7 @@
 #include "StudioTestSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
+#include "remat/graph/WorkspaceModel.hpp"
 #include "remat/solvers/MaxBatch.hpp"
 #include "remat/solvers/Pins.hpp"
 #include "remat/solvers/PlanJson.hpp"
@@ -825,6 +826,34 @@ TEST_CASE("Studio applies a cost model to the open graph", "[studio][window]") {
   CHECK(w.costModel() == QStringLiteral("paper"));
 }
 
+TEST_CASE("Studio applies a workspace model to the open graph", "[studio][window]") {
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(QStringLiteral(REMAT_SOURCE_DIR "/datasets/small/resnet18-64px.json")));
+  CHECK(w.workspaceModel() == QStringLiteral("file"));
+  const Bytes plain = w.vanilla()->metrics.simulatedPeak;
+  REQUIRE(w.setWorkspaceModel(QStringLiteral("libtorch-cpu")));
+  CHECK(w.workspaceModel() == QStringLiteral("libtorch-cpu"));
+  // The rules depend on the tensors' sizes only, so applying them again changes nothing.
+  const auto ruled = graph::applyWorkspaceModel(*w.graph(), "libtorch-cpu");
+  REQUIRE(ruled.ok());
+  std::int64_t most = 0;
+  for (const auto& node : w.graph()->nodes()) {
+    const auto& expected = ruled.value().node(*ruled.value().find(node.name));
+    CHECK(node.workspace == expected.workspace);
+    CHECK(node.bwdWorkspace == expected.bwdWorkspace);
+    most = std::max(most, node.bwdWorkspace.value);
+  }
+  CHECK(most >= 512 * 512 * 3 * 3 * 4);  // layer4's reordered 3x3 weight
+  // The temporaries count: the plain run's peak grows (a convolution's reordered weight at least).
+  CHECK(w.vanilla()->metrics.simulatedPeak > plain);
+  CHECK_FALSE(w.setWorkspaceModel(QStringLiteral("cudnn")));
+  CHECK(w.workspaceModel() == QStringLiteral("libtorch-cpu"));
+  REQUIRE(w.setWorkspaceModel(QStringLiteral("file")));
+  CHECK(w.vanilla()->metrics.simulatedPeak == plain);
+}
+
 TEST_CASE("Studio saves a session and opens it again", "[studio][window]") {
   test::ensureWidgetApplication();
   const fs::path file = scratch() / "unet.remat-session.json";
@@ -835,6 +864,7 @@ TEST_CASE("Studio saves a session and opens it again", "[studio][window]") {
     CHECK_FALSE(w.saveSession(QString::fromStdString(file.string())));  // no graph yet
     REQUIRE(w.openFile(kUnet));
     REQUIRE(w.setCostModel(QStringLiteral("paper")));
+    REQUIRE(w.setWorkspaceModel(QStringLiteral("none")));
     win.only({"approx-dp", "chen-greedy"});
     w.setStrategy(solvers::Strategy::Memory);
     w.setDpModel(solvers::DpModelKind::Paper);
@@ -849,6 +879,7 @@ TEST_CASE("Studio saves a session and opens it again", "[studio][window]") {
   REQUIRE(w.graph());
   CHECK(w.graph()->name() == "unet");
   CHECK(w.costModel() == QStringLiteral("paper"));
+  CHECK(w.workspaceModel() == QStringLiteral("none"));
   std::vector<std::string> checked = w.checkedSolvers();
   std::sort(checked.begin(), checked.end());
   CHECK(checked == std::vector<std::string>{"approx-dp", "chen-greedy"});

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
 #include "remat/graph/PrintableText.hpp"
+#include "remat/graph/WorkspaceModel.hpp"
 #include "remat/io/GraphReader.hpp"
 #include "remat/io/OutputFile.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
@@ -35,12 +37,22 @@ LoadedGraph loadGraph(const GraphOptions& options) {
   auto costed = graph::applyCostModel(out.graph, options.costModel);
   if (!costed.ok()) throw CliError(kUsage, costed.errorText());
   out.graph = std::move(costed).value();
+  const auto models = graph::workspaceModelNames();
+  auto withWorkspace = graph::applyWorkspaceModel(out.graph, options.workspace);
+  if (!withWorkspace.ok())  // an unknown name is the command line's error, a graph the model cannot fill the file's
+    throw CliError(std::find(models.begin(), models.end(), options.workspace) == models.end() ? kUsage : kInput,
+                   options.path + ": " + withWorkspace.errorText());
+  out.graph = std::move(withWorkspace).value();
   return out;
 }
 
 void addGraphOptions(CLI::App* cmd, GraphOptions& g, const std::string& costModelHelp, bool withBatch) {
   cmd->add_option("--format", g.format, "Input format: auto, native, pfn, checkmate, onnx")->capture_default_str();
   cmd->add_option("--cost-model", g.costModel, costModelHelp)->capture_default_str();
+  cmd->add_option("--workspace", g.workspace,
+                  "Temporaries inside each step: file (as given), none, or libtorch-cpu (rules measured with "
+                  "LibTorch's CPU kernels)")
+      ->capture_default_str();
   if (withBatch)
     cmd->add_option("--batch", g.batch, "ONNX input: the batch size (the first dimension of every data input)")
         ->check(positiveBatch());

@@ -35,11 +35,12 @@ struct GraphOptions {
   std::string path;
   std::string format = "auto";
   std::string costModel = "file";
+  std::string workspace = "file";  ///< a workspace model (graph/WorkspaceModel.hpp)
   std::int64_t batch = 0;  ///< ONNX only: the batch size; 0 keeps the model's
   bool batchOnlyForOnnx = false;  ///< other formats ignore `batch` instead of refusing it
 };
 
-/// Adds --format and --cost-model for `g` to a command, and --batch unless the command has its own.
+/// Adds --format, --cost-model and --workspace for `g` to a command, and --batch unless the command has its own.
 void addGraphOptions(CLI::App* cmd, GraphOptions& g,
                      const std::string& costModelHelp =
                          "Times: file (as given), paper, flops or flops:<device> (a100, h100, v100, cpu-generic)",

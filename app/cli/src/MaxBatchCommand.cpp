@@ -40,7 +40,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
   }
   const solvers::MaxBatchResult r =
       solvers::maxBatch(solver, g, base, *memory, {}, o.json ? solvers::ProgressSink{} : progressBar(o.solver),
-                        parseModel(o.model));
+                        parseModel(o.model), o.graph.workspace);
   if (o.json) {
     nlohmann::json j{{"graph", g.name()},
                      {"solver", o.solver},

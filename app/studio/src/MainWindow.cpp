@@ -58,6 +58,7 @@
 #include "remat/graph/BatchScaling.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
+#include "remat/graph/WorkspaceModel.hpp"
 #include "remat/io/GraphReader.hpp"
 #include "remat/io/OutputFile.hpp"
 #include "remat/solvers/MaxBatch.hpp"
@@ -613,6 +614,30 @@ QWidget* MainWindow::buildSolverPanel() {
     m_appliedCostModel = index;
   });
 
+  m_workspaceModel = new QComboBox;
+  for (const std::string& name : graph::workspaceModelNames())
+    m_workspaceModel->addItem(QString::fromStdString(name));
+  m_workspaceModel->setToolTip(
+      tr("Temporaries inside each step, which the simulator counts beside the tensors: file (as the graph "
+         "file gives them, e.g. measured by remat profile), none, or libtorch-cpu (rules of op and phase "
+         "measured with LibTorch's CPU kernels: a convolution's reordered weight, a matrix product's "
+         "gradients, ...)"));
+  connect(m_workspaceModel, &QComboBox::currentIndexChanged, this, [this](int index) {
+    bool installed = true;
+    try {
+      installed = !m_rawGraph || installGraph(m_rawGraph, m_path, m_importWarnings);
+    } catch (const std::exception& e) {
+      reportError(tr("Cannot apply the workspace model"), QString::fromUtf8(e.what()));
+      installed = false;
+    }
+    if (!installed) {
+      const QSignalBlocker block(m_workspaceModel);
+      m_workspaceModel->setCurrentIndex(m_appliedWorkspaceModel);
+      return;
+    }
+    m_appliedWorkspaceModel = index;
+  });
+
   m_timeLimit = new QDoubleSpinBox;
   m_timeLimit->setRange(0, 24 * 3600);
   m_timeLimit->setDecimals(1);
@@ -645,6 +670,7 @@ QWidget* MainWindow::buildSolverPanel() {
   form->addRow(tr("Strategy"), m_strategy);
   form->addRow(tr("DP model"), m_dpModel);
   form->addRow(tr("Cost model"), m_costModel);
+  form->addRow(tr("Workspace"), m_workspaceModel);
   form->addRow(tr("Time limit"), m_timeLimit);
   form->addRow(tr("Budget"), m_budget);
   form->addRow(QString(), m_liveBudget);
@@ -916,7 +942,12 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
     reportError(title, QString::fromStdString(costed.errorText()));
     return false;
   }
-  auto g = std::make_shared<const graph::ComputeGraph>(std::move(costed).value());
+  auto withWorkspace = graph::applyWorkspaceModel(costed.value(), m_workspaceModel->currentText().toStdString());
+  if (!withWorkspace.ok()) {
+    reportError(title, QString::fromStdString(withWorkspace.errorText()));
+    return false;
+  }
+  auto g = std::make_shared<const graph::ComputeGraph>(std::move(withWorkspace).value());
   // The plain run is the timeline's baseline and the budget slider's full scale.
   solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().find(kPlainRun)->solve({.graph = g.get()});
   if (!vanilla.plan) {
@@ -967,10 +998,11 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   m_lastError.clear();
 
   const QString summary =
-      tr("%1: %2 operations, plain-run peak %3, times: %4")
+      tr("%1: %2 operations, plain-run peak %3, times: %4, workspace: %5")
           .arg(QString::fromStdString(m_graph->name()))
           .arg(m_graph->opCount())
-          .arg(QString::fromStdString(formatByteSize(m_vanilla->metrics.simulatedPeak)), m_costModel->currentText());
+          .arg(QString::fromStdString(formatByteSize(m_vanilla->metrics.simulatedPeak)), m_costModel->currentText(),
+               m_workspaceModel->currentText());
   m_graphLabel->setText(summary);
   setWindowTitle(tr("%1 - Remat Studio").arg(QFileInfo(path).fileName()));
   logMessage(tr("Opened %1 (%2)").arg(path, summary));
@@ -997,6 +1029,19 @@ bool MainWindow::setCostModel(const QString& model) {
 }
 
 QString MainWindow::costModel() const { return m_costModel->currentText(); }
+
+bool MainWindow::setWorkspaceModel(const QString& model) {
+  const int index = m_workspaceModel->findText(model);
+  if (index < 0) {
+    reportError(tr("Unknown workspace model"), tr("'%1' is not a workspace model").arg(model));
+    return false;
+  }
+  m_lastError.clear();
+  m_workspaceModel->setCurrentIndex(index);  // re-applies through the combo's signal
+  return m_lastError.isEmpty();
+}
+
+QString MainWindow::workspaceModel() const { return m_workspaceModel->currentText(); }
 
 void MainWindow::setTimeLimit(double seconds) { m_timeLimit->setValue(seconds); }
 
@@ -1033,6 +1078,7 @@ bool MainWindow::saveSession(const QString& givenPath) {
   session[QStringLiteral("version")] = 1;
   session[QStringLiteral("graph")] = QFileInfo(m_path).absoluteFilePath();
   session[QStringLiteral("cost_model")] = m_costModel->currentText();
+  session[QStringLiteral("workspace")] = m_workspaceModel->currentText();
   QJsonArray ids;
   for (const auto& id : checkedSolvers()) ids.append(QString::fromStdString(id));
   session[QStringLiteral("solvers")] = ids;
@@ -1091,6 +1137,10 @@ bool MainWindow::openSession(const QString& path) {
   if (graphPath.isEmpty()) return bad(tr("\"graph\" must name the graph file"));
   const int costModel = m_costModel->findText(s.value(QStringLiteral("cost_model")).toString(QStringLiteral("file")));
   if (costModel < 0) return bad(tr("unknown \"cost_model\""));
+  // Sessions saved before workspace was a setting used the file's.
+  const int workspaceModel =
+      m_workspaceModel->findText(s.value(QStringLiteral("workspace")).toString(QStringLiteral("file")));
+  if (workspaceModel < 0) return bad(tr("unknown \"workspace\" (file, none, libtorch-cpu)"));
   const auto strategy =
       solvers::strategyFromName(s.value(QStringLiteral("strategy")).toString(QStringLiteral("time")).toStdString());
   if (!strategy) return bad(tr("unknown \"strategy\" (time, memory, auto)"));
@@ -1121,20 +1171,26 @@ bool MainWindow::openSession(const QString& path) {
     ids.push_back(id);
   }
 
-  // The cost model first, so that the graph is opened under it once.
+  // The cost and workspace models first, so that the graph is opened under them once.
   const int previousModel = m_appliedCostModel;
+  const int previousWorkspace = m_appliedWorkspaceModel;
   {
     const QSignalBlocker block(m_costModel);
+    const QSignalBlocker blockWorkspace(m_workspaceModel);
     m_costModel->setCurrentIndex(costModel);
+    m_workspaceModel->setCurrentIndex(workspaceModel);
   }
   const QString resolved =
       QFileInfo(graphPath).isRelative() ? QFileInfo(path).absoluteDir().absoluteFilePath(graphPath) : graphPath;
   if (!openFile(resolved)) {
     const QSignalBlocker block(m_costModel);
+    const QSignalBlocker blockWorkspace(m_workspaceModel);
     m_costModel->setCurrentIndex(previousModel);
+    m_workspaceModel->setCurrentIndex(previousWorkspace);
     return false;
   }
   m_appliedCostModel = costModel;
+  m_appliedWorkspaceModel = workspaceModel;
   if (!keep.empty() || !recompute.empty()) {
     auto pins = solvers::pinsFromNames(*m_graph, keep, recompute, SourceLocation{path.toStdString(), 0, "/pins"});
     if (!pins.ok()) return bad(QString::fromStdString(pins.errorText()));

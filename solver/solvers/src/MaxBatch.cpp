@@ -1,6 +1,7 @@
 #include "remat/solvers/MaxBatch.hpp"
 
 #include "remat/graph/BatchScaling.hpp"
+#include "remat/graph/WorkspaceModel.hpp"
 
 namespace remat::solvers {
 
@@ -20,13 +21,16 @@ Bytes residentBytes(const graph::ComputeGraph& g) {
 }  // namespace
 
 MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std::int64_t baseBatch, Bytes memory,
-                        std::stop_token stop, const ProgressSink& progress, DpModelKind dpModel) {
+                        std::stop_token stop, const ProgressSink& progress, DpModelKind dpModel,
+                        std::string_view workspaceModel) {
   MaxBatchResult out;
   // Only the paper's model leaves resident memory out; the simulator's counts everything.
   const bool model = solver.info().budgetMeasure == BudgetMeasure::DpModel && dpModel == DpModelKind::Paper;
   // fits(b): the solver's plan at batch b, when it fits the memory.
   auto fits = [&](std::int64_t batch) -> std::optional<std::pair<SolveResult, graph::ComputeGraph>> {
     auto scaled = graph::scaleBatch(g, baseBatch, batch);
+    if (!scaled.ok()) return std::nullopt;
+    if (workspaceModel != "file") scaled = graph::applyWorkspaceModel(scaled.value(), workspaceModel);
     if (!scaled.ok()) return std::nullopt;
     graph::ComputeGraph gb = std::move(scaled).value();
     ++out.solves;

@@ -136,6 +136,11 @@ class MainWindow : public QMainWindow {
   /// results so far are dropped. Returns false, with the error reported, for an unknown model.
   bool setCostModel(const QString& model);
   [[nodiscard]] QString costModel() const;
+  /// Replaces the open graph's workspace by a workspace model (graph::workspaceModelNames(): "file"
+  /// keeps the file's, "libtorch-cpu" fills it from rules); results so far are dropped. Returns false,
+  /// with the error reported, for an unknown model.
+  bool setWorkspaceModel(const QString& model);
+  [[nodiscard]] QString workspaceModel() const;
   /// The time limit of each solver in seconds; 0 for none.
   void setTimeLimit(double seconds);
 
@@ -386,6 +391,8 @@ class MainWindow : public QMainWindow {
   QComboBox* m_dpModel = nullptr;
   QComboBox* m_costModel = nullptr;
   int m_appliedCostModel = 0;  ///< the combo index the open graph's times come from
+  QComboBox* m_workspaceModel = nullptr;
+  int m_appliedWorkspaceModel = 0;  ///< the combo index the open graph's workspace comes from
   QDoubleSpinBox* m_timeLimit = nullptr;
   QCheckBox* m_liveBudget = nullptr;
   QTimer* m_scrubTimer = nullptr;

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/solvers/Solver.hpp"
@@ -24,9 +25,13 @@ struct MaxBatchResult {
 /// (graph::scaleBatch). The DP solvers plan in `dpModel`: the simulator's counts everything, as the
 /// memory does; in the paper's (activations only) they are given the memory left after parameters,
 /// parameter gradients and inputs, with the auto strategy. Every plan must also fit in the simulator.
-/// Doubling, then bisection; assumes fitting is monotone in the batch.
+/// Workspace scales with the batch too, unless `workspaceModel` names a workspace model
+/// (graph/WorkspaceModel.hpp) other than `file`: it then fills each scaled graph's workspace from its
+/// own tensors, so a temporary the size of a weight stays that size. Doubling, then bisection; assumes
+/// fitting is monotone in the batch.
 [[nodiscard]] MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std::int64_t baseBatch,
                                       Bytes memory, std::stop_token stop = {}, const ProgressSink& progress = {},
-                                      DpModelKind dpModel = DpModelKind::Simulator);
+                                      DpModelKind dpModel = DpModelKind::Simulator,
+                                      std::string_view workspaceModel = "file");
 
 }  // namespace remat::solvers
