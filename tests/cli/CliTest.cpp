@@ -280,15 +280,16 @@ TEST_CASE("--workspace: rules on every command that reads a graph, written by co
   Run ruled = runRemat({"info", onnx, "--workspace", "libtorch-cpu", "--json"});
   REQUIRE((plain.code == 0 && ruled.code == 0));
   // The block's convolution reorders its weight and input: the plain run's peak holds that too.
-  CHECK(ruled.json()["vanilla_peak_bytes"].get<std::int64_t>() > plain.json()["vanilla_peak_bytes"].get<std::int64_t>());
+  CHECK(ruled.json()["vanilla_peak_bytes"].get<std::int64_t>() >
+        plain.json()["vanilla_peak_bytes"].get<std::int64_t>());
 
   const fs::path out = scratch() / "conv_block.workspace.json";
   fs::remove(out);
   REQUIRE(runRemat({"convert", onnx, out.string(), "--workspace", "libtorch-cpu"}).code == 0);
   const auto written = nlohmann::json::parse(slurp(out));
   std::int64_t most = 0;
-  for (const auto& n : written["nodes"]) most = std::max({most, n.value("workspace", std::int64_t{0}),
-                                                          n.value("bwd_workspace", std::int64_t{0})});
+  for (const auto& n : written["nodes"])
+    most = std::max({most, n.value("workspace", std::int64_t{0}), n.value("bwd_workspace", std::int64_t{0})});
   CHECK(most > 0);
   // The file now carries the workspace: read as it is, it predicts what the rules did.
   Run again = runRemat({"info", out.string(), "--json"});

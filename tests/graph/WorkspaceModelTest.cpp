@@ -15,30 +15,74 @@ ComputeGraph network() {
   GraphBuilder b;
   b.add({.name = "x", .kind = NodeKind::Input, .bytes = 2 * 3 * 8 * 8 * 4, .shape = {2, 3, 8, 8}, .dtype = "float32"});
   b.add({.name = "ids", .kind = NodeKind::Input, .bytes = 2 * 8, .shape = {2}, .dtype = "int64"});
-  b.add({.name = "w3", .kind = NodeKind::Param, .bytes = 16 * 3 * 3 * 3 * 4, .shape = {16, 3, 3, 3}, .dtype = "float32"});
+  b.add(
+      {.name = "w3", .kind = NodeKind::Param, .bytes = 16 * 3 * 3 * 3 * 4, .shape = {16, 3, 3, 3}, .dtype = "float32"});
   b.add({.name = "w1", .kind = NodeKind::Param, .bytes = 16 * 16 * 4, .shape = {16, 16, 1, 1}, .dtype = "float32"});
   b.add({.name = "fc", .kind = NodeKind::Param, .bytes = 10 * 256 * 4, .shape = {10, 256}, .dtype = "float32"});
   b.add({.name = "table", .kind = NodeKind::Param, .bytes = 100 * 256 * 4, .shape = {100, 256}, .dtype = "float32"});
-  b.add({.name = "conv3", .op = "Conv", .inputs = {"x", "w3"}, .bytes = 2 * 16 * 8 * 8 * 4, .shape = {2, 16, 8, 8},
-         .dtype = "float32", .workspace = 7});
-  b.add({.name = "conv1", .op = "Conv", .inputs = {"conv3", "w1"}, .bytes = 2 * 16 * 8 * 8 * 4,
-         .shape = {2, 16, 8, 8}, .dtype = "float32", .workspace = 7, .bwdWorkspace = 9});
-  b.add({.name = "norm", .op = "BatchNormalization", .inputs = {"conv1"}, .bytes = 2 * 16 * 8 * 8 * 4,
-         .shape = {2, 16, 8, 8}, .dtype = "float32"});
-  b.add({.name = "relu", .op = "Relu", .inputs = {"norm"}, .bytes = 2 * 16 * 8 * 8 * 4, .shape = {2, 16, 8, 8},
+  b.add({.name = "conv3",
+         .op = "Conv",
+         .inputs = {"x", "w3"},
+         .bytes = 2 * 16 * 8 * 8 * 4,
+         .shape = {2, 16, 8, 8},
+         .dtype = "float32",
+         .workspace = 7});
+  b.add({.name = "conv1",
+         .op = "Conv",
+         .inputs = {"conv3", "w1"},
+         .bytes = 2 * 16 * 8 * 8 * 4,
+         .shape = {2, 16, 8, 8},
+         .dtype = "float32",
+         .workspace = 7,
+         .bwdWorkspace = 9});
+  b.add({.name = "norm",
+         .op = "BatchNormalization",
+         .inputs = {"conv1"},
+         .bytes = 2 * 16 * 8 * 8 * 4,
+         .shape = {2, 16, 8, 8},
          .dtype = "float32"});
-  b.add({.name = "pool", .op = "MaxPool", .inputs = {"relu"}, .bytes = 2 * 16 * 4 * 4 * 4, .shape = {2, 16, 4, 4},
+  b.add({.name = "relu",
+         .op = "Relu",
+         .inputs = {"norm"},
+         .bytes = 2 * 16 * 8 * 8 * 4,
+         .shape = {2, 16, 8, 8},
+         .dtype = "float32"});
+  b.add({.name = "pool",
+         .op = "MaxPool",
+         .inputs = {"relu"},
+         .bytes = 2 * 16 * 4 * 4 * 4,
+         .shape = {2, 16, 4, 4},
          .dtype = "float32"});
   b.add({.name = "flat", .op = "Flatten", .inputs = {"pool"}, .bytes = 0, .shape = {2, 256}, .dtype = "float32"});
-  b.add({.name = "emb", .op = "Gather", .inputs = {"table", "ids"}, .bytes = 2 * 256 * 4, .shape = {2, 256},
+  b.add({.name = "emb",
+         .op = "Gather",
+         .inputs = {"table", "ids"},
+         .bytes = 2 * 256 * 4,
+         .shape = {2, 256},
          .dtype = "float32"});
-  b.add({.name = "sum", .op = "Add", .inputs = {"flat", "emb"}, .bytes = 2 * 256 * 4, .shape = {2, 256},
+  b.add({.name = "sum",
+         .op = "Add",
+         .inputs = {"flat", "emb"},
+         .bytes = 2 * 256 * 4,
+         .shape = {2, 256},
          .dtype = "float32"});
-  b.add({.name = "scale", .op = "Div", .inputs = {"sum", "sum"}, .bytes = 2 * 256 * 4, .shape = {2, 256},
+  b.add({.name = "scale",
+         .op = "Div",
+         .inputs = {"sum", "sum"},
+         .bytes = 2 * 256 * 4,
+         .shape = {2, 256},
          .dtype = "float32"});
-  b.add({.name = "drop", .op = "Dropout", .inputs = {"scale"}, .bytes = 2 * 256 * 4, .shape = {2, 256},
+  b.add({.name = "drop",
+         .op = "Dropout",
+         .inputs = {"scale"},
+         .bytes = 2 * 256 * 4,
+         .shape = {2, 256},
          .dtype = "float32"});
-  b.add({.name = "head", .op = "Gemm", .inputs = {"drop", "fc"}, .bytes = 2 * 10 * 4, .shape = {2, 10},
+  b.add({.name = "head",
+         .op = "Gemm",
+         .inputs = {"drop", "fc"},
+         .bytes = 2 * 10 * 4,
+         .shape = {2, 10},
          .dtype = "float32"});
   b.add({.name = "loss", .op = "SoftmaxCrossEntropyLoss", .inputs = {"head", "ids"}, .bytes = 4, .dtype = "float32"});
   auto r = b.build();
@@ -102,7 +146,11 @@ TEST_CASE("workspace models: file keeps the graph's, none clears it, an unknown 
   // A file's shapes are not bounded by its bytes: sizes too large to count are refused, never wrapped.
   GraphBuilder b;
   b.add({.name = "x", .kind = NodeKind::Input, .bytes = 16, .shape = {4}, .dtype = "float32"});
-  b.add({.name = "huge", .op = "Pow", .inputs = {"x"}, .bytes = 16, .shape = {std::int64_t{1} << 40, 1 << 30},
+  b.add({.name = "huge",
+         .op = "Pow",
+         .inputs = {"x"},
+         .bytes = 16,
+         .shape = {std::int64_t{1} << 40, 1 << 30},
          .dtype = "float32"});
   auto huge = applyWorkspaceModel(b.build().value(), "libtorch-cpu");
   REQUIRE_FALSE(huge.ok());
@@ -110,8 +158,8 @@ TEST_CASE("workspace models: file keeps the graph's, none clears it, an unknown 
 
   auto unknown = applyWorkspaceModel(g, "cudnn");
   REQUIRE_FALSE(unknown.ok());
-  CHECK_THAT(unknown.errorText(), Catch::Contains("unknown workspace model 'cudnn'") &&
-                                      Catch::Contains("file, none, libtorch-cpu"));
+  CHECK_THAT(unknown.errorText(),
+             Catch::Contains("unknown workspace model 'cudnn'") && Catch::Contains("file, none, libtorch-cpu"));
 }
 
 TEST_CASE("libtorch-cpu workspace after scaling the batch: each batch's from its own tensors") {

@@ -56,12 +56,23 @@ TEST_CASE("max-batch with a workspace model: each batch's temporaries from its o
   // A 3x3 convolution with a 2.4 MB weight on a 2x2 image: its backward's reordered weight is the
   // weight's size at any batch.
   graph::GraphBuilder b;
-  b.add({.name = "x", .kind = graph::NodeKind::Input, .bytes = 4 * 256 * 2 * 2 * 4, .shape = {4, 256, 2, 2},
+  b.add({.name = "x",
+         .kind = graph::NodeKind::Input,
+         .bytes = 4 * 256 * 2 * 2 * 4,
+         .shape = {4, 256, 2, 2},
          .dtype = "float32"});
-  b.add({.name = "w", .kind = graph::NodeKind::Param, .bytes = 256 * 256 * 3 * 3 * 4, .shape = {256, 256, 3, 3},
+  b.add({.name = "w",
+         .kind = graph::NodeKind::Param,
+         .bytes = 256 * 256 * 3 * 3 * 4,
+         .shape = {256, 256, 3, 3},
          .dtype = "float32"});
-  b.add({.name = "conv", .op = "Conv", .inputs = {"x", "w"}, .bytes = 4 * 256 * 2 * 2 * 4, .shape = {4, 256, 2, 2},
-         .dtype = "float32", .saves = {.inputs = {0, 1}}});
+  b.add({.name = "conv",
+         .op = "Conv",
+         .inputs = {"x", "w"},
+         .bytes = 4 * 256 * 2 * 2 * 4,
+         .shape = {4, 256, 2, 2},
+         .dtype = "float32",
+         .saves = {.inputs = {0, 1}}});
   const graph::ComputeGraph g = b.build().value();
   const auto ruled = graph::applyWorkspaceModel(g, "libtorch-cpu").value();
   const Solver& storeAll = *SolverRegistry::builtin().find("store-all");

@@ -615,8 +615,7 @@ QWidget* MainWindow::buildSolverPanel() {
   });
 
   m_workspaceModel = new QComboBox;
-  for (const std::string& name : graph::workspaceModelNames())
-    m_workspaceModel->addItem(QString::fromStdString(name));
+  for (const std::string& name : graph::workspaceModelNames()) m_workspaceModel->addItem(QString::fromStdString(name));
   m_workspaceModel->setToolTip(
       tr("Temporaries inside each step, which the simulator counts beside the tensors: file (as the graph "
          "file gives them, e.g. measured by remat profile), none, or libtorch-cpu (rules of op and phase "
@@ -997,12 +996,11 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
                        QString::fromStdString(m_graph->timeUnit()));
   m_lastError.clear();
 
-  const QString summary =
-      tr("%1: %2 operations, plain-run peak %3, times: %4, workspace: %5")
-          .arg(QString::fromStdString(m_graph->name()))
-          .arg(m_graph->opCount())
-          .arg(QString::fromStdString(formatByteSize(m_vanilla->metrics.simulatedPeak)), m_costModel->currentText(),
-               m_workspaceModel->currentText());
+  const QString summary = tr("%1: %2 operations, plain-run peak %3, times: %4, workspace: %5")
+                              .arg(QString::fromStdString(m_graph->name()))
+                              .arg(m_graph->opCount())
+                              .arg(QString::fromStdString(formatByteSize(m_vanilla->metrics.simulatedPeak)),
+                                   m_costModel->currentText(), m_workspaceModel->currentText());
   m_graphLabel->setText(summary);
   setWindowTitle(tr("%1 - Remat Studio").arg(QFileInfo(path).fileName()));
   logMessage(tr("Opened %1 (%2)").arg(path, summary));

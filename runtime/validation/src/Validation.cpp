@@ -342,9 +342,10 @@ void ValidationRun::run() {
     report.notes.push_back("the simulator counts workspace (up to " + std::to_string(workspace) +
                            " bytes per step); the tables hold none of it, the allocator peak includes it");
   else if (counted && !cuda)
-    report.notes.push_back("the graph has no workspace, so the simulator sees none of the temporaries inside a "
-                           "step: `--workspace libtorch-cpu` predicts LibTorch's CPU temporaries from rules, "
-                           "`remat profile --device cpu` measures them");
+    report.notes.push_back(
+        "the graph has no workspace, so the simulator sees none of the temporaries inside a "
+        "step: `--workspace libtorch-cpu` predicts LibTorch's CPU temporaries from rules, "
+        "`remat profile --device cpu` measures them");
   if (views > 0)
     report.notes.push_back(std::to_string(views) + (views == 1 ? " zero-byte view node" : " zero-byte view nodes") +
                            " (Reshape, Flatten, Transpose, ...): storage that only views keep alive is in the "

@@ -53,9 +53,7 @@ struct Temporaries {
 // BENCHMARKS.md "Where the temporaries are"). Sizes are the operands' as the kernels see them; the
 // factors of elementwise backwards are the intermediate products of their derivative formulas.
 Temporaries libtorchCpu(const ComputeGraph& g, const Node& n) {
-  const auto in = [&](std::size_t k) -> const Node* {
-    return k < n.inputs.size() ? &g.node(n.inputs[k]) : nullptr;
-  };
+  const auto in = [&](std::size_t k) -> const Node* { return k < n.inputs.size() ? &g.node(n.inputs[k]) : nullptr; };
   const Node* x = in(0);
   const Node* w = in(1);
   const std::int64_t y = tensorBytes(n);
@@ -72,7 +70,7 @@ Temporaries libtorchCpu(const ComputeGraph& g, const Node& n) {
     return {tensorBytes(*x), saturatedProduct(tensorBytes(*x), 2)};
   const std::int64_t indices = n.shape.empty() ? 0 : saturatedProduct(elementCount(n), 8);
   if (n.op == "MaxPool") return {indices, indices};  // the int64 index of each output's maximum
-  if (n.op == "Dropout")  // the mask, then as bools
+  if (n.op == "Dropout")                             // the mask, then as bools
     return {y, std::min(y + (n.shape.empty() ? 0 : elementCount(n)), kSaturated)};
   if (x && (n.op == "BatchNormalization" || n.op == "ReduceMean" || n.op == "Slice" || n.op == "Split"))
     return {0, tensorBytes(*x)};  // an input-sized gradient made before it is scattered or scaled
@@ -100,9 +98,10 @@ Result<ComputeGraph> applyWorkspaceModel(const ComputeGraph& g, std::string_view
       total += n.bytes.value + n.workspace.value + n.bwdWorkspace.value;  // each term is at most 2^60 + 1
       if (total > kMaxGraphTotal)
         return Result<ComputeGraph>::failure(
-            Diagnostic{{}, "node '" + n.name + "': with the " + std::string(model) +
-                               " workspace the graph's total size passes 2^60: its shapes describe tensors too "
-                               "large to count"});
+            Diagnostic{{},
+                       "node '" + n.name + "': with the " + std::string(model) +
+                           " workspace the graph's total size passes 2^60: its shapes describe tensors too "
+                           "large to count"});
     }
     return g.withNodes(std::move(nodes), g.costModel());
   }
