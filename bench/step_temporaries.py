@@ -5,7 +5,9 @@ forward or backward step, temp = the allocator's peak while the step ran minus t
 (every tensor the schedule holds, outputs of the step included). A backward step that adds a gradient
 into a buffer an earlier backward made (a value with several consumers, a parameter used twice) is
 counted apart: the contribution is a temporary there, and `accumulated` is its size by the graph's
-bytes. The table lists the (op, phase) groups whose largest temp is at least 0.5% of the run's peak.
+bytes. The table lists the (op, phase) groups whose largest temp is at least 0.5% of the run's peak,
+with what the libtorch-cpu workspace rules (`--workspace libtorch-cpu`) give the step of that largest
+temp.
 """
 import collections
 import json
@@ -14,7 +16,7 @@ import statistics
 import sys
 import tempfile
 
-from allocator_errors import DEFAULT, REMAT, ROOT, RUNNER, mib, run
+from allocator_errors import DEFAULT, REMAT, ROOT, RUNNER, mib, run, torchvision
 from benchmarks_md import replace_section
 
 
@@ -27,13 +29,26 @@ def measure(graph):
         return json.loads(out.read_text())
 
 
+def ruled(graph, tmp):
+    """Each node's (workspace, bwd_workspace) under the libtorch-cpu rules."""
+    out = pathlib.Path(tmp) / (pathlib.Path(graph).stem + ".ruled.json")
+    run([REMAT, "convert", graph, str(out), "--workspace", "libtorch-cpu"])
+    return {n["id"]: (n.get("workspace", 0), n.get("bwd_workspace", n.get("workspace", 0)))
+            for n in json.loads(out.read_text())["nodes"]}
+
+
 def main():
     names = sys.argv[1:] or DEFAULT
-    lines = ["| graph | op | phase | steps | median temp / output | largest temp (MiB) | of the peak |",
-             "|---|---|---|---:|---:|---:|---:|"]
+    lines = ["| graph | op | phase | steps | median temp / output | largest temp (MiB) | rules there (MiB) | of the peak |",
+             "|---|---|---|---:|---:|---:|---:|---:|"]
+    tmp = tempfile.TemporaryDirectory()
     for name in names:
-        graph = name if name.endswith(".json") else str(ROOT / "datasets" / "small" / f"{name}.json")
+        if name.startswith("tv:"):
+            graph = torchvision(name[3:], tmp.name)
+        else:
+            graph = name if name.endswith(".json") else str(ROOT / "datasets" / "small" / f"{name}.json")
         nodes = {n["id"]: n for n in json.load(open(graph))["nodes"]}
+        rules = ruled(graph, tmp.name)
         consumers = collections.defaultdict(int)
         for n in nodes.values():
             for i in set(n.get("inputs", [])):
@@ -56,14 +71,15 @@ def main():
                     reached[u] += 1
                 if accumulated:
                     phase = "backward, accumulating"
-            groups[(node.get("op", node["kind"]), phase)].append((temp, node["bytes"]))
+            rule = rules[s["node"]][0 if s["kind"] == "fwd" else 1]
+            groups[(node.get("op", node["kind"]), phase)].append((temp, node["bytes"], rule))
         label = pathlib.Path(graph).stem
-        for (op, phase), rows in sorted(groups.items(), key=lambda kv: -max(t for t, _ in kv[1])):
-            largest = max(t for t, _ in rows)
+        for (op, phase), rows in sorted(groups.items(), key=lambda kv: -max(r[0] for r in kv[1])):
+            largest, _, rule = max(rows)
             if largest < 0.005 * peak:
                 continue
-            ratio = statistics.median(t / b for t, b in rows if b > 0) if any(b > 0 for _, b in rows) else 0.0
-            lines.append(f"| {label} | {op} | {phase} | {len(rows)} | {ratio:.2f} | {mib(largest)} | "
+            ratio = statistics.median(t / b for t, b, _ in rows if b > 0) if any(r[1] > 0 for r in rows) else 0.0
+            lines.append(f"| {label} | {op} | {phase} | {len(rows)} | {ratio:.2f} | {mib(largest)} | {mib(rule)} | "
                          f"{100.0 * largest / peak:.1f}% |")
     text = "\n".join(lines)
     print(text)
