@@ -139,7 +139,8 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
   CHECK_THAT(text.out, Catch::Contains("over bound"));
   CHECK_THAT(text.out, Catch::Contains("not every schedule"));  // the bound's footnote says what it bounds
   Run csv = runRemat({"compare", fixture("cli/chain3.json"), "--table", "csv"});
-  CHECK_THAT(csv.out, Catch::Contains("solver,best,status,fits,model peak,simulated peak,vs vanilla,overhead,overhead %"));
+  CHECK_THAT(csv.out,
+             Catch::Contains("solver,best,status,fits,model peak,simulated peak,vs vanilla,overhead,overhead %"));
   CHECK_THAT(csv.out, Catch::Contains("lp-bound,,bound,-,-,-,-,>= 0,-,-,"));
   // The winner: the least overhead among the plans that fit (store-all, without a budget).
   CHECK_THAT(csv.out, Catch::Contains("store-all,*,optimal,yes,"));
@@ -298,6 +299,17 @@ TEST_CASE("--workspace: rules on every command that reads a graph, written by co
   Run none = runRemat({"info", out.string(), "--workspace", "none", "--json"});
   REQUIRE(none.code == 0);
   CHECK(none.json()["vanilla_peak_bytes"] == plain.json()["vanilla_peak_bytes"]);
+
+  // Shapes a file gives are not bounded by its bytes: tensors too large to count are the file's error.
+  const fs::path huge = scratch() / "huge-shape.json";
+  remat::test::writeFile(huge, R"({"format": "remat-graph", "version": 1, "name": "huge", "nodes": [
+    {"id": "x", "kind": "input", "bytes": 16, "shape": [4], "dtype": "float32"},
+    {"id": "p", "kind": "op", "op": "Pow", "inputs": ["x"], "bytes": 16,
+     "shape": [1099511627776, 1073741824], "dtype": "float32"}]})");
+  Run tooLarge = runRemat({"info", huge.string(), "--workspace", "libtorch-cpu"});
+  CHECK(tooLarge.code == 3);
+  CHECK_THAT(tooLarge.err, Catch::Contains(huge.string()) && Catch::Contains("node 'p'") && Catch::Contains("2^60"));
+  CHECK(runRemat({"info", huge.string()}).code == 0);  // as the file gives it, nothing to count
 
   Run unknown = runRemat({"solve", onnx, "-s", "store-all", "--workspace", "cudnn"});
   CHECK(unknown.code == 2);
@@ -736,10 +748,10 @@ TEST_CASE("info prints the published lower-set counts of the paper's seven graph
 }
 
 TEST_CASE("golden DP results in the paper's model on the paper's seven graphs through the CLI") {
-  // Exact integers computed by this implementation, in the paper's model (--model paper). Among plans of equal overhead and checkpoint memory
-  // the DP keeps the one through the larger predecessor set, so the peaks pin that choice too. The
-  // least overheads of the three smaller graphs are cross-checked against an independent reference DP
-  // in tests/corpus, the least budgets and optima on random graphs against brute force in tests/solvers.
+  // Exact integers computed by this implementation, in the paper's model (--model paper). Among plans of equal overhead
+  // and checkpoint memory the DP keeps the one through the larger predecessor set, so the peaks pin that choice too.
+  // The least overheads of the three smaller graphs are cross-checked against an independent reference DP in
+  // tests/corpus, the least budgets and optima on random graphs against brute force in tests/solvers.
   struct Row {
     std::int64_t exactLeast;
     std::int64_t approxLeast;

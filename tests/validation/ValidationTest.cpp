@@ -295,11 +295,14 @@ TEST_CASE("the libtorch-cpu workspace rules predict the allocator within 2% for 
   const std::string name =
       GENERATE(as<std::string>{}, "resnet18-64px", "resnet50-64px", "vit_b_16-32px", "gpt2_small-1x32");
   const std::string solvers = "store-all,chen-sqrtn,chen-greedy,approx-dp,dtr,chain-dp";
+  const fs::path outDir = scratch() / (name + "-workspace-run");
+  fs::remove_all(outDir);
   Run r = cli({"validate",         small(name), "--workspace",  "libtorch-cpu",
                "--solvers",        solvers,     "--budget",     "least",
                "--device",         "cpu",       "--iterations", "1",
                "--warmup",         "0",         "--threads",    "1",
-               "--no-check-grads", "--runner",  REMAT_RUNNER,   "--json"});
+               "--no-check-grads", "--runner",  REMAT_RUNNER,   "--out-dir",
+               outDir.string(),    "--json"});
   INFO(name << ": " << r.err);
   REQUIRE(r.code == 0);
   const json j = json::parse(r.out);
@@ -307,7 +310,15 @@ TEST_CASE("the libtorch-cpu workspace rules predict the allocator within 2% for 
   for (const json& row : j["rows"]) {
     INFO(row.dump());
     CHECK(std::abs(row["allocator_error_percent"].get<double>()) <= 2.0);
+    // The allocator holds at least what the runner's tables hold, at every step of the plan.
+    const json m = json::parse(slurp(outDir / (row["label"].get<std::string>() + ".measurement.json")));
+    REQUIRE(!m["steps"].empty());
+    for (const json& step : m["steps"]) {
+      CHECK(step["allocator"]["peak"].get<std::int64_t>() >= step["during"]["total"].get<std::int64_t>());
+      CHECK(step["allocator"]["after"].get<std::int64_t>() >= step["after"]["total"].get<std::int64_t>());
+    }
   }
+  fs::remove_all(outDir);
 }
 
 TEST_CASE("validate and profile: bad input gets a clear message, its exit code, and no file") {

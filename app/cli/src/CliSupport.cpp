@@ -32,16 +32,19 @@ LoadedGraph loadGraph(const GraphOptions& options) {
   readOptions.batchOnlyForOnnx = options.batchOnlyForOnnx;
   auto read = io::readGraphFile(options.path, *format, readOptions);
   if (!read.ok()) throw CliError(kInput, read.errorText());
-  LoadedGraph out{std::move(read).value(), {}};
-  for (const auto& w : read.warnings()) out.warnings.push_back(w.toString());
+  std::vector<std::string> warnings;
+  for (const auto& w : read.warnings()) warnings.push_back(w.toString());
+  LoadedGraph out{std::move(read).value(), std::move(warnings)};
   auto costed = graph::applyCostModel(out.graph, options.costModel);
   if (!costed.ok()) throw CliError(kUsage, costed.errorText());
   out.graph = std::move(costed).value();
   const auto models = graph::workspaceModelNames();
   auto withWorkspace = graph::applyWorkspaceModel(out.graph, options.workspace);
-  if (!withWorkspace.ok())  // an unknown name is the command line's error, a graph the model cannot fill the file's
-    throw CliError(std::find(models.begin(), models.end(), options.workspace) == models.end() ? kUsage : kInput,
-                   options.path + ": " + withWorkspace.errorText());
+  if (!withWorkspace.ok()) {  // an unknown name is the command line's error, a graph the model cannot fill the file's
+    if (std::find(models.begin(), models.end(), options.workspace) == models.end())
+      throw CliError(kUsage, withWorkspace.errorText());
+    throw CliError(kInput, options.path + ": " + withWorkspace.errorText());
+  }
   out.graph = std::move(withWorkspace).value();
   return out;
 }
