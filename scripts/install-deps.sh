@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config ninja-build clang libclang-rt-14-dev
+  build-essential cmake pkg-config ninja-build clang libclang-rt-14-dev clang-format clang-tidy
   libboost-graph-dev libgraphviz-dev graphviz
   qt6-base-dev qt6-base-dev-tools libqt6opengl6-dev qt6-charts-dev qt6-svg-dev qt6-qpa-plugins
   libxkbcommon-dev

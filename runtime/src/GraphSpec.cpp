@@ -215,13 +215,13 @@ GraphSpec parseGraphSpec(std::string_view text, const std::string& fileName) {
         } catch (const json::parse_error&) {
           throw fail(path + "/attrs", "node '" + s.id + "': attributes are not a JSON object");
         }
-        if (!s.attrs.is_object())
-          throw fail(path + "/attrs", "node '" + s.id + "': attributes are not a JSON object");
+        if (!s.attrs.is_object()) throw fail(path + "/attrs", "node '" + s.id + "': attributes are not a JSON object");
       } else {
         throw fail(path + "/attrs", "expected an object");
       }
     }
-    if (s.kind != NodeKind::Op && s.attrs.contains("value")) s.value = constantValue(s, path + "/attrs/value", fileName);
+    if (s.kind != NodeKind::Op && s.attrs.contains("value"))
+      s.value = constantValue(s, path + "/attrs/value", fileName);
     // The runner creates every tensor with the graph's shape and dtype, so its size must be what the
     // graph counts; only views (zero bytes, aliasing their operand) may differ.
     if (s.bytes != s.denseBytes() && !s.isAliasView())

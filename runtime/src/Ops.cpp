@@ -173,28 +173,17 @@ std::int64_t splitOffset(const GraphSpec& g, std::size_t v, std::int64_t axis) {
 
 at::ScalarType onnxType(std::int64_t t) {
   switch (t) {
-    case 1:
-      return at::kFloat;
-    case 2:
-      return at::kByte;
-    case 3:
-      return at::kChar;
-    case 5:
-      return at::kShort;
-    case 6:
-      return at::kInt;
-    case 7:
-      return at::kLong;
-    case 9:
-      return at::kBool;
-    case 10:
-      return at::kHalf;
-    case 11:
-      return at::kDouble;
-    case 16:
-      return at::kBFloat16;
-    default:
-      throw AttrError("Cast to ONNX type " + std::to_string(t) + " is not supported");
+    case 1: return at::kFloat;
+    case 2: return at::kByte;
+    case 3: return at::kChar;
+    case 5: return at::kShort;
+    case 6: return at::kInt;
+    case 7: return at::kLong;
+    case 9: return at::kBool;
+    case 10: return at::kHalf;
+    case 11: return at::kDouble;
+    case 16: return at::kBFloat16;
+    default: throw AttrError("Cast to ONNX type " + std::to_string(t) + " is not supported");
   }
 }
 
@@ -630,56 +619,55 @@ std::unordered_map<std::string, Kernel> makeKernels() {
                       .check = [=](const GraphSpec& g, std::size_t v) { (void)splitOffset(g, v, splitAxis(g, v)); }};
   // Slice: a narrow for a step of 1, an index_select otherwise (the player gives the result its own
   // storage, as the graph counts it); the backward puts the gradient back in place, axis by axis.
-  k["Slice"] = Kernel{.forward =
-                          [=](const ForwardCall& c) {
-                            at::Tensor t = in(c, 0);
-                            for (const SliceAxis& s : sliceAxes(c.graph, c.node)) {
-                              const auto count = static_cast<std::int64_t>(s.index.size());
-                              t = s.step == 1 && count > 0
-                                      ? t.narrow(s.axis, s.index.front(), count)
-                                      : t.index_select(s.axis, at::tensor(s.index, t.options().dtype(at::kLong)));
-                            }
-                            return t;
-                          },
-                      .backward =
-                          [=](const BackwardCall& c) {
-                            const std::vector<SliceAxis> axes = sliceAxes(c.graph, c.node);
-                            std::vector<Shape> shapes{inputShape(c.graph, c.node, 0)};  // before each axis
-                            for (const SliceAxis& s : axes) {
-                              shapes.push_back(shapes.back());
-                              shapes.back()[static_cast<std::size_t>(s.axis)] = static_cast<std::int64_t>(s.index.size());
-                            }
-                            at::Tensor g = c.grad;
-                            for (std::size_t a = axes.size(); a-- > 0;) {
-                              const SliceAxis& s = axes[a];
-                              at::Tensor z = at::zeros(shapes[a], g.options());
-                              if (s.step == 1 && !s.index.empty())
-                                z.narrow(s.axis, s.index.front(), static_cast<std::int64_t>(s.index.size())).copy_(g);
-                              else
-                                z.index_copy_(s.axis, at::tensor(s.index, g.options().dtype(at::kLong)), g);
-                              g = std::move(z);
-                            }
-                            return std::vector<at::Tensor>{g};
-                          },
-                      .check = [=](const GraphSpec& g, std::size_t v) { (void)sliceAxes(g, v); }};
+  k["Slice"] = Kernel{
+      .forward =
+          [=](const ForwardCall& c) {
+            at::Tensor t = in(c, 0);
+            for (const SliceAxis& s : sliceAxes(c.graph, c.node)) {
+              const auto count = static_cast<std::int64_t>(s.index.size());
+              t = s.step == 1 && count > 0 ? t.narrow(s.axis, s.index.front(), count)
+                                           : t.index_select(s.axis, at::tensor(s.index, t.options().dtype(at::kLong)));
+            }
+            return t;
+          },
+      .backward =
+          [=](const BackwardCall& c) {
+            const std::vector<SliceAxis> axes = sliceAxes(c.graph, c.node);
+            std::vector<Shape> shapes{inputShape(c.graph, c.node, 0)};  // before each axis
+            for (const SliceAxis& s : axes) {
+              shapes.push_back(shapes.back());
+              shapes.back()[static_cast<std::size_t>(s.axis)] = static_cast<std::int64_t>(s.index.size());
+            }
+            at::Tensor g = c.grad;
+            for (std::size_t a = axes.size(); a-- > 0;) {
+              const SliceAxis& s = axes[a];
+              at::Tensor z = at::zeros(shapes[a], g.options());
+              if (s.step == 1 && !s.index.empty())
+                z.narrow(s.axis, s.index.front(), static_cast<std::int64_t>(s.index.size())).copy_(g);
+              else
+                z.index_copy_(s.axis, at::tensor(s.index, g.options().dtype(at::kLong)), g);
+              g = std::move(z);
+            }
+            return std::vector<at::Tensor>{g};
+          },
+      .check = [=](const GraphSpec& g, std::size_t v) { (void)sliceAxes(g, v); }};
   // Expand: broadcast to the graph's shape (ONNX's two-way broadcast gives the output shape); the
   // backward sums the gradient back to the operand's shape.
-  k["Expand"] = Kernel{.forward = [=](const ForwardCall& c) { return in(c, 0).expand(c.graph.node(c.node).shape); },
-                       .backward =
-                           [=](const BackwardCall& c) {
-                             return std::vector<at::Tensor>{sumTo(c.grad, inputShape(c.graph, c.node, 0))};
-                           },
-                       .check =
-                           [=](const GraphSpec& g, std::size_t v) {
-                             const Shape& from = inputShape(g, v, 0);
-                             const Shape& to = g.node(v).shape;
-                             bool ok = from.size() <= to.size();
-                             for (std::size_t d = 0; ok && d < from.size(); ++d) {
-                               const std::int64_t f = from[from.size() - 1 - d];
-                               ok = f == 1 || f == to[to.size() - 1 - d];
-                             }
-                             if (!ok) throw AttrError("its operand does not broadcast to the graph's shape");
-                           }};
+  k["Expand"] = Kernel{
+      .forward = [=](const ForwardCall& c) { return in(c, 0).expand(c.graph.node(c.node).shape); },
+      .backward =
+          [=](const BackwardCall& c) { return std::vector<at::Tensor>{sumTo(c.grad, inputShape(c.graph, c.node, 0))}; },
+      .check =
+          [=](const GraphSpec& g, std::size_t v) {
+            const Shape& from = inputShape(g, v, 0);
+            const Shape& to = g.node(v).shape;
+            bool ok = from.size() <= to.size();
+            for (std::size_t d = 0; ok && d < from.size(); ++d) {
+              const std::int64_t f = from[from.size() - 1 - d];
+              ok = f == 1 || f == to[to.size() - 1 - d];
+            }
+            if (!ok) throw AttrError("its operand does not broadcast to the graph's shape");
+          }};
   k["Concat"] = Kernel{
       .maxOperands = 1u << 20,
       .forward =

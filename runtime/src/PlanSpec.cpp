@@ -8,14 +8,10 @@ using nlohmann::json;
 
 std::string_view stepKindName(StepKind k) {
   switch (k) {
-    case StepKind::Forward:
-      return "fwd";
-    case StepKind::Backward:
-      return "bwd";
-    case StepKind::Free:
-      return "free";
-    case StepKind::FreeGrad:
-      return "free-grad";
+    case StepKind::Forward: return "fwd";
+    case StepKind::Backward: return "bwd";
+    case StepKind::Free: return "free";
+    case StepKind::FreeGrad: return "free-grad";
   }
   return "?";
 }

@@ -44,11 +44,8 @@ std::vector<std::vector<std::size_t>> lastValueUses(const GraphSpec& g, const st
       case StepKind::Backward:
         for (std::size_t u : savedOpValues(g, step.node)) use(s, u);
         break;
-      case StepKind::Free:
-        usedLater[step.node] = false;
-        break;
-      case StepKind::FreeGrad:
-        break;
+      case StepKind::Free: usedLater[step.node] = false; break;
+      case StepKind::FreeGrad: break;
     }
   }
   return freeAfter;

@@ -226,15 +226,10 @@ class Player {
       const auto t0 = Clock::now();
       try {
         switch (st.kind) {
-          case StepKind::Forward:
-            forward(s, st);
-            break;
-          case StepKind::Backward:
-            backward(s, st);
-            break;
+          case StepKind::Forward: forward(s, st); break;
+          case StepKind::Backward: backward(s, st); break;
           case StepKind::Free:
-          case StepKind::FreeGrad:
-            break;  // accounted "during" before the free, as the simulator
+          case StepKind::FreeGrad: break;  // accounted "during" before the free, as the simulator
         }
       } catch (const RunnerError&) {
         throw;

@@ -235,13 +235,17 @@ TEST_CASE("every solver answers within its time limit on a 100,000-op chain and 
   // one stops is measured in bench/limits.sh, not asserted here.
   std::vector<std::pair<std::string, std::vector<std::string>>> ops;
   ops.reserve(100000);
-  for (int k = 0; k < 100000; ++k) ops.emplace_back("op" + std::to_string(k), std::vector<std::string>{k ? "op" + std::to_string(k - 1) : "x"});
+  for (int k = 0; k < 100000; ++k)
+    ops.emplace_back("op" + std::to_string(k), std::vector<std::string>{k ? "op" + std::to_string(k - 1) : "x"});
   const std::string chain = writeGraph("chain-100000.json", "chain-100000", ops);
   const std::string inception = std::string(REMAT_SOURCE_DIR) + "/datasets/inception_v3.json";
-  for (const auto& [graph, budget] : std::vector<std::pair<std::string, std::string>>{{chain, "3MB"}, {inception, "2GB"}}) {
+  for (const auto& [graph, budget] :
+       std::vector<std::pair<std::string, std::string>>{{chain, "3MB"}, {inception, "2GB"}}) {
     INFO(graph);
-    Run r = remat::test::runProgram("timeout", {"-s", "KILL", "600", REMAT_BINARY, "compare", graph, "-b", budget,
-                                                "--time-limit", "2", "--table", "json"}, scratch());
+    Run r = remat::test::runProgram(
+        "timeout",
+        {"-s", "KILL", "600", REMAT_BINARY, "compare", graph, "-b", budget, "--time-limit", "2", "--table", "json"},
+        scratch());
     INFO(r.err);
     REQUIRE(r.code >= 0);
     REQUIRE(r.code <= 1);

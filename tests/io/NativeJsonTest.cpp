@@ -204,10 +204,12 @@ TEST_CASE("native: constants carry a value the reader checks, and have no gradie
   auto text = [](const std::string& param) {
     return R"({"format": "remat-graph", "version": 1, "nodes": [
   {"id": "x", "kind": "input", "bytes": 8, "shape": [2]},
-  )" + param + R"(,
+  )" + param +
+           R"(,
   {"id": "a", "kind": "op", "op": "Mul", "inputs": ["x", "c"], "bytes": 8}]})";
   };
-  auto scalar = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 4, "attrs": {"value": "-inf"}})"), "c.json");
+  auto scalar =
+      readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 4, "attrs": {"value": "-inf"}})"), "c.json");
   REQUIRE(scalar.ok());
   CHECK(nodeNamed(scalar.value(), "c").constant);
   CHECK_FALSE(nodeNamed(scalar.value(), "c").hasGradient());
@@ -219,15 +221,17 @@ TEST_CASE("native: constants carry a value the reader checks, and have no gradie
   auto weight = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 8, "shape": [2]})"), "c.json");
   REQUIRE(weight.ok());
   CHECK(nodeNamed(weight.value(), "c").hasGradient());
-  auto ints = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 8, "shape": [2], "dtype": "int32"})"), "c.json");
+  auto ints =
+      readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 8, "shape": [2], "dtype": "int32"})"), "c.json");
   REQUIRE(ints.ok());
   CHECK_FALSE(nodeNamed(ints.value(), "c").hasGradient());  // integer tensors have no gradient
 
-  auto count = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 12, "shape": [3], "attrs": {"value": [1, 2]}})"),
-                              "bad.json");
+  auto count = readNativeJson(
+      text(R"({"id": "c", "kind": "param", "bytes": 12, "shape": [3], "attrs": {"value": [1, 2]}})"), "bad.json");
   REQUIRE_FALSE(count.ok());
   CHECK(count.errorText() == "bad.json: /nodes/1/attrs/value: the constant has 2 elements but its shape holds 3");
-  auto word = readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 4, "attrs": {"value": "large"}})"), "bad.json");
+  auto word =
+      readNativeJson(text(R"({"id": "c", "kind": "param", "bytes": 4, "attrs": {"value": "large"}})"), "bad.json");
   REQUIRE_FALSE(word.ok());
   CHECK_THAT(word.errorText(), Catch::Contains("/nodes/1/attrs/value: a constant's elements are numbers"));
 }

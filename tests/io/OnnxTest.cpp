@@ -36,9 +36,7 @@ std::string errorsOf(const std::string& relative, ReadOptions options = {}) {
   return r.errorText();
 }
 
-double flopsOf(const graph::ComputeGraph& g, const std::string& name) {
-  return graph::opWork(g, *g.find(name)).flops;
-}
+double flopsOf(const graph::ComputeGraph& g, const std::string& name) { return graph::opWork(g, *g.find(name)).flops; }
 
 }  // namespace
 
@@ -61,7 +59,7 @@ TEST_CASE("ONNX mlp: inputs, weights as params, sizes, saves and FLOPs", "[io][o
   CHECK(h.shape == std::vector<std::int64_t>{4, 16});
   CHECK(h.dtype == "float32");
   CHECK(h.bytes.value == 4 * 16 * 4);
-  CHECK(h.saves == Saves{{0, 1}, false});  // a product keeps its input and its weight
+  CHECK(h.saves == Saves{{0, 1}, false});             // a product keeps its input and its weight
   CHECK(nodeNamed(g, "a").saves == Saves{{}, true});  // ReLU keeps only its output
   CHECK(nodeNamed(g, "loss").saves == Saves{{0, 1}, false});
   CHECK(nodeNamed(g, "loss").bytes.value == 4);  // a scalar
@@ -94,7 +92,7 @@ TEST_CASE("ONNX conv block: initializers, training outputs, views", "[io][onnx]"
   CHECK(nodeNamed(g, "bn").saves == Saves{{0, 1}, false});
   CHECK(nodeNamed(g, "p").bytes.value == 2 * 4 * 4 * 4 * 4);
   CHECK(nodeNamed(g, "p").saves == Saves{{0}, true});  // its input, and its output for the indices
-  CHECK(nodeNamed(g, "f").bytes.value == 0);            // Flatten aliases its input
+  CHECK(nodeNamed(g, "f").bytes.value == 0);           // Flatten aliases its input
   CHECK(nodeNamed(g, "f").bwdTime.value == 0);
   CHECK(flopsOf(g, "logits") == 2.0 * 10 * 64);
   // The activations: 3 x 2048 (conv, bn, relu) + 512 (pool) + 0 (flatten) + 40 (logits) + 4 (loss).
@@ -189,8 +187,8 @@ TEST_CASE("ONNX unknown operation: imported with warnings and conservative defau
   const auto& g = r.value();
   const auto& y = nodeNamed(g, "y");
   CHECK(y.op == "Fancy");
-  CHECK(y.bytes.value == 2 * 6 * 4);  // assumed the size of its operand
-  CHECK(y.saves == Saves{{0}, true});   // keeps everything
+  CHECK(y.bytes.value == 2 * 6 * 4);   // assumed the size of its operand
+  CHECK(y.saves == Saves{{0}, true});  // keeps everything
   CHECK(y.bwdTime.value == y.fwdTime.value);
   CHECK(nodeNamed(g, "z").shape == std::vector<std::int64_t>{2, 6});  // inference went on after it
   std::string warnings;
@@ -230,10 +228,36 @@ TEST_CASE("ONNX bad input: clear errors, never a crash", "[io][onnx]") {
 }
 
 TEST_CASE("op table: every operation the issue names, with PyTorch's saves", "[graph][optable]") {
-  for (const char* type : {"Conv", "ConvTranspose", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization",
-                           "Relu", "Gelu", "Sigmoid", "Tanh", "Softmax", "Add", "Mul", "Sub", "Div", "Concat",
-                           "Split", "Slice", "Reshape", "Flatten", "Transpose", "MaxPool", "AveragePool",
-                           "GlobalAveragePool", "Resize", "Upsample", "Pad", "Dropout", "ReduceMean", "Gather",
+  for (const char* type : {"Conv",
+                           "ConvTranspose",
+                           "Gemm",
+                           "MatMul",
+                           "BatchNormalization",
+                           "LayerNormalization",
+                           "Relu",
+                           "Gelu",
+                           "Sigmoid",
+                           "Tanh",
+                           "Softmax",
+                           "Add",
+                           "Mul",
+                           "Sub",
+                           "Div",
+                           "Concat",
+                           "Split",
+                           "Slice",
+                           "Reshape",
+                           "Flatten",
+                           "Transpose",
+                           "MaxPool",
+                           "AveragePool",
+                           "GlobalAveragePool",
+                           "Resize",
+                           "Upsample",
+                           "Pad",
+                           "Dropout",
+                           "ReduceMean",
+                           "Gather",
                            "SoftmaxCrossEntropyLoss"}) {
     INFO(type);
     CHECK(graph::findOpSpec(type) != nullptr);
@@ -246,7 +270,8 @@ TEST_CASE("op table: every operation the issue names, with PyTorch's saves", "[g
   CHECK(graph::findOpSpec("Softmax")->savesOutput);
   CHECK(graph::findOpSpec("LayerNormalization")->savesInputs == std::vector<std::uint32_t>{0, 1});
   CHECK(graph::findOpSpec("Gather")->savesInputs == std::vector<std::uint32_t>{1});  // the indices
-  for (const char* view : {"Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze"}) CHECK(graph::findOpSpec(view)->view);
+  for (const char* view : {"Reshape", "Flatten", "Transpose", "Squeeze", "Unsqueeze"})
+    CHECK(graph::findOpSpec(view)->view);
   CHECK(graph::dtypeBytes("bfloat16") == 2);
   CHECK_FALSE(graph::dtypeBytes("complex64"));
   CHECK(graph::findDeviceProfile("h100") != nullptr);
@@ -265,7 +290,12 @@ TEST_CASE("flops cost model: the roofline, per device and dtype", "[graph][optab
     graph::GraphBuilder b;
     b.add({.name = "a", .kind = NodeKind::Input, .bytes = n * n * bytesPer, .shape = {n, n}, .dtype = dtype});
     b.add({.name = "w", .kind = NodeKind::Param, .bytes = n * n * bytesPer, .shape = {n, n}, .dtype = dtype});
-    b.add({.name = "y", .op = "MatMul", .inputs = {"a", "w"}, .bytes = n * n * bytesPer, .shape = {n, n}, .dtype = dtype});
+    b.add({.name = "y",
+           .op = "MatMul",
+           .inputs = {"a", "w"},
+           .bytes = n * n * bytesPer,
+           .shape = {n, n},
+           .dtype = dtype});
     b.add({.name = "r", .op = "Relu", .inputs = {"y"}, .bytes = n * n * bytesPer, .shape = {n, n}, .dtype = dtype});
     auto g = b.build();
     REQUIRE(g.ok());

@@ -39,8 +39,8 @@ TEST_CASE("the canonical schedule of a chain recomputes what its backward reads,
 TEST_CASE("a value nothing reads again is not recomputed") {
   // a0 -> a1 (keeps only its output, like ReLU) -> a2 (keeps its input): cut after a1, a0 is read by
   // nobody once a1 is kept, so segment 1's backward recomputes nothing.
-  std::vector<test::OpSketch> ops{{"a0", {"x"}, 10, 1, {}, false}, {"a1", {"a0"}, 10, 1, {}, true},
-                                  {"a2", {"a1"}, 10, 1, {0}, false}};
+  std::vector<test::OpSketch> ops{
+      {"a0", {"x"}, 10, 1, {}, false}, {"a1", {"a0"}, 10, 1, {}, true}, {"a2", {"a1"}, 10, 1, {0}, false}};
   auto g = test::makeGraph(ops, 10);
   std::vector<NodeSet> seq{setOf(g, {"a0", "a1"}), fullSet(g)};
   const ChainLowering low = lowerChain(g, seq);

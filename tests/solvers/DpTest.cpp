@@ -82,8 +82,10 @@ TEST_CASE("exact-dp in the paper's model equals a brute-force search over all lo
           bestMemory = std::make_pair(s.checkpoints, s.overhead);
       }
       INFO("budget " << b);
-      SolveResult time = exact.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Time, .model = DpModelKind::Paper});
-      SolveResult memory = exact.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Memory, .model = DpModelKind::Paper});
+      SolveResult time =
+          exact.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Time, .model = DpModelKind::Paper});
+      SolveResult memory =
+          exact.solve({.graph = &g, .budget = Bytes{b}, .strategy = Strategy::Memory, .model = DpModelKind::Paper});
       if (!bestT) {
         CHECK(time.status == SolveStatus::Infeasible);
         CHECK(memory.status == SolveStatus::Infeasible);
@@ -113,8 +115,9 @@ TEST_CASE("exact-dp in the paper's model equals a brute-force search over all lo
       }
       // Optimal in the paper's model; over budget where the simulator counts more than the budget.
       auto optimalInModel = [b = b](const SolveResult& r) {
-        return r.status == SolveStatus::Optimal ? r.metrics.simulatedPeak.value <= b
-                                                : r.status == SolveStatus::OverBudget && r.metrics.simulatedPeak.value > b;
+        return r.status == SolveStatus::Optimal
+                   ? r.metrics.simulatedPeak.value <= b
+                   : r.status == SolveStatus::OverBudget && r.metrics.simulatedPeak.value > b;
       };
       REQUIRE(optimalInModel(time));
       CHECK(*time.metrics.modelOverhead == *bestT);
@@ -369,8 +372,10 @@ TEST_CASE("the bounds pass equals its recurrence whatever its blocks and threads
               overhead = std::min(overhead, saturatingAdd(s.dt, one->minOverhead[j]));
               checkpoints = std::min(checkpoints, saturatingAdd(s.dm, one->minCheckpoints[j]));
             }
-            if (refined) CHECK(one->minPeak[i] >= peak);
-            else CHECK(one->minPeak[i] == peak);
+            if (refined)
+              CHECK(one->minPeak[i] >= peak);
+            else
+              CHECK(one->minPeak[i] == peak);
             CHECK(one->minOverhead[i] == overhead);
             CHECK(one->minCheckpoints[i] == checkpoints);
             ++checked;
@@ -388,8 +393,10 @@ TEST_CASE("the bounds pass equals its recurrence whatever its blocks and threads
           REQUIRE(b);
           CHECK(b->overheadCap == cap);
           for (std::size_t i = 0; i < n; ++i) {
-            if (free->minOverhead[i] <= cap) CHECK(b->minOverhead[i] == free->minOverhead[i]);
-            else CHECK(b->minOverhead[i] > cap);
+            if (free->minOverhead[i] <= cap)
+              CHECK(b->minOverhead[i] == free->minOverhead[i]);
+            else
+              CHECK(b->minOverhead[i] > cap);
             CHECK(b->minPeak[i] >= uncapped->minPeak[i]);
             CHECK(b->minCheckpoints[i] >= uncapped->minCheckpoints[i]);
           }

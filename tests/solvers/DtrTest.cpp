@@ -203,8 +203,8 @@ TEST_CASE("dtr stops when cancelled") {
 
 TEST_CASE("dtr obeys its time limit where its run thrashes") {
   // Modules of three two-op branches from one input, joined by a concat (inception's shape). With
-  // everything evicted (a budget of one byte, or the run that measures the single-op minimum) the concat's rematerialization
-  // recomputes each branch, and each branch its module's input, which is the previous concat: three
+  // everything evicted (a budget of one byte, or the run that measures the single-op minimum) the concat's
+  // rematerialization recomputes each branch, and each branch its module's input, which is the previous concat: three
   // times the previous module's work, 3^20 in all, far more than any run finishes. The solver must
   // still answer, `time-limit`, soon after its deadline.
   std::vector<test::OpSketch> ops;

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <stop_token>
 #include <string>
@@ -66,15 +66,11 @@ TEST_CASE("runIsolated stops a child whose resident memory passes the limit") {
 }
 
 TEST_CASE("runIsolated reports a child that dies or throws, with the reason") {
-  const IsolatedOutcome died = runIsolated(
-      []() -> std::string {
-        std::abort();
-      },
-      std::nullopt, std::nullopt, {});
+  const IsolatedOutcome died = runIsolated([]() -> std::string { std::abort(); }, std::nullopt, std::nullopt, {});
   CHECK(died.kind == IsolatedOutcome::Kind::Failed);
   CHECK_THAT(died.why, Catch::Contains("signal 6"));
-  const IsolatedOutcome threw = runIsolated([]() -> std::string { throw std::runtime_error("boom"); }, std::nullopt,
-                                            std::nullopt, {});
+  const IsolatedOutcome threw =
+      runIsolated([]() -> std::string { throw std::runtime_error("boom"); }, std::nullopt, std::nullopt, {});
   CHECK(threw.kind == IsolatedOutcome::Kind::Failed);
   CHECK(threw.why == "boom");
   const IsolatedOutcome noMemory =

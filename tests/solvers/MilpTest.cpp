@@ -388,10 +388,12 @@ TEST_CASE("milp refuses at once a MILP whose variables alone pass the memory lim
   request.memoryLimit = Bytes{std::int64_t{1} << 20};
   const SolveResult r = Milp().solve(request);
   CHECK(r.status == SolveStatus::Limit);
-  CHECK_THAT(r.message, Catch::Contains("270000 variables") && Catch::Contains("more than the memory limit of 1.00 MiB"));
+  CHECK_THAT(r.message,
+             Catch::Contains("270000 variables") && Catch::Contains("more than the memory limit of 1.00 MiB"));
 }
 
-TEST_CASE("milp under pins: a kept op computed once at no more than exact-dp's pinned cost; a recomputed op never carried") {
+TEST_CASE(
+    "milp under pins: a kept op computed once at no more than exact-dp's pinned cost; a recomputed op never carried") {
   const Milp milp;
   const ExactDp dp;
   for (const ComputeGraph& g : {test::makeChain(8), test::makeRandomDag(8, 11), diamond()}) {
@@ -413,9 +415,8 @@ TEST_CASE("milp under pins: a kept op computed once at no more than exact-dp's p
       REQUIRE(r.status == SolveStatus::Optimal);
       CHECK(r.metrics.overhead <= m.overhead);
       const graph::NodeId node = g.opNode(graph::OpIndex{k});
-      CHECK(std::count_if(r.plan->schedule.begin(), r.plan->schedule.end(), [&](const sim::Step& s) {
-              return s.kind == sim::StepKind::Forward && s.node == node;
-            }) == 1);
+      CHECK(std::count_if(r.plan->schedule.begin(), r.plan->schedule.end(),
+                          [&](const sim::Step& s) { return s.kind == sim::StepKind::Forward && s.node == node; }) == 1);
     }
     // Pinned recompute, an op with a consumer is computed again in the consumer's stage: never carried
     // from one stage into the next, even without a budget.
@@ -427,9 +428,8 @@ TEST_CASE("milp under pins: a kept op computed once at no more than exact-dp's p
     const SolveResult r = milp.solve(open);
     INFO(r.message);
     REQUIRE(r.status == SolveStatus::Optimal);
-    CHECK(std::count_if(r.plan->schedule.begin(), r.plan->schedule.end(), [&](const sim::Step& s) {
-            return s.kind == sim::StepKind::Forward && s.node == first;
-          }) >= 2);
+    CHECK(std::count_if(r.plan->schedule.begin(), r.plan->schedule.end(),
+                        [&](const sim::Step& s) { return s.kind == sim::StepKind::Forward && s.node == first; }) >= 2);
     CHECK(r.metrics.overhead.value >= g.node(first).fwdTime.value);
   }
 }

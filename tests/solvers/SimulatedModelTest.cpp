@@ -83,7 +83,8 @@ struct Chain {
 
 // Every increasing chain ∅ ⊊ L_1 ⊊ ... ⊊ V over `sets` (V among them), by depth-first search, each
 // evaluated by evaluateSimulatedModel; nullopt past `limit` chains.
-std::optional<std::vector<Chain>> allChains(const ComputeGraph& g, const std::vector<NodeSet>& sets, std::size_t limit) {
+std::optional<std::vector<Chain>> allChains(const ComputeGraph& g, const std::vector<NodeSet>& sets,
+                                            std::size_t limit) {
   std::vector<Chain> out;
   const bool complete = test::forEachChain(g, sets, limit, [&](const std::vector<NodeSet>& chain) {
     out.push_back({chain, evaluateSimulatedModel(g, chain)});
@@ -142,8 +143,7 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
   // The model counts a checkpoint until its own segment's backward; the simulator frees one that no
   // later step reads. Reported, not asserted: how often that changes a chain's peak.
   WARN("simulator's DP model: " << differ << " of " << chains << " chains peak above the simulated peak, by "
-                                            << 100.0 * gapSum / double(chains) << "% on average, at most " << 100.0 * gap
-                                            << "%");
+                                << 100.0 * gapSum / double(chains) << "% on average, at most " << 100.0 * gap << "%");
   CHECK(chains > 10000);
 }
 
@@ -169,8 +169,8 @@ TEST_CASE("the DP's segment skip is a lower bound on the base from every smaller
       for (const NodeSet& prev : sets) {
         if (prev.count() >= next.count() || !subset(prev, next)) continue;
         std::int64_t saved = 0;
-        const Transition quick = model.quickTransition(prev.words().data(), model.targetTerms(prev.words().data()).source(),
-                                                       last, terms, &saved);
+        const Transition quick = model.quickTransition(
+            prev.words().data(), model.targetTerms(prev.words().data()).source(), last, terms, &saved);
         CHECK(SimulatedDpModel::dtFloor(model.targetTerms(prev.words().data()).source(), last, terms) <= quick.dt);
         const std::int64_t floor = model.subsetFloor(quick, saved, terms);
         for (const NodeSet& k : sets)
@@ -286,7 +286,8 @@ TEST_CASE("approx-dp in the simulator's model equals a brute force over chains o
     std::vector<NodeSet> closures;
     for (std::uint32_t v = 0; v < g.opCount(); ++v) closures.push_back(ancestorClosure(g, OpIndex{v}));
     closures.push_back(fullSet(g));
-    std::sort(closures.begin(), closures.end(), [](const NodeSet& a, const NodeSet& b) { return a.words() < b.words(); });
+    std::sort(closures.begin(), closures.end(),
+              [](const NodeSet& a, const NodeSet& b) { return a.words() < b.words(); });
     closures.erase(std::unique(closures.begin(), closures.end()), closures.end());
     auto chains = allChains(g, closures, 100000);
     if (!chains) continue;
@@ -432,15 +433,15 @@ TEST_CASE("exact-dp and approx-dp under pins equal a brute force over the chains
     ++checked;
     if (kept.size() < chains->size()) ++restricted;
     INFO("seed " << seed << ", " << g.opCount() << " ops, " << kept.size() << " of " << chains->size()
-                 << " chains respect " << pins.keep.size() << " keep and " << pins.recompute.size() << " recompute pins");
+                 << " chains respect " << pins.keep.size() << " keep and " << pins.recompute.size()
+                 << " recompute pins");
     checkSolverAgainst(exact, g, kept, pins);
     std::vector<Chain> closures;
     for (const Chain& c : kept)
       if (std::all_of(c.sets.begin(), c.sets.end(), [&](const NodeSet& s) {
             if (s == fullSet(g)) return true;
             const auto members = s.members();
-            return std::any_of(members.begin(), members.end(),
-                               [&](OpIndex v) { return ancestorClosure(g, v) == s; });
+            return std::any_of(members.begin(), members.end(), [&](OpIndex v) { return ancestorClosure(g, v) == s; });
           }))
         closures.push_back(c);
     checkSolverAgainst(approx, g, closures, pins);

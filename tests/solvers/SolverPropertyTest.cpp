@@ -10,8 +10,8 @@
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/MemoryBounds.hpp"
 #include "remat/solvers/ChenCuts.hpp"
-#include "remat/solvers/DpSolvers.hpp"
 #include "remat/solvers/DpModel.hpp"
+#include "remat/solvers/DpSolvers.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 using namespace remat;
@@ -338,7 +338,8 @@ TEST_CASE("the DPs, Chen's methods and chain-dp honour a time limit while they b
   for (const char* id : {"approx-dp", "exact-dp", "chen-sqrtn", "chen-greedy", "chain-dp"}) {
     INFO(id);
     const auto start = std::chrono::steady_clock::now();
-    SolveResult r = SolverRegistry::builtin().find(id)->solve({.graph = &g, .timeLimit = std::chrono::milliseconds(200)});
+    SolveResult r =
+        SolverRegistry::builtin().find(id)->solve({.graph = &g, .timeLimit = std::chrono::milliseconds(200)});
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     CHECK(seconds < 5);  // the limit, the plan's simulation and a margin for a loaded sanitizer build
     CHECK(r.status == SolveStatus::TimeLimit);

@@ -68,16 +68,18 @@ TEST_CASE("ComparisonModel copies as Markdown and CSV", "[studio][table]") {
   model.setResult(result("a|b, \"c\"", solvers::SolveStatus::Infeasible, false));
   model.setPlainRun(Bytes{4 << 20}, Ticks{840}, QStringLiteral("ns"));
   CHECK(model.toMarkdown() ==
-        QStringLiteral("| solver | best | status | fits | model peak | simulated peak | vs vanilla | overhead (ns) | overhead % "
-                       "| over bound | recomputed | solve s |\n"
-                       "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-                       "| approx-dp | * | optimal | yes | 3.00 MiB | 2.00 MiB | -50.0% | 42 | 5.0% | - | 7 | 0.250 |\n"
-                       "| a\\|b, \"c\" |  | infeasible | - | - | - | - | - | - | - | - | 0.250 |\n"));
-  CHECK(model.toCsv() ==
-        QStringLiteral("solver,best,status,fits,model peak,simulated peak,vs vanilla,overhead (ns),overhead %,over bound,"
-                       "recomputed,solve s\n"
-                       "approx-dp,*,optimal,yes,3.00 MiB,2.00 MiB,-50.0%,42,5.0%,-,7,0.250\n"
-                       "\"a|b, \"\"c\"\"\",,infeasible,-,-,-,-,-,-,-,-,0.250\n"));
+        QStringLiteral(
+            "| solver | best | status | fits | model peak | simulated peak | vs vanilla | overhead (ns) | overhead % "
+            "| over bound | recomputed | solve s |\n"
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| approx-dp | * | optimal | yes | 3.00 MiB | 2.00 MiB | -50.0% | 42 | 5.0% | - | 7 | 0.250 |\n"
+            "| a\\|b, \"c\" |  | infeasible | - | - | - | - | - | - | - | - | 0.250 |\n"));
+  CHECK(
+      model.toCsv() ==
+      QStringLiteral("solver,best,status,fits,model peak,simulated peak,vs vanilla,overhead (ns),overhead %,over bound,"
+                     "recomputed,solve s\n"
+                     "approx-dp,*,optimal,yes,3.00 MiB,2.00 MiB,-50.0%,42,5.0%,-,7,0.250\n"
+                     "\"a|b, \"\"c\"\"\",,infeasible,-,-,-,-,-,-,-,-,0.250\n"));
 }
 
 // The winner by `remat compare`'s rule (solvers::bestResult): the least overhead among the plans that
@@ -157,5 +159,6 @@ TEST_CASE("ComparisonModel shows each plan's gap to the tightest bound and sorts
   CHECK(key(2, ComparisonModel::Overhead) < key(0, ComparisonModel::Overhead));
   CHECK(key(1, ComparisonModel::Overhead) == 250.0);  // the bound, shown as ">= 250"
   CHECK(key(1, ComparisonModel::SimulatedPeak) > key(2, ComparisonModel::SimulatedPeak));
-  CHECK(model.data(model.index(0, ComparisonModel::Solver), ComparisonModel::SortRole).toString() == QStringLiteral("dtr"));
+  CHECK(model.data(model.index(0, ComparisonModel::Solver), ComparisonModel::SortRole).toString() ==
+        QStringLiteral("dtr"));
 }

@@ -5,26 +5,26 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QContextMenuEvent>
-#include <QLabel>
-#include <QMenu>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QItemSelectionModel>
+#include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
-#include <QItemSelectionModel>
 #include <QSlider>
-#include <QTableView>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QElapsedTimer>
+#include <QTableView>
 #include <QTest>
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -1018,8 +1018,7 @@ TEST_CASE("Studio finds a node by name: its details, and the checkpoint drawing 
   auto* box = w.findChild<QLineEdit*>(QStringLiteral("findNode"));
   REQUIRE(box);
   if (active) CHECK(box->hasFocus());  // focus needs an active window, which not every platform gives
-  const QString other =
-      QString::fromStdString(w.graph()->node(w.graph()->opNode(graph::OpIndex{5})).name);
+  const QString other = QString::fromStdString(w.graph()->node(w.graph()->opNode(graph::OpIndex{5})).name);
   QTest::keyClicks(box, other);
   QTest::keyClick(box, Qt::Key_Return);
   CHECK(w.nodeDetailsText().startsWith(other));
@@ -1116,7 +1115,7 @@ TEST_CASE("Studio pins a node from the drawing's context menu and re-plans next 
     CHECK(pinned->simulation.valid());
     CHECK(pinned->pins.keep == w.pins().keep);
   }
-  CHECK(forwardsOf(*resultOf(w, "exact-dp")->plan, *target) > 1);  // the unpinned plan is still there
+  CHECK(forwardsOf(*resultOf(w, "exact-dp")->plan, *target) > 1);           // the unpinned plan is still there
   CHECK_FALSE(w.comparisonModel()->rowOf(viz::pinnedLabel("chen-sqrtn")));  // it ignores pins
   // The timeline draws both, the pinned one in its solver's colour with another dash.
   CHECK(viz::solverStyle(viz::pinnedLabel("exact-dp")) == *viz::solverStyle("exact-dp") + viz::Theme::kPinnedStyle);

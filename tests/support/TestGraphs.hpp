@@ -70,7 +70,8 @@ inline graph::ComputeGraph makeRandomDag(int n, std::uint32_t seed, double edgeP
   for (int i = 0; i < n; ++i) {
     OpSketch o;
     o.name = "n" + std::to_string(i);
-    if (i == 0) o.inputs.push_back("x");
+    if (i == 0)
+      o.inputs.push_back("x");
     else {
       // Always connect to the previous op so that the graph is connected; add random earlier ones.
       o.inputs.push_back("n" + std::to_string(i - 1));

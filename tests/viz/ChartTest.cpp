@@ -32,10 +32,11 @@ TEST_CASE("a chart keeps its plot, legend and labels on the canvas and apart") {
   FigureStyle style;
   style.title = "Memory over the schedule";
   std::vector<LegendEntry> legend;
-  for (int k = 0; k < 12; ++k) legend.push_back({"entry number " + std::to_string(k), LegendEntry::Kind::Swatch, {}, {}});
+  for (int k = 0; k < 12; ++k)
+    legend.push_back({"entry number " + std::to_string(k), LegendEntry::Kind::Swatch, {}, {}});
   Scene scene = makeScene(style);
-  Chart chart(scene, style, Axis{0, 50000, "step", AxisFormat::Integer},
-              Axis{0, 3e9, "memory", AxisFormat::Bytes}, legend);
+  Chart chart(scene, style, Axis{0, 50000, "step", AxisFormat::Integer}, Axis{0, 3e9, "memory", AxisFormat::Bytes},
+              legend);
   const Box canvas{0, 0, style.width, style.height};
   CHECK(canvas.contains(chart.plot()));
   for (const Box& b : chart.legendBoxes()) {
@@ -106,7 +107,8 @@ TEST_CASE("elided labels keep head and tail, fit, and never split a UTF-8 code p
     CHECK(e.rfind("la", 0) == 0);  // the head stays
     // Valid UTF-8: every continuation byte follows a lead byte or another continuation byte.
     for (std::size_t i = 0; i < e.size(); ++i)
-      if ((static_cast<unsigned char>(e[i]) & 0xC0) == 0x80) CHECK((i > 0 && (static_cast<unsigned char>(e[i - 1]) & 0x80)));
+      if ((static_cast<unsigned char>(e[i]) & 0xC0) == 0x80)
+        CHECK((i > 0 && (static_cast<unsigned char>(e[i - 1]) & 0x80)));
   }
   CHECK(elideMiddle(name, 1, 10, tm).empty());
 }

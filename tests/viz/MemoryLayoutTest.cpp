@@ -33,7 +33,8 @@ struct Plan {
 std::vector<Plan> plans(const graph::ComputeGraph& g) {
   std::vector<Plan> out{{"store-all", sim::storeAllSchedule(g)}};
   for (std::uint32_t parts : {2U, 3U, 5U})
-    out.push_back({"canonical, " + std::to_string(parts) + " cuts", sim::canonicalSchedule(g, test::evenLowerSets(g, parts))});
+    out.push_back(
+        {"canonical, " + std::to_string(parts) + " cuts", sim::canonicalSchedule(g, test::evenLowerSets(g, parts))});
   return out;
 }
 

@@ -150,7 +150,8 @@ TEST_CASE("a solver has one colour and dash in every figure, whatever its place 
   const Scene pareto = paretoScene(data, style);
   bool coloured = false;
   for (const Item& item : pareto.items)
-    if (const auto* l = std::get_if<PolylineItem>(&item); l && l->stroke.color == style.theme.seriesColor(exact)) coloured = true;
+    if (const auto* l = std::get_if<PolylineItem>(&item); l && l->stroke.color == style.theme.seriesColor(exact))
+      coloured = true;
   CHECK(coloured);
 }
 
@@ -162,9 +163,9 @@ TEST_CASE("pareto scene: the budget at hand is a dashed vertical line in the bud
   auto budgetLines = [&](const Scene& scene) {
     std::vector<const PolylineItem*> lines;
     for (const Item& item : scene.items)
-      if (const auto* p = std::get_if<PolylineItem>(&item);
-          p && p->stroke.color == style.theme.budget && p->stroke.dash == Dash::Dashed && p->points.size() == 2 &&
-          p->points[0].x == p->points[1].x)
+      if (const auto* p = std::get_if<PolylineItem>(&item); p && p->stroke.color == style.theme.budget &&
+                                                            p->stroke.dash == Dash::Dashed && p->points.size() == 2 &&
+                                                            p->points[0].x == p->points[1].x)
         lines.push_back(p);
     return lines;
   };
@@ -184,5 +185,6 @@ TEST_CASE("pareto scene: the budget at hand is a dashed vertical line in the bud
   CHECK(legendSays(scene, "budget "));
   // Every front's point lies to its right: 0.6 GB is left of 1 GB.
   for (const Item& item : scene.items)
-    if (const auto* e = std::get_if<EllipseItem>(&item); e && e->rx == 3) CHECK(e->center.x > lines.front()->points[0].x);
+    if (const auto* e = std::get_if<EllipseItem>(&item); e && e->rx == 3)
+      CHECK(e->center.x > lines.front()->points[0].x);
 }

@@ -61,14 +61,17 @@ TEST_CASE("timeline scene: the peak marker sits on top of the drawn data, for sh
     const Scene scene = timelineScene(data, style);
     const EllipseItem* marker = nullptr;
     for (const Item& item : scene.items)
-      if (const auto* e = std::get_if<EllipseItem>(&item); e && e->rx == 4 && e->fill && e->fill->color == style.theme.peak) marker = e;
+      if (const auto* e = std::get_if<EllipseItem>(&item);
+          e && e->rx == 4 && e->fill && e->fill->color == style.theme.peak)
+        marker = e;
     REQUIRE(marker != nullptr);
     INFO(n << " ops");
     CHECK(marker->center.y == Approx(topOfAreas(scene)));
     // The label names the step.
     bool labelled = false;
     for (const Item& item : scene.items)
-      if (const auto* t = std::get_if<TextItem>(&item); t && t->text.find(sim::describeStep(g, schedule[r.peakStep])) != std::string::npos)
+      if (const auto* t = std::get_if<TextItem>(&item);
+          t && t->text.find(sim::describeStep(g, schedule[r.peakStep])) != std::string::npos)
         labelled = true;
     CHECK(labelled);
     // Long schedules are thinned to about one bar per pixel column.

@@ -289,9 +289,7 @@ QImage paintedAfresh(SceneView& view, const viz::Scene& scene) {
   return image;
 }
 
-QImage shown(SceneView& view) {
-  return view.grab().toImage().convertToFormat(QImage::Format_ARGB32_Premultiplied);
-}
+QImage shown(SceneView& view) { return view.grab().toImage().convertToFormat(QImage::Format_ARGB32_Premultiplied); }
 
 // The same pixels (QImage's == also compares what the pixels are not: the colour space, the DPI).
 bool samePixels(const QImage& a, const QImage& b) {
@@ -388,8 +386,8 @@ TEST_CASE("paintScene: text too small to read at the view's scale is not painted
   bare.height = 40;
   bare.add(viz::RectItem{0, 0, 100, 40, viz::Fill{{255, 255, 255}}, std::nullopt, 0});
   viz::Scene labelled = bare;
-  labelled.add(viz::TextItem{{50, 20}, "conv1", viz::kMinTextSize / 2, {0, 0, 0}, viz::Anchor::Middle,
-                             viz::Baseline::Middle});
+  labelled.add(
+      viz::TextItem{{50, 20}, "conv1", viz::kMinTextSize / 2, {0, 0, 0}, viz::Anchor::Middle, viz::Baseline::Middle});
   auto paint = [](const viz::Scene& scene, double scale) {
     QImage image(static_cast<int>(100 * scale), static_cast<int>(40 * scale), QImage::Format_ARGB32_Premultiplied);
     image.fill(Qt::white);
@@ -398,6 +396,6 @@ TEST_CASE("paintScene: text too small to read at the view's scale is not painted
     remat::vizqt::paintScene(scene, painter, scale);
     return image;
   };
-  CHECK(paint(labelled, 1) == paint(bare, 1));    // half the least readable size: a smudge, skipped
-  CHECK(paint(labelled, 4) != paint(bare, 4));    // twice it: painted
+  CHECK(paint(labelled, 1) == paint(bare, 1));  // half the least readable size: a smudge, skipped
+  CHECK(paint(labelled, 4) != paint(bare, 4));  // twice it: painted
 }

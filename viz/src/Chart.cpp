@@ -8,9 +8,9 @@ namespace remat::viz {
 
 namespace {
 
-constexpr double kPad = 12;        // outer margin
+constexpr double kPad = 12;  // outer margin
 constexpr double kTickLength = 4;
-constexpr double kGap = 6;         // between a label and what it labels
+constexpr double kGap = 6;  // between a label and what it labels
 
 double niceStep(double raw) {
   const double power = std::pow(10.0, std::floor(std::log10(raw)));
@@ -104,9 +104,12 @@ std::vector<std::string> tickLabels(const std::vector<double>& ticks, AxisFormat
     case AxisFormat::Integer: {
       double unit = 1;
       const char* suffix = "";
-      if (extent >= 1e10) unit = 1e9, suffix = "G";
-      else if (extent >= 1e7) unit = 1e6, suffix = "M";
-      else if (extent >= 1e4) unit = 1e3, suffix = "k";
+      if (extent >= 1e10)
+        unit = 1e9, suffix = "G";
+      else if (extent >= 1e7)
+        unit = 1e6, suffix = "M";
+      else if (extent >= 1e4)
+        unit = 1e3, suffix = "k";
       const int decimals = decimalsFor(step / unit);
       // Zero reads "0", not "0k".
       for (double t : ticks) out.push_back(t == 0 ? std::string("0") : fixed(t / unit, decimals) + suffix);
@@ -186,7 +189,8 @@ Chart::Chart(Scene& scene, const FigureStyle& style, Axis x, Axis y, std::vector
   const double plotHeight = std::max(20.0, bottom - top);
   m_yTicks = axisTicks(m_y, std::max(2, static_cast<int>(plotHeight / 55)));
   double yLabelWidth = 0;
-  for (const std::string& l : tickLabels(m_yTicks, m_y.format)) yLabelWidth = std::max(yLabelWidth, tm.width(l, th.fontSize));
+  for (const std::string& l : tickLabels(m_yTicks, m_y.format))
+    yLabelWidth = std::max(yLabelWidth, tm.width(l, th.fontSize));
   double left = kPad + yLabelWidth + kTickLength + 3;
   if (!m_y.title.empty()) left += tm.height(th.labelFontSize) + 2;
   double right = style.width - kPad;
@@ -239,39 +243,57 @@ void Chart::foreground() {
   const Theme& th = m_style.theme;
   const TextMetrics& tm = m_style.text();
   const Stroke axis{th.foreground, 1.0};
-  m_scene.add(PolylineItem{{{m_plot.x, m_plot.y}, {m_plot.x, m_plot.bottom()}, {m_plot.right(), m_plot.bottom()}}, axis});
+  m_scene.add(
+      PolylineItem{{{m_plot.x, m_plot.y}, {m_plot.x, m_plot.bottom()}, {m_plot.right(), m_plot.bottom()}}, axis});
   const auto yLabels = tickLabels(m_yTicks, m_y.format);
   double yLabelWidth = 0;
   for (std::size_t k = 0; k < m_yTicks.size(); ++k) {
     const double py = y(m_yTicks[k]);
     m_scene.add(PolylineItem{{{m_plot.x - kTickLength, py}, {m_plot.x, py}}, axis});
-    m_scene.add(TextItem{{m_plot.x - kTickLength - 3, py}, yLabels[k], th.fontSize, th.foreground, Anchor::End,
-                         Baseline::Middle});
+    m_scene.add(TextItem{
+        {m_plot.x - kTickLength - 3, py}, yLabels[k], th.fontSize, th.foreground, Anchor::End, Baseline::Middle});
     yLabelWidth = std::max(yLabelWidth, tm.width(yLabels[k], th.fontSize));
   }
   const auto xLabels = tickLabels(m_xTicks, m_x.format);
   for (std::size_t k = 0; k < m_xTicks.size(); ++k) {
     const double px = x(m_xTicks[k]);
     m_scene.add(PolylineItem{{{px, m_plot.bottom()}, {px, m_plot.bottom() + kTickLength}}, axis});
-    m_scene.add(TextItem{{px, m_plot.bottom() + kTickLength + 2}, xLabels[k], th.fontSize, th.foreground,
-                         Anchor::Middle, Baseline::Top});
+    m_scene.add(TextItem{{px, m_plot.bottom() + kTickLength + 2},
+                         xLabels[k],
+                         th.fontSize,
+                         th.foreground,
+                         Anchor::Middle,
+                         Baseline::Top});
   }
   if (!m_x.title.empty())
-    m_scene.add(TextItem{{m_plot.x + m_plot.w / 2, m_style.height - kPad}, m_x.title, th.labelFontSize, th.foreground,
-                         Anchor::Middle, Baseline::Bottom});
+    m_scene.add(TextItem{{m_plot.x + m_plot.w / 2, m_style.height - kPad},
+                         m_x.title,
+                         th.labelFontSize,
+                         th.foreground,
+                         Anchor::Middle,
+                         Baseline::Bottom});
   if (!m_y.title.empty())
-    m_scene.add(TextItem{{kPad, m_plot.y + m_plot.h / 2}, m_y.title, th.labelFontSize, th.foreground, Anchor::Middle,
-                         Baseline::Top, 90});
+    m_scene.add(TextItem{{kPad, m_plot.y + m_plot.h / 2},
+                         m_y.title,
+                         th.labelFontSize,
+                         th.foreground,
+                         Anchor::Middle,
+                         Baseline::Top,
+                         90});
   if (!m_style.title.empty())
-    m_scene.add(TextItem{{kPad, m_titleY}, m_style.title, th.titleFontSize, th.foreground, Anchor::Start,
-                         Baseline::Top, 0, true});
+    m_scene.add(TextItem{
+        {kPad, m_titleY}, m_style.title, th.titleFontSize, th.foreground, Anchor::Start, Baseline::Top, 0, true});
   const double symbol = th.fontSize;
   for (std::size_t k = 0; k < m_legend.size(); ++k) {
     const Box& b = m_legendBoxes[k];
     const LegendEntry& e = m_legend[k];
     drawLegendSymbol(m_scene, e, b.x, b.y + (b.h - symbol) / 2, symbol);
-    m_scene.add(TextItem{{b.x + symbolWidth(e, symbol) + 5, b.y + b.h / 2}, e.label, th.fontSize, th.foreground,
-                         Anchor::Start, Baseline::Middle});
+    m_scene.add(TextItem{{b.x + symbolWidth(e, symbol) + 5, b.y + b.h / 2},
+                         e.label,
+                         th.fontSize,
+                         th.foreground,
+                         Anchor::Start,
+                         Baseline::Middle});
   }
 }
 

@@ -124,9 +124,7 @@ std::string planRole(const ComputeGraph& g, const NodeMarks& marks, const DrawnN
         out += " " + (lo == hi ? timesText(hi) : std::to_string(lo) + "\u2013" + timesText(hi));
       }
       break;
-    case NodeRole::NeverFreed:
-      out = "kept, never freed before its backward";
-      break;
+    case NodeRole::NeverFreed: out = "kept, never freed before its backward"; break;
     case NodeRole::Other: {
       const NodeKind kind = g.node(first).kind;
       if (kind == NodeKind::Input)

@@ -18,20 +18,13 @@ using Kind = TensorLifetime::Kind;
 
 MemoryCategory memoryCategory(Kind kind) {
   switch (kind) {
-    case Kind::Param:
-      return MemoryCategory::Params;
-    case Kind::Input:
-      return MemoryCategory::Inputs;
-    case Kind::Value:
-      return MemoryCategory::Values;
-    case Kind::Recomputed:
-      return MemoryCategory::Recomputed;
-    case Kind::Grad:
-      return MemoryCategory::Grads;
-    case Kind::ParamGrad:
-      return MemoryCategory::ParamGrads;
-    case Kind::Workspace:
-      return MemoryCategory::Workspace;
+    case Kind::Param: return MemoryCategory::Params;
+    case Kind::Input: return MemoryCategory::Inputs;
+    case Kind::Value: return MemoryCategory::Values;
+    case Kind::Recomputed: return MemoryCategory::Recomputed;
+    case Kind::Grad: return MemoryCategory::Grads;
+    case Kind::ParamGrad: return MemoryCategory::ParamGrads;
+    case Kind::Workspace: return MemoryCategory::Workspace;
   }
   return MemoryCategory::Values;
 }

@@ -70,17 +70,20 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
   std::vector<LegendEntry> legend;
   for (std::size_t k = 0; k < data.series.size(); ++k) {
     const std::size_t st = data.series[k].style.value_or(k);
-    legend.push_back({data.series[k].solver, LegendEntry::Kind::Line, Fill{th.seriesColor(st)}, th.seriesStroke(st, 1.4)});
+    legend.push_back(
+        {data.series[k].solver, LegendEntry::Kind::Line, Fill{th.seriesColor(st)}, th.seriesStroke(st, 1.4)});
   }
   const std::vector<TradeOffPoint> hull = lowerConvexHull(all);
   if (hull.size() >= 2) legend.push_back({"lower convex hull", LegendEntry::Kind::Line, {}, hullStroke});
-  if (data.vanilla)
-    legend.push_back({"no recomputation", LegendEntry::Kind::Swatch, Fill{th.foreground}, {}});
+  if (data.vanilla) legend.push_back({"no recomputation", LegendEntry::Kind::Swatch, Fill{th.foreground}, {}});
   if (data.leastBudget)
-    legend.push_back({"least feasible budget (DP model) " + formatBytes(*data.leastBudget), LegendEntry::Kind::Line, {}, leastStroke});
+    legend.push_back({"least feasible budget (DP model) " + formatBytes(*data.leastBudget),
+                      LegendEntry::Kind::Line,
+                      {},
+                      leastStroke});
   if (data.memoryLowerBound)
-    legend.push_back({"memory lower bound " + formatBytes(*data.memoryLowerBound), LegendEntry::Kind::Line, {},
-                      boundStroke});
+    legend.push_back(
+        {"memory lower bound " + formatBytes(*data.memoryLowerBound), LegendEntry::Kind::Line, {}, boundStroke});
   const Stroke budgetStroke{th.budget, 1.2, Dash::Dashed};
   if (data.budget) legend.push_back({"budget " + formatBytes(*data.budget), LegendEntry::Kind::Line, {}, budgetStroke});
 

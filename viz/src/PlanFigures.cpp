@@ -33,8 +33,8 @@ std::optional<std::size_t> solverStyle(std::string_view label) {
   // A slot per solver, chosen so that the ones compared most often differ most: the paper's DP first
   // (blue, solid), then its rivals in hue and dash alike (DTR vermillion dashed, Chen's sqrt(n) green
   // dotted), the plain run black. Slots past the theme's colours repeat a hue with another dash.
-  static constexpr std::string_view kSlots[] = {"exact-dp", "dtr",       "chen-sqrtn", "approx-dp", "chain-dp",
-                                                "chen-greedy", "store-all", "milp",    "lp-bound"};
+  static constexpr std::string_view kSlots[] = {"exact-dp",    "dtr",       "chen-sqrtn", "approx-dp", "chain-dp",
+                                                "chen-greedy", "store-all", "milp",       "lp-bound"};
   for (std::size_t k = 0; k < std::size(kSlots); ++k)
     if (kSlots[k] == label) return k;
   // A solver added to the registry without a slot of its own still gets a fixed one, after these.

@@ -26,7 +26,8 @@ NodeMarks planMarks(const graph::ComputeGraph& g, const sim::Schedule& schedule,
     marks.segments = static_cast<int>(lowerSets->size());
     for (std::size_t i = lowerSets->size(); i-- > 0;)
       for (std::uint32_t k = 0; k < g.opCount(); ++k)
-        if ((*lowerSets)[i].contains(graph::OpIndex{k})) marks.segment[g.opNode(graph::OpIndex{k}).value] = static_cast<int>(i);
+        if ((*lowerSets)[i].contains(graph::OpIndex{k}))
+          marks.segment[g.opNode(graph::OpIndex{k}).value] = static_cast<int>(i);
   }
   // The sets are nested, so v (in segment i) is on the boundary of some L_j, j >= i, exactly when a
   // consumer lies in a later segment.
@@ -52,7 +53,8 @@ NodeMarks planMarks(const graph::ComputeGraph& g, const sim::Schedule& schedule,
 
   for (std::uint32_t v = g.firstOp(); v < n; ++v) {
     NodeRole& role = marks.role[v];
-    if (forwards[v] > 1) role = NodeRole::Recomputed;
+    if (forwards[v] > 1)
+      role = NodeRole::Recomputed;
     else if (forwards[v] == 1 && lowerSets) {
       // Not a checkpoint and computed once: kept from its forward when the last segment's backward
       // reads it (canonical schedules keep the last segment), else dropped and never needed again.
@@ -65,8 +67,8 @@ NodeMarks planMarks(const graph::ComputeGraph& g, const sim::Schedule& schedule,
       if (last)
         for (graph::NodeId u : sim::savedOpValues(g, id)) read |= u == id;
       role = boundary[v] ? NodeRole::Kept : read ? NodeRole::NeverFreed : NodeRole::Other;
-    }
-    else if (forwards[v] == 1 && aliveAtTurn[v]) role = readByRecompute[v] ? NodeRole::Kept : NodeRole::NeverFreed;
+    } else if (forwards[v] == 1 && aliveAtTurn[v])
+      role = readByRecompute[v] ? NodeRole::Kept : NodeRole::NeverFreed;
   }
   marks.computations = std::move(forwards);
   return marks;

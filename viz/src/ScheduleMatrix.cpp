@@ -123,14 +123,10 @@ constexpr std::array<CellState, 4> kStates = {CellState::Computed, CellState::Re
 
 const char* stateName(CellState s) {
   switch (s) {
-    case CellState::Computed:
-      return "computed";
-    case CellState::Recomputed:
-      return "recomputed";
-    case CellState::Backward:
-      return "backward";
-    case CellState::Alive:
-      return "kept in memory";
+    case CellState::Computed: return "computed";
+    case CellState::Recomputed: return "recomputed";
+    case CellState::Backward: return "backward";
+    case CellState::Alive: return "kept in memory";
   }
   return "?";
 }
@@ -145,14 +141,10 @@ Color mix(Color a, Color b, double t) {
 
 Fill stateFill(const Theme& th, CellState s) {
   switch (s) {
-    case CellState::Computed:
-      return Fill{th.role(NodeRole::Kept)};
-    case CellState::Recomputed:
-      return Fill{th.role(NodeRole::Recomputed)};
-    case CellState::Backward:
-      return Fill{th.seriesColor(2)};
-    case CellState::Alive:
-      return Fill{mix(th.role(NodeRole::Kept), th.background, 0.72)};
+    case CellState::Computed: return Fill{th.role(NodeRole::Kept)};
+    case CellState::Recomputed: return Fill{th.role(NodeRole::Recomputed)};
+    case CellState::Backward: return Fill{th.seriesColor(2)};
+    case CellState::Alive: return Fill{mix(th.role(NodeRole::Kept), th.background, 0.72)};
   }
   return Fill{th.foreground};
 }

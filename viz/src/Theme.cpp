@@ -54,8 +54,13 @@ Theme common() {
   t.peak = kVermillion;
   t.series = {kBlue, kVermillion, kGreen, kPurple, kOrange, kSkyBlue, kBlack};
   t.seriesDash = {Dash::Solid};
-  t.categories = {Fill{{0xB8, 0xB8, 0xB8}}, Fill{{0xDD, 0xDD, 0xDD}}, Fill{kYellow}, Fill{kSkyBlue},
-                  Fill{kVermillion},        Fill{kGreen},           Fill{kPurple}};
+  t.categories = {Fill{{0xB8, 0xB8, 0xB8}},
+                  Fill{{0xDD, 0xDD, 0xDD}},
+                  Fill{kYellow},
+                  Fill{kSkyBlue},
+                  Fill{kVermillion},
+                  Fill{kGreen},
+                  Fill{kPurple}};
   t.roles = {kBlue, kVermillion, kOrange, Color{0xEE, 0xEE, 0xEE}};
   t.phases = {Color{0xEA, 0xF2, 0xFA}, Color{0xF7, 0xF1, 0xE6}, Color{0xFB, 0xE2, 0xD3}};
   return t;
@@ -79,7 +84,7 @@ Theme Theme::paper() {
   // In grey, series differ by dash as well; stacked areas by hatching on top of their lightness.
   t.seriesDash = {Dash::Solid, Dash::Dashed, Dash::Dotted};
   const Hatch hatches[kMemoryCategories] = {Hatch::Horizontal, Hatch::Vertical, Hatch::None, Hatch::None,
-                                            Hatch::Forward, Hatch::Backward,   Hatch::Cross};
+                                            Hatch::Forward,    Hatch::Backward, Hatch::Cross};
   for (std::size_t k = 0; k < kMemoryCategories; ++k) t.categories[k].hatch = hatches[k];
   t.phases = {Color{0xF4, 0xF4, 0xF4}, Color{0xFF, 0xFF, 0xFF}, Color{0xE4, 0xE4, 0xE4}};
   return t;

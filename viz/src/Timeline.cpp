@@ -40,8 +40,10 @@ TimelineSeries timelineSeries(const graph::ComputeGraph& g, const sim::Schedule&
                          d.grads.value, d.workspace.value});
     out.endTime.push_back(points[s].endTime.value);
     const sim::Step& step = schedule[s];
-    if (step.kind == sim::StepKind::Forward) last = forwards[step.node.value]++ > 0 ? Phase::Recompute : Phase::Forward;
-    else if (step.kind == sim::StepKind::Backward) last = Phase::Backward;
+    if (step.kind == sim::StepKind::Forward)
+      last = forwards[step.node.value]++ > 0 ? Phase::Recompute : Phase::Forward;
+    else if (step.kind == sim::StepKind::Backward)
+      last = Phase::Backward;
     out.phase.push_back(last);
     out.what.push_back(stepText(g, step, false));
   }
@@ -184,26 +186,33 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
     }
     for (std::size_t c = 0; c < kMemoryCategories; ++c)
       if (present[c])
-        legend.push_back({std::string(categoryName(static_cast<MemoryCategory>(c))), LegendEntry::Kind::Swatch,
-                          th.categories[c], {}});
+        legend.push_back({std::string(categoryName(static_cast<MemoryCategory>(c))),
+                          LegendEntry::Kind::Swatch,
+                          th.categories[c],
+                          {}});
     for (std::size_t p = 0; p < 3; ++p)
       if (phasesPresent[p])
         legend.push_back({std::string(phaseName(p)) + " phase", LegendEntry::Kind::Swatch, Fill{th.phases[p]}, {}});
   } else {
     for (std::size_t k = 0; k < data.series.size(); ++k)
       legend.push_back({data.series[k].label + " (peak " + formatBytes(double(data.series[k].peak)) + ")",
-                        LegendEntry::Kind::Line, {}, th.seriesStroke(data.series[k].style.value_or(k))});
+                        LegendEntry::Kind::Line,
+                        {},
+                        th.seriesStroke(data.series[k].style.value_or(k))});
   }
   if (data.budget)
-    legend.push_back({"budget " + formatBytes(double(*data.budget)), LegendEntry::Kind::Line, {},
+    legend.push_back({"budget " + formatBytes(double(*data.budget)),
+                      LegendEntry::Kind::Line,
+                      {},
                       Stroke{th.budget, 1.2, Dash::Dashed}});
   // One plan: its marker's colour; several: a neutral one, as each plan marks its peak in its colour.
   legend.push_back({single ? "peak" : "peak of each plan", LegendEntry::Kind::Marker,
                     Fill{single ? th.peak : th.background}, Stroke{th.foreground, 0.8}});
 
-  const std::string xTitle = axis == TimelineAxis::Steps
-                                 ? "schedule step"
-                                 : "compute time (" + (data.timeUnit.empty() ? std::string("ticks") : data.timeUnit) + ")";
+  const std::string xTitle =
+      axis == TimelineAxis::Steps
+          ? "schedule step"
+          : "compute time (" + (data.timeUnit.empty() ? std::string("ticks") : data.timeUnit) + ")";
   Chart chart(scene, style, Axis{0, xMax, xTitle, AxisFormat::Integer}, Axis{0, yMax, "memory", AxisFormat::Bytes},
               legend);
   const Box& plot = chart.plot();
@@ -249,9 +258,9 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
       scene.add(PolylineItem{stepLine(bars, chart, [&](const Bar& b) { return s.total(b.step); }),
                              th.seriesStroke(s.style.value_or(k), 1.6)});
     }
-    peaks.push_back({{chart.x((stepStart(s, s.peakStep, axis) + stepEnd(s, s.peakStep, axis)) / 2),
-                      chart.y(double(s.peak))},
-                     s.style.value_or(k)});
+    peaks.push_back(
+        {{chart.x((stepStart(s, s.peakStep, axis) + stepEnd(s, s.peakStep, axis)) / 2), chart.y(double(s.peak))},
+         s.style.value_or(k)});
   }
   if (data.budget)
     scene.add(PolylineItem{{{plot.x, chart.y(double(*data.budget))}, {plot.right(), chart.y(double(*data.budget))}},
@@ -269,8 +278,12 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
     const double width = style.text().width(text, th.smallFontSize);
     // Beside the marker, turned towards the middle of the plot, above the data.
     const bool left = peaks[0].first.x + 8 + width > plot.right();
-    scene.add(TextItem{{peaks[0].first.x + (left ? -8 : 8), peaks[0].first.y - 6}, text, th.smallFontSize, th.foreground,
-                       left ? Anchor::End : Anchor::Start, Baseline::Bottom});
+    scene.add(TextItem{{peaks[0].first.x + (left ? -8 : 8), peaks[0].first.y - 6},
+                       text,
+                       th.smallFontSize,
+                       th.foreground,
+                       left ? Anchor::End : Anchor::Start,
+                       Baseline::Bottom});
   }
   chart.foreground();
   addStepHotspots(scene, data, axis, chart);

@@ -51,20 +51,13 @@ class Pickle {
 
 std::string_view holds(sim::TensorLifetime::Kind kind) {
   switch (kind) {
-    case sim::TensorLifetime::Kind::Param:
-      return "parameter";
-    case sim::TensorLifetime::Kind::Input:
-      return "input";
-    case sim::TensorLifetime::Kind::Value:
-      return "value";
-    case sim::TensorLifetime::Kind::Recomputed:
-      return "recomputed value";
-    case sim::TensorLifetime::Kind::Grad:
-      return "gradient";
-    case sim::TensorLifetime::Kind::ParamGrad:
-      return "parameter gradient";
-    case sim::TensorLifetime::Kind::Workspace:
-      return "workspace";
+    case sim::TensorLifetime::Kind::Param: return "parameter";
+    case sim::TensorLifetime::Kind::Input: return "input";
+    case sim::TensorLifetime::Kind::Value: return "value";
+    case sim::TensorLifetime::Kind::Recomputed: return "recomputed value";
+    case sim::TensorLifetime::Kind::Grad: return "gradient";
+    case sim::TensorLifetime::Kind::ParamGrad: return "parameter gradient";
+    case sim::TensorLifetime::Kind::Workspace: return "workspace";
   }
   return "tensor";
 }

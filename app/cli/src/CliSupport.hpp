@@ -36,8 +36,8 @@ struct GraphOptions {
   std::string format = "auto";
   std::string costModel = "file";
   std::string workspace = "file";  ///< a workspace model (graph/WorkspaceModel.hpp)
-  std::int64_t batch = 0;  ///< ONNX only: the batch size; 0 keeps the model's
-  bool batchOnlyForOnnx = false;  ///< other formats ignore `batch` instead of refusing it
+  std::int64_t batch = 0;          ///< ONNX only: the batch size; 0 keeps the model's
+  bool batchOnlyForOnnx = false;   ///< other formats ignore `batch` instead of refusing it
 };
 
 /// Adds --format, --cost-model and --workspace for `g` to a command, and --batch unless the command has its own.
@@ -93,7 +93,8 @@ struct LimitOptions {
   std::string memoryLimit;
 };
 /// Adds --time-limit (with `timeHelp`) and --memory-limit to cmd; returns the --time-limit option.
-CLI::Option* addLimitOptions(CLI::App* cmd, LimitOptions& o, const std::string& timeHelp = "Stop after this many seconds (0: none)");
+CLI::Option* addLimitOptions(CLI::App* cmd, LimitOptions& o,
+                             const std::string& timeHelp = "Stop after this many seconds (0: none)");
 /// The limits as the solvers take them.
 struct SolveLimits {
   std::optional<std::chrono::milliseconds> time;

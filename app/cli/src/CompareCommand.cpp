@@ -153,9 +153,9 @@ int runCompare(const CompareOptions& o) {
   limits.applyTo(request);
   // The default limit guards against a long MILP; it does not ask milp to try graphs beyond its size limit.
   request.timeLimitLiftsSizeLimit = o.timeLimitGiven;
-  const solvers::Comparison comparison = solvers::compareSolvers(chosen, request, leastBudgets, [&](const std::string& id) {
-    return json ? solvers::ProgressSink{} : progressBar(id);
-  });
+  const solvers::Comparison comparison =
+      solvers::compareSolvers(chosen, request, leastBudgets,
+                              [&](const std::string& id) { return json ? solvers::ProgressSink{} : progressBar(id); });
   const solvers::SolveResult& vanilla = comparison.vanilla;
   const std::vector<solvers::SolveResult>& results = comparison.rows;
   const double vanillaPeak = double(vanilla.metrics.simulatedPeak.value);
@@ -221,13 +221,22 @@ int runCompare(const CompareOptions& o) {
     if (!r.plan) {
       // A plan-less bound (lp-bound; milp stopped before any schedule) shows the bound as its overhead.
       const std::string overhead = r.overheadLowerBound ? ">= " + std::to_string(r.overheadLowerBound->value) : "-";
-      row = {r.solver, std::string(solvers::statusName(r.status)), "-", "-", "-", "-", overhead, "-", "-",
-             seconds(m.solveSeconds)};
+      row = {r.solver, std::string(solvers::statusName(r.status)),
+             "-",      "-",
+             "-",      "-",
+             overhead, "-",
+             "-",      seconds(m.solveSeconds)};
     } else {
-      row = {r.solver, std::string(solvers::statusName(r.status)), solvers::fitsBudget(r) ? "yes" : "no",
-             m.modelPeak ? formatByteSize(*m.modelPeak) : "-", formatByteSize(m.simulatedPeak),
-             percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak), std::to_string(m.overhead.value),
-             percent(comparison.overheadPercent(r)), std::to_string(m.recomputedNodes), seconds(m.solveSeconds)};
+      row = {r.solver,
+             std::string(solvers::statusName(r.status)),
+             solvers::fitsBudget(r) ? "yes" : "no",
+             m.modelPeak ? formatByteSize(*m.modelPeak) : "-",
+             formatByteSize(m.simulatedPeak),
+             percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
+             std::to_string(m.overhead.value),
+             percent(comparison.overheadPercent(r)),
+             std::to_string(m.recomputedNodes),
+             seconds(m.solveSeconds)};
     }
     row.insert(row.begin() + 1, comparison.best == k ? "*" : "");
     if (leastBudgets) row.insert(row.begin() + 4, results[k].budget ? formatByteSize(*results[k].budget) : "-");
@@ -238,13 +247,17 @@ int runCompare(const CompareOptions& o) {
   }
   std::cout << "Graph " << graph::printableText(g.name()) << ": " << g.opCount() << " operations, vanilla peak "
             << formatByteSize(vanilla.metrics.simulatedPeak) << ", budget "
-            << (leastBudgets ? std::string("each solver's least") : budget ? formatByteSize(*budget) : std::string("none"))
+            << (leastBudgets ? std::string("each solver's least")
+                : budget     ? formatByteSize(*budget)
+                             : std::string("none"))
             << ", time in " << g.timeUnit() << "\n\n";
   printTable(rows, o.table);
   std::cout << "\n* best: "
-            << (comparison.best ? bestId + (leastBudgets ? ", the lowest simulated peak at its own least budget"
-                                                         : ", the least overhead among the plans that fit the budget in the simulator")
-                                : std::string("none; no plan fits the budget in the simulator"))
+            << (comparison.best
+                    ? bestId + (leastBudgets
+                                    ? ", the lowest simulated peak at its own least budget"
+                                    : ", the least overhead among the plans that fit the budget in the simulator")
+                    : std::string("none; no plan fits the budget in the simulator"))
             << "\n";
   for (const auto& r : results)
     if (!r.message.empty()) std::cout << "\n" << r.solver << ": " << r.message;
@@ -287,7 +300,8 @@ void addCompareCommand(CLI::App& app, Runner& run) {
   limit->capture_default_str();
   cmd->add_option("--figures", o->figuresDir,
                   "Also write every figure (timeline, pareto, graph, schedule, layout) into this folder");
-  cmd->add_option("--figure-format", o->figureFormat, "Format of those figures: svg, pdf or png")->capture_default_str();
+  cmd->add_option("--figure-format", o->figureFormat, "Format of those figures: svg, pdf or png")
+      ->capture_default_str();
   addFigureStyleOptions(cmd, o->style);
   cmd->callback([o, limit, &run] {
     o->timeLimitGiven = limit->count() > 0;

@@ -21,9 +21,12 @@ struct ConvertOptions {
 int runConvert(const ConvertOptions& o) {
   std::string to = o.to;
   if (to == "auto") {
-    if (o.output.ends_with(".dot") || o.output.ends_with(".gv")) to = "dot";
-    else if (o.output.ends_with(".json")) to = "native";
-    else throw CliError(kUsage, "cannot tell the output format from '" + o.output + "': use .json or .dot, or --to");
+    if (o.output.ends_with(".dot") || o.output.ends_with(".gv"))
+      to = "dot";
+    else if (o.output.ends_with(".json"))
+      to = "native";
+    else
+      throw CliError(kUsage, "cannot tell the output format from '" + o.output + "': use .json or .dot, or --to");
   }
   if (to != "native" && to != "dot") throw CliError(kUsage, "unknown output format '" + to + "' (native, dot)");
   checkOutputPath(o.output, {o.graph.path});
@@ -31,7 +34,10 @@ int runConvert(const ConvertOptions& o) {
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
   writeFileAtomically(o.output, to == "dot" ? io::writeDot(loaded.graph) : io::writeNativeJson(loaded.graph));
   if (o.json) {
-    printJson({{"input", o.graph.path}, {"output", o.output}, {"format", to}, {"nodes", loaded.graph.size()},
+    printJson({{"input", o.graph.path},
+               {"output", o.output},
+               {"format", to},
+               {"nodes", loaded.graph.size()},
                {"warnings", loaded.warnings}});
   } else {
     std::cout << "Wrote " << o.output << " (" << to << ", " << loaded.graph.size() << " nodes)\n";
@@ -48,8 +54,11 @@ int runSolvers(const SolversOptions& o) {
   if (o.json) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto& s : registry.solvers())
-      j.push_back({{"id", s->info().id}, {"name", s->info().name}, {"citation", s->info().citation},
-                   {"graphs", s->info().problemClass}, {"exact", s->info().exact}});
+      j.push_back({{"id", s->info().id},
+                   {"name", s->info().name},
+                   {"citation", s->info().citation},
+                   {"graphs", s->info().problemClass},
+                   {"exact", s->info().exact}});
     printJson(j);
     return kOk;
   }

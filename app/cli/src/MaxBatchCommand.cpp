@@ -80,8 +80,8 @@ void addMaxBatchCommand(CLI::App& app, Runner& run) {
                   "The batch size the graph was built for (default: from its input shapes); an ONNX model is "
                   "imported at it")
       ->check(positiveBatch());
-  addGraphOptions(cmd, o->graph, "Times: file (as given), paper, flops or flops:<device> (a100, h100, v100, cpu-generic)",
-                  false);
+  addGraphOptions(cmd, o->graph,
+                  "Times: file (as given), paper, flops or flops:<device> (a100, h100, v100, cpu-generic)", false);
   addModelOption(cmd, o->model);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runMaxBatch(*o); }; });

@@ -29,14 +29,10 @@ runtime::MeasureOptions measureOptions(const MeasureCliOptions& o) {
 
 CliError cliError(const runtime::ValidationError& e) {
   switch (e.kind()) {
-    case runtime::ValidationFailure::Usage:
-      return CliError(kUsage, e.what());
-    case runtime::ValidationFailure::Input:
-      return CliError(kInput, e.what());
-    case runtime::ValidationFailure::Measurement:
-      return CliError(kMeasurement, e.what());
-    case runtime::ValidationFailure::Internal:
-      return CliError(kInternal, e.what());
+    case runtime::ValidationFailure::Usage: return CliError(kUsage, e.what());
+    case runtime::ValidationFailure::Input: return CliError(kInput, e.what());
+    case runtime::ValidationFailure::Measurement: return CliError(kMeasurement, e.what());
+    case runtime::ValidationFailure::Internal: return CliError(kInternal, e.what());
   }
   return CliError(kInternal, e.what());
 }

@@ -49,7 +49,8 @@ int runMinBudget(const MinBudgetOptions& o) {
     std::cerr << "remat: " << o.solver << ": " << r.message << '\n';
     return exitCodeFor(r.status);
   }
-  std::cout << "Least budget  " << bytesText(r.bytes) << "  for " << o.solver << " on " << graph::printableText(g.name()) << '\n'
+  std::cout << "Least budget  " << bytesText(r.bytes) << "  for " << o.solver << " on "
+            << graph::printableText(g.name()) << '\n'
             << "Measured in   "
             << (!model  ? "the simulator (everything, liveness)"
                 : paper ? "the paper's DP model (activations only, section 5.1)"

@@ -75,7 +75,8 @@ int runRender(const RenderOptions& o) {
     // Plans from solvers; with neither files nor solvers, the plain run (the graph drawing stays bare).
     std::vector<std::string> ids = o.solvers;
     if (ids.empty() && o.planFiles.empty() && *kind != viz::FigureKind::Graph) ids.push_back("store-all");
-    for (auto& p : plansFromSolvers(g, ids, o.budget, o.strategy, o.json, parseModel(o.model))) request.plans.push_back(std::move(p));
+    for (auto& p : plansFromSolvers(g, ids, o.budget, o.strategy, o.json, parseModel(o.model)))
+      request.plans.push_back(std::move(p));
   }
   if (snapshot) {
     if (request.plans.size() != 1)
@@ -94,8 +95,13 @@ int runRender(const RenderOptions& o) {
   if (o.json) {
     nlohmann::json plans = nlohmann::json::array();
     for (const auto& p : request.plans) plans.push_back(p.label);
-    printJson({{"figure", o.figure}, {"output", o.output}, {"graph", g.name()}, {"plans", plans},
-               {"width", o.style.width}, {"height", o.style.height}, {"warnings", loaded.warnings}});
+    printJson({{"figure", o.figure},
+               {"output", o.output},
+               {"graph", g.name()},
+               {"plans", plans},
+               {"width", o.style.width},
+               {"height", o.style.height},
+               {"warnings", loaded.warnings}});
   } else {
     std::cout << "wrote " << o.output << '\n';
   }

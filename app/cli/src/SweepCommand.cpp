@@ -40,7 +40,8 @@ int runSweep(const SweepOptions& o) {
   for (std::size_t k = 0; k < r.plans.size(); ++k) {
     sim::SimulationResult simulation;
     solvers::evaluatePlan(g, r.plans[k].second, true, metrics[k], simulation);
-    if (!simulation.valid()) throw CliError(kInternal, "a plan of the front does not simulate: " + simulation.error->message);
+    if (!simulation.valid())
+      throw CliError(kInternal, "a plan of the front does not simulate: " + simulation.error->message);
   }
   const bool model = solver.info().budgetMeasure == solvers::BudgetMeasure::DpModel;
   if (o.json) {

@@ -137,15 +137,9 @@ void BudgetEditor::showBudget() {
   const QSignalBlocker blockSlider(m_slider);
   const QSignalBlocker blockField(m_field);
   switch (m_budget.kind) {
-    case BudgetChoice::Kind::None:
-      m_field->clear();
-      break;
-    case BudgetChoice::Kind::Least:
-      m_field->setText(QStringLiteral("least"));
-      break;
-    case BudgetChoice::Kind::Fixed:
-      m_field->setText(QString::fromStdString(formatByteSize(m_budget.bytes)));
-      break;
+    case BudgetChoice::Kind::None: m_field->clear(); break;
+    case BudgetChoice::Kind::Least: m_field->setText(QStringLiteral("least")); break;
+    case BudgetChoice::Kind::Fixed: m_field->setText(QString::fromStdString(formatByteSize(m_budget.bytes))); break;
   }
   if (m_vanillaPeak.value > 0 && m_budget.kind == BudgetChoice::Kind::Fixed) {
     const double fraction = static_cast<double>(m_budget.bytes.value) / static_cast<double>(m_vanillaPeak.value);

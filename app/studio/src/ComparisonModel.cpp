@@ -13,7 +13,7 @@ namespace remat::studio {
 
 namespace {
 
-const char* const kHeaders[] = {"solver",   "best",       "status",     "fits",       "model peak", "simulated peak",
+const char* const kHeaders[] = {"solver",     "best",     "status",     "fits",       "model peak", "simulated peak",
                                 "vs vanilla", "overhead", "overhead %", "over bound", "recomputed", "solve s"};
 static_assert(std::size(kHeaders) == ComparisonModel::ColumnCount);
 
@@ -144,25 +144,20 @@ QString ComparisonModel::cellText(int row, int column) const {
     return QStringLiteral(">= %1").arg(r.result->overheadLowerBound->value);
   if (!r.result->plan) return QStringLiteral("-");
   switch (column) {
-    case ModelPeak:
-      return m.modelPeak ? QString::fromStdString(formatByteSize(*m.modelPeak)) : QStringLiteral("-");
-    case SimulatedPeak:
-      return QString::fromStdString(formatByteSize(m.simulatedPeak));
+    case ModelPeak: return m.modelPeak ? QString::fromStdString(formatByteSize(*m.modelPeak)) : QStringLiteral("-");
+    case SimulatedPeak: return QString::fromStdString(formatByteSize(m.simulatedPeak));
     case VsVanilla:
       if (m_plainPeak.value <= 0) return QStringLiteral("-");
       return percentText(100.0 * double(m.simulatedPeak.value - m_plainPeak.value) / double(m_plainPeak.value));
-    case Overhead:
-      return QString::number(m.overhead.value);
+    case Overhead: return QString::number(m.overhead.value);
     case OverheadPercent:
       if (m_plainTime.value <= 0) return QStringLiteral("-");
       return QString::number(solvers::overheadPercent(m.overhead, m_plainTime), 'f', 1) + QStringLiteral("%");
     case OverBound:
       if (!m_bound || !solvers::fitsBudget(*r.result)) return QStringLiteral("-");
       return QString::number((m.overhead - m_bound->overhead).value);
-    case Recomputed:
-      return QString::number(m.recomputedNodes);
-    default:
-      return {};
+    case Recomputed: return QString::number(m.recomputedNodes);
+    default: return {};
   }
 }
 
@@ -174,23 +169,18 @@ QVariant ComparisonModel::sortValue(int row, int column) const {
   if (!r.result) return kNone;
   const solvers::PlanMetrics& m = r.result->metrics;
   if (column == SolveSeconds) return m.solveSeconds;
-  if (!r.result->plan) return column == Overhead && r.result->overheadLowerBound
-                                  ? double(r.result->overheadLowerBound->value) : kNone;
+  if (!r.result->plan)
+    return column == Overhead && r.result->overheadLowerBound ? double(r.result->overheadLowerBound->value) : kNone;
   switch (column) {
-    case ModelPeak:
-      return m.modelPeak ? double(m.modelPeak->value) : kNone;
+    case ModelPeak: return m.modelPeak ? double(m.modelPeak->value) : kNone;
     case SimulatedPeak:
-    case VsVanilla:
-      return double(m.simulatedPeak.value);
+    case VsVanilla: return double(m.simulatedPeak.value);
     case Overhead:
-    case OverheadPercent:
-      return double(m.overhead.value);
+    case OverheadPercent: return double(m.overhead.value);
     case OverBound:
       return m_bound && solvers::fitsBudget(*r.result) ? double((m.overhead - m_bound->overhead).value) : kNone;
-    case Recomputed:
-      return double(m.recomputedNodes);
-    default:
-      return kNone;
+    case Recomputed: return double(m.recomputedNodes);
+    default: return kNone;
   }
 }
 
@@ -209,10 +199,8 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) return {};
   const Row& r = m_rows[static_cast<std::size_t>(index.row())];
   switch (role) {
-    case Qt::DisplayRole:
-      return cellText(index.row(), index.column());
-    case SortRole:
-      return sortValue(index.row(), index.column());
+    case Qt::DisplayRole: return cellText(index.row(), index.column());
+    case SortRole: return sortValue(index.row(), index.column());
     case Qt::TextAlignmentRole:
       return QVariant::fromValue(numeric(index.column()) ? Qt::AlignRight | Qt::AlignVCenter
                                                          : Qt::AlignLeft | Qt::AlignVCenter);
@@ -239,8 +227,7 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
       // The winner stands out at a glance (a pale green that keeps dark text legible).
       if (m_best == index.row()) return QColor(0xd5, 0xf0, 0xdc);
       return {};
-    default:
-      return {};
+    default: return {};
   }
 }
 

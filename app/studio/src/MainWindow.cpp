@@ -87,16 +87,11 @@ QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cas
 
 QString viewTitle(viz::FigureKind kind) {
   switch (kind) {
-    case viz::FigureKind::Timeline:
-      return QObject::tr("Memory timeline");
-    case viz::FigureKind::Graph:
-      return QObject::tr("Checkpoints");
-    case viz::FigureKind::Schedule:
-      return QObject::tr("Schedule");
-    case viz::FigureKind::Layout:
-      return QObject::tr("Memory layout");
-    case viz::FigureKind::Pareto:
-      return QObject::tr("Pareto front");
+    case viz::FigureKind::Timeline: return QObject::tr("Memory timeline");
+    case viz::FigureKind::Graph: return QObject::tr("Checkpoints");
+    case viz::FigureKind::Schedule: return QObject::tr("Schedule");
+    case viz::FigureKind::Layout: return QObject::tr("Memory layout");
+    case viz::FigureKind::Pareto: return QObject::tr("Pareto front");
   }
   return {};
 }
@@ -232,8 +227,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_planTitle->setObjectName(QStringLiteral("planTitle"));
   m_planTitle->setTextFormat(Qt::PlainText);
   m_planTitle->setContentsMargins(6, 2, 6, 2);
-  m_planTitle->setToolTip(tr("The plan the Checkpoints, Schedule and Memory layout views show: select a row of "
-                             "the table to show another"));
+  m_planTitle->setToolTip(
+      tr("The plan the Checkpoints, Schedule and Memory layout views show: select a row of "
+         "the table to show another"));
   auto* top = new QWidget;
   auto* topLayout = new QVBoxLayout(top);
   topLayout->setContentsMargins(0, 0, 0, 0);
@@ -303,8 +299,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_timeAxis->setCheckable(true);
   m_timeAxis->setChecked(true);
   m_timeAxis->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
-  m_timeAxis->setToolTip(tr("The memory timeline's x axis: compute time (on) or schedule steps, frees "
-                            "included (off)"));
+  m_timeAxis->setToolTip(
+      tr("The memory timeline's x axis: compute time (on) or schedule steps, frees "
+         "included (off)"));
   connect(m_timeAxis, &QAction::toggled, this, [this] { m_views[viz::FigureKind::Timeline]->invalidate(); });
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
@@ -1358,7 +1355,9 @@ std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind,
         return [message = tr("Computing the Pareto fronts: %1, %2% done (Esc cancels)")
                               .arg(m_paretoStage)
                               .arg(std::lround(100 * m_paretoFraction))
-                              .toStdString()] { return Result{std::nullopt, message}; };
+                              .toStdString()] {
+          return Result{std::nullopt, message};
+        };
       if (!m_pareto)
         return [message = tr("No Pareto front yet: check the solvers and choose Solve > Compute Pareto front "
                              "(Ctrl+P).")
@@ -1585,13 +1584,12 @@ void MainWindow::runSolvers() {
       bar->setFormat(QString());
     }
     for (const auto& id : ids) m_progress[id]->setFormat(QStringLiteral("%p%"));
-    const QString budgetText =
-        settings.budget.kind == BudgetChoice::Kind::Fixed
-            ? tr("%1 (%2 bytes)")
-                  .arg(QString::fromStdString(formatByteSize(settings.budget.bytes)))
-                  .arg(settings.budget.bytes.value)
-        : settings.budget.kind == BudgetChoice::Kind::Least ? tr("least")
-                                                             : tr("none");
+    const QString budgetText = settings.budget.kind == BudgetChoice::Kind::Fixed
+                                   ? tr("%1 (%2 bytes)")
+                                         .arg(QString::fromStdString(formatByteSize(settings.budget.bytes)))
+                                         .arg(settings.budget.bytes.value)
+                               : settings.budget.kind == BudgetChoice::Kind::Least ? tr("least")
+                                                                                   : tr("none");
     const QString pinsText =
         m_pins.empty() ? QString()
                        : tr(", pins: keep %1, recompute %2").arg(m_pins.keep.size()).arg(m_pins.recompute.size());
@@ -1731,8 +1729,7 @@ bool MainWindow::findNode(const QString& text) {
       drawing->zoomAt(3.0, centre);
       break;
     }
-  statusBar()->showMessage(
-      tr("Found %1").arg(QString::fromStdString(m_graph->node(*found).name)), 5000);
+  statusBar()->showMessage(tr("Found %1").arg(QString::fromStdString(m_graph->node(*found).name)), 5000);
   return true;
 }
 

@@ -142,16 +142,11 @@ void throwIfFailed(const RunnerResult& r, const std::string& what, const std::st
     case 1:
       throw ValidationError(ValidationFailure::Measurement,
                             head + "the parameter gradients differ from the plain run's): " + said);
-    case 3:
-      throw ValidationError(ValidationFailure::Input, head + "input error): " + said);
-    case 5:
-      throw ValidationError(ValidationFailure::Input, head + "the plan is for another graph): " + said);
-    case 6:
-      throw ValidationError(ValidationFailure::Input, head + "the schedule cannot be played): " + said);
-    case 7:
-      throw ValidationError(ValidationFailure::Input, head + "an operation it cannot execute): " + said);
-    case 8:
-      throw ValidationError(ValidationFailure::Measurement, head + "execution error): " + said);
+    case 3: throw ValidationError(ValidationFailure::Input, head + "input error): " + said);
+    case 5: throw ValidationError(ValidationFailure::Input, head + "the plan is for another graph): " + said);
+    case 6: throw ValidationError(ValidationFailure::Input, head + "the schedule cannot be played): " + said);
+    case 7: throw ValidationError(ValidationFailure::Input, head + "an operation it cannot execute): " + said);
+    case 8: throw ValidationError(ValidationFailure::Measurement, head + "execution error): " + said);
     case 9:
       throw ValidationError(ValidationFailure::Measurement,
                             head + "the device " + device + " is not available): " + said);

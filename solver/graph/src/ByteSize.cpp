@@ -18,7 +18,8 @@ std::optional<Bytes> parseByteSize(std::string_view text) {
   std::string_view number = text.substr(0, numEnd);
   std::string unit;
   for (char c : text.substr(numEnd))
-    if (!std::isspace(static_cast<unsigned char>(c))) unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (!std::isspace(static_cast<unsigned char>(c)))
+      unit += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
 
   struct Unit {
     const char* name;
@@ -68,10 +69,14 @@ std::string formatByteSize(Bytes b) {
     ++unit;
   }
   char buf[48];
-  if (unit == 0) std::snprintf(buf, sizeof buf, "%s%lld B", negative ? "-" : "", static_cast<long long>(std::abs(b.value)));
-  else if (v >= 100) std::snprintf(buf, sizeof buf, "%s%.0f %s", negative ? "-" : "", v, kNames[unit]);
-  else if (v >= 10) std::snprintf(buf, sizeof buf, "%s%.1f %s", negative ? "-" : "", v, kNames[unit]);
-  else std::snprintf(buf, sizeof buf, "%s%.2f %s", negative ? "-" : "", v, kNames[unit]);
+  if (unit == 0)
+    std::snprintf(buf, sizeof buf, "%s%lld B", negative ? "-" : "", static_cast<long long>(std::abs(b.value)));
+  else if (v >= 100)
+    std::snprintf(buf, sizeof buf, "%s%.0f %s", negative ? "-" : "", v, kNames[unit]);
+  else if (v >= 10)
+    std::snprintf(buf, sizeof buf, "%s%.1f %s", negative ? "-" : "", v, kNames[unit]);
+  else
+    std::snprintf(buf, sizeof buf, "%s%.2f %s", negative ? "-" : "", v, kNames[unit]);
   return buf;
 }
 

@@ -64,11 +64,13 @@ Result<ComputeGraph> GraphBuilder::build() {
     NodeSpec& s = m_specs[i];
     // Built only for a message: escaping every name of a large graph up front would cost for nothing.
     const auto who = [&s] { return "node " + quotedName(s.name); };
-    if (s.name.empty()) fail(s.where, "node id is empty");
+    if (s.name.empty())
+      fail(s.where, "node id is empty");
     else if (auto [it, fresh] = byName.emplace(s.name, i); !fresh)
       fail(s.where, "duplicate node id " + quotedName(s.name) + " (first defined at " +
                         m_specs[it->second].where.toString() + ")");
-    if (s.kind == NodeKind::Op) ++ops;
+    if (s.kind == NodeKind::Op)
+      ++ops;
     else if (!s.inputs.empty())
       fail(s.where, who() + ": a " + std::string(nodeKindName(s.kind)) + " node cannot have inputs");
     if (s.bytes < 0) fail(s.where, who() + ": negative size " + std::to_string(s.bytes) + " bytes");
@@ -96,14 +98,15 @@ Result<ComputeGraph> GraphBuilder::build() {
         (!addChecked(totalBytes, s.bytes) || !addChecked(totalBytes, s.workspace) ||
          !addChecked(totalBytes, bwdWorkspace) || !addChecked(totalTime, s.fwdTime) ||
          !addChecked(totalTime, s.bwdTime) || totalBytes > kMaxGraphTotal || totalTime > kMaxGraphTotal)) {
-      fail(s.where, who() + ": the graph's total size or time passes 2^60 here (" +
-                        std::to_string(kMaxGraphTotal) +
+      fail(s.where, who() + ": the graph's total size or time passes 2^60 here (" + std::to_string(kMaxGraphTotal) +
                         "), beyond what its sums with gradients and recomputations can hold in 64 bits");
       overflowReported = true;
     }
   }
-  if (n == 0) fail(m_source, "graph has no nodes");
-  else if (ops == 0) fail(m_source, "graph has no operation nodes (only inputs and parameters)");
+  if (n == 0)
+    fail(m_source, "graph has no nodes");
+  else if (ops == 0)
+    fail(m_source, "graph has no operation nodes (only inputs and parameters)");
 
   // Resolve inputs by name.
   std::vector<std::vector<std::uint32_t>> inputIdx(n);
@@ -204,7 +207,8 @@ Result<ComputeGraph> GraphBuilder::build() {
   std::unordered_map<std::string, std::uint32_t> bwdByName;
   for (std::uint32_t i = 0; i < m_backward.size(); ++i) {
     const BackwardSpec& b = m_backward[i];
-    if (b.name.empty()) fail(b.where, "backward node id is empty");
+    if (b.name.empty())
+      fail(b.where, "backward node id is empty");
     else if (!bwdByName.emplace(b.name, i).second)
       fail(b.where, "duplicate backward node id " + quotedName(b.name));
     else if (g.find(b.name))
@@ -221,7 +225,8 @@ Result<ComputeGraph> GraphBuilder::build() {
     node.time = Ticks{b.time};
     node.bytes = Bytes{b.bytes};
     for (const std::string& in : b.inputs) {
-      if (auto f = g.find(in)) node.inputs.push_back({BackwardRef::Side::Forward, f->value});
+      if (auto f = g.find(in))
+        node.inputs.push_back({BackwardRef::Side::Forward, f->value});
       else if (auto it = bwdByName.find(in); it != bwdByName.end()) {
         node.inputs.push_back({BackwardRef::Side::Backward, it->second});
         ++bwdMissing[i];
@@ -231,7 +236,8 @@ Result<ComputeGraph> GraphBuilder::build() {
              "backward node " + quotedName(b.name) + ": input " + quotedName(in) + " is not a node of this graph");
     }
     if (!b.gradientOf.empty()) {
-      if (auto f = g.find(b.gradientOf)) node.gradientOf = *f;
+      if (auto f = g.find(b.gradientOf))
+        node.gradientOf = *f;
       else
         fail(b.where, "backward node " + quotedName(b.name) + ": gradient of unknown node " + quotedName(b.gradientOf));
     }

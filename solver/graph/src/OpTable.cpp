@@ -19,16 +19,28 @@ const std::vector<OpSpec>& table() {
     auto add = [&t](OpSpec s) { t.push_back(std::move(s)); };
     // Products: keep both operands; the backward computes the input and the weight gradient.
     add({.type = "Conv", .savesInputs = {0, 1}, .backwardFactor = 2, .flops = R::Convolution, .weightInputs = {1, 2}});
-    add({.type = "ConvTranspose", .savesInputs = {0, 1}, .backwardFactor = 2, .flops = R::ConvTranspose,
+    add({.type = "ConvTranspose",
+         .savesInputs = {0, 1},
+         .backwardFactor = 2,
+         .flops = R::ConvTranspose,
          .weightInputs = {1, 2}});
     add({.type = "Gemm", .savesInputs = {0, 1}, .backwardFactor = 2, .flops = R::MatMul, .weightInputs = {1, 2}});
     add({.type = "MatMul", .savesInputs = {0, 1}, .backwardFactor = 2, .flops = R::MatMul, .weightInputs = {1}});
     // Normalisations keep their input and scale (their per-channel statistics are small).
-    add({.type = "BatchNormalization", .savesInputs = {0, 1}, .backwardFactor = 2, .perElement = 5,
+    add({.type = "BatchNormalization",
+         .savesInputs = {0, 1},
+         .backwardFactor = 2,
+         .perElement = 5,
          .weightInputs = {1, 2, 3, 4}});
-    add({.type = "LayerNormalization", .savesInputs = {0, 1}, .backwardFactor = 2, .perElement = 8,
+    add({.type = "LayerNormalization",
+         .savesInputs = {0, 1},
+         .backwardFactor = 2,
+         .perElement = 8,
          .weightInputs = {1, 2}});
-    add({.type = "InstanceNormalization", .savesInputs = {0, 1}, .backwardFactor = 2, .perElement = 5,
+    add({.type = "InstanceNormalization",
+         .savesInputs = {0, 1},
+         .backwardFactor = 2,
+         .perElement = 5,
          .weightInputs = {1, 2}});
     // Activations: those whose derivative follows from the output keep the output.
     add({.type = "Relu", .savesOutput = true});
@@ -81,7 +93,10 @@ const std::vector<OpSpec>& table() {
     add({.type = "ReduceMax", .savesInputs = {0}, .savesOutput = true, .flops = R::PerInput, .shapeInputs = {1}});
     add({.type = "Gather", .savesInputs = {1}, .flops = R::None, .weightInputs = {0}});
     // Losses: softmax cross-entropy keeps its log-probabilities (stood for by the logits) and labels.
-    add({.type = "SoftmaxCrossEntropyLoss", .savesInputs = {0, 1}, .flops = R::PerInput, .perElement = 6,
+    add({.type = "SoftmaxCrossEntropyLoss",
+         .savesInputs = {0, 1},
+         .flops = R::PerInput,
+         .perElement = 6,
          .weightInputs = {2}});
     add({.type = "NegativeLogLikelihoodLoss", .savesInputs = {1}, .flops = R::PerInput, .weightInputs = {2}});
     return t;
@@ -119,10 +134,22 @@ std::optional<std::int64_t> dtypeBytes(std::string_view dtype) {
     std::string_view name;
     std::int64_t bytes;
   };
-  static constexpr std::array<Entry, 16> kSizes{{{"float32", 4}, {"float", 4}, {"float16", 2}, {"half", 2},
-                                                 {"bfloat16", 2}, {"float64", 8}, {"double", 8}, {"int64", 8},
-                                                 {"int32", 4}, {"int16", 2}, {"int8", 1}, {"uint8", 1},
-                                                 {"bool", 1}, {"uint16", 2}, {"uint32", 4}, {"uint64", 8}}};
+  static constexpr std::array<Entry, 16> kSizes{{{"float32", 4},
+                                                 {"float", 4},
+                                                 {"float16", 2},
+                                                 {"half", 2},
+                                                 {"bfloat16", 2},
+                                                 {"float64", 8},
+                                                 {"double", 8},
+                                                 {"int64", 8},
+                                                 {"int32", 4},
+                                                 {"int16", 2},
+                                                 {"int8", 1},
+                                                 {"uint8", 1},
+                                                 {"bool", 1},
+                                                 {"uint16", 2},
+                                                 {"uint32", 4},
+                                                 {"uint64", 8}}};
   for (const auto& e : kSizes)
     if (e.name == dtype) return e.bytes;
   return std::nullopt;
@@ -180,12 +207,10 @@ std::span<const DeviceProfile> deviceProfiles() {
   static constexpr std::array<DeviceProfile, 4> kProfiles{{
       {"a100", "NVIDIA A100 SXM4 80GB: 19.5 TFLOP/s fp32, 312 TFLOP/s bf16 tensor, 2.04 TB/s", 19.5e12, 312e12,
        2.039e12, 5000},
-      {"h100", "NVIDIA H100 SXM5: 67 TFLOP/s fp32, 989 TFLOP/s bf16 tensor, 3.35 TB/s", 66.9e12, 989e12, 3.35e12,
-       4000},
-      {"v100", "NVIDIA V100 SXM2: 15.7 TFLOP/s fp32, 125 TFLOP/s fp16 tensor, 900 GB/s", 15.7e12, 125e12, 0.9e12,
-       5000},
-      {"cpu-generic", "a server CPU socket: 2 TFLOP/s fp32 (AVX-512 FMA), 4 TFLOP/s bf16, 200 GB/s", 2e12, 4e12,
-       0.2e12, 1000},
+      {"h100", "NVIDIA H100 SXM5: 67 TFLOP/s fp32, 989 TFLOP/s bf16 tensor, 3.35 TB/s", 66.9e12, 989e12, 3.35e12, 4000},
+      {"v100", "NVIDIA V100 SXM2: 15.7 TFLOP/s fp32, 125 TFLOP/s fp16 tensor, 900 GB/s", 15.7e12, 125e12, 0.9e12, 5000},
+      {"cpu-generic", "a server CPU socket: 2 TFLOP/s fp32 (AVX-512 FMA), 4 TFLOP/s bf16, 200 GB/s", 2e12, 4e12, 0.2e12,
+       1000},
   }};
   return kProfiles;
 }

@@ -38,7 +38,8 @@ std::string writeDot(const graph::ComputeGraph& g) {
   out += "  node [fontname=\"Helvetica\", fontsize=10];\n";
   for (const graph::Node& n : g.nodes()) {
     const bool isOp = n.kind == graph::NodeKind::Op;
-    const std::string what = isOp ? (n.op.empty() ? std::string("op") : n.op) : std::string(graph::nodeKindName(n.kind));
+    const std::string what =
+        isOp ? (n.op.empty() ? std::string("op") : n.op) : std::string(graph::nodeKindName(n.kind));
     const std::string label = n.name + "\n" + what + " " + formatByteSize(n.bytes);
     out += "  " + quoted(n.name) + " [shape=" + (isOp ? "box" : "ellipse") + ", label=" + quoted(label);
     if (!isOp) out += ", style=filled, fillcolor=\"#eeeeee\"";

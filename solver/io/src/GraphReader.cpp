@@ -87,16 +87,11 @@ Result<ComputeGraph> readGraphFile(const std::string& path, GraphFormat format, 
     if (options.batch && !options.batchOnlyForOnnx && format != GraphFormat::Onnx && format != GraphFormat::Auto)
       return fileError(path, "--batch applies to ONNX models only");
     switch (format) {
-      case GraphFormat::Onnx:
-        return readOnnx(*text, path, OnnxOptions{options.batch});
-      case GraphFormat::Native:
-        return readNativeJson(*text, path);
-      case GraphFormat::PfnCg:
-        return readPfnCg(*text, path);
-      case GraphFormat::Checkmate:
-        return readCheckmateJson(*text, path);
-      case GraphFormat::Auto:
-        break;
+      case GraphFormat::Onnx: return readOnnx(*text, path, OnnxOptions{options.batch});
+      case GraphFormat::Native: return readNativeJson(*text, path);
+      case GraphFormat::PfnCg: return readPfnCg(*text, path);
+      case GraphFormat::Checkmate: return readCheckmateJson(*text, path);
+      case GraphFormat::Auto: break;
     }
     return readDetected(*text, path, options);
   } catch (const std::exception& e) {
@@ -115,16 +110,11 @@ std::optional<GraphFormat> formatFromName(std::string_view name) {
 
 std::string formatName(GraphFormat f) {
   switch (f) {
-    case GraphFormat::Auto:
-      return "auto";
-    case GraphFormat::Native:
-      return "native";
-    case GraphFormat::PfnCg:
-      return "pfn";
-    case GraphFormat::Checkmate:
-      return "checkmate";
-    case GraphFormat::Onnx:
-      return "onnx";
+    case GraphFormat::Auto: return "auto";
+    case GraphFormat::Native: return "native";
+    case GraphFormat::PfnCg: return "pfn";
+    case GraphFormat::Checkmate: return "checkmate";
+    case GraphFormat::Onnx: return "onnx";
   }
   return "auto";
 }

@@ -26,9 +26,7 @@ std::size_t lineWhereNestingExceeds(std::string_view text, std::size_t limit) {
       continue;
     }
     switch (c) {
-      case '"':
-        inString = true;
-        break;
+      case '"': inString = true; break;
       case '[':
       case '{':
         if (++depth > limit) return line;
@@ -37,8 +35,7 @@ std::size_t lineWhereNestingExceeds(std::string_view text, std::size_t limit) {
       case '}':
         if (depth > 0) --depth;
         break;
-      default:
-        break;
+      default: break;
     }
   }
   return 0;
@@ -230,18 +227,12 @@ std::string childPath(std::string_view base, std::size_t index) {
 
 std::string describe(const Json& v) {
   switch (v.type()) {
-    case Json::value_t::object:
-      return "an object";
-    case Json::value_t::array:
-      return "an array";
-    case Json::value_t::string:
-      return "\"" + printable(v.get_ref<const std::string&>()) + "\"";
-    case Json::value_t::null:
-      return "null";
-    case Json::value_t::discarded:
-      return "nothing";
-    default:
-      return printable(v.dump(), 60);
+    case Json::value_t::object: return "an object";
+    case Json::value_t::array: return "an array";
+    case Json::value_t::string: return "\"" + printable(v.get_ref<const std::string&>()) + "\"";
+    case Json::value_t::null: return "null";
+    case Json::value_t::discarded: return "nothing";
+    default: return printable(v.dump(), 60);
   }
 }
 

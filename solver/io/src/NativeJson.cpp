@@ -213,7 +213,8 @@ void readNode(const Json& v, std::size_t index, graph::GraphBuilder& builder, Di
     if (attrs->is_object()) {
       spec.attrs = attrs->dump();
       if (spec.kind != NodeKind::Op && attrs->contains("value"))
-        spec.constant = constantIsSound((*attrs)["value"], spec.shape, childPath(childPath(path, "attrs"), "value"), diag);
+        spec.constant =
+            constantIsSound((*attrs)["value"], spec.shape, childPath(childPath(path, "attrs"), "value"), diag);
     } else if (attrs->is_string())
       spec.attrs = attrs->get<std::string>();
     else

@@ -125,8 +125,8 @@ std::optional<std::int64_t> storedBytes(const onnx::TensorProto& t) {
   if (t.has_raw_data()) return static_cast<std::int64_t>(t.raw_data().size());
   const auto size = graph::dtypeBytes(dtypeName(t.data_type()));
   if (!size) return std::nullopt;
-  const std::int64_t count = t.float_data_size() + t.int32_data_size() + t.int64_data_size() +
-                             t.double_data_size() + t.uint64_data_size() + t.string_data_size();
+  const std::int64_t count = t.float_data_size() + t.int32_data_size() + t.int64_data_size() + t.double_data_size() +
+                             t.uint64_data_size() + t.string_data_size();
   if (count == 0) return std::nullopt;  // no data at all: the model was saved without its weights
   return count * *size;
 }
@@ -158,8 +158,9 @@ std::string attributesJson(const onnx::NodeProto& node, std::size_t output, nloh
 // Convolution and pooling windows: ONNX's shape inference divides by strides and dilations and
 // indexes by the kernel's rank without checking them. Empty when the attributes are sound.
 std::string badWindowAttribute(const onnx::NodeProto& n) {
-  static const std::set<std::string> kWindowed{"Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "MaxPool",
-                                               "AveragePool", "LpPool", "MaxUnpool", "MaxRoiPool", "DeformConv"};
+  static const std::set<std::string> kWindowed{"Conv",       "ConvTranspose", "ConvInteger", "QLinearConv",
+                                               "MaxPool",    "AveragePool",   "LpPool",      "MaxUnpool",
+                                               "MaxRoiPool", "DeformConv"};
   if (!kWindowed.contains(n.op_type())) return {};
   std::map<std::string, std::size_t> lengths;
   for (const auto& a : n.attribute()) {
@@ -168,17 +169,20 @@ std::string badWindowAttribute(const onnx::NodeProto& n) {
     if (positive || name == "pads" || name == "output_padding" || name == "output_shape") {
       for (std::int64_t v : a.ints())
         if (positive ? v < 1 : v < 0)
-          return "attribute '" + name + "' holds " + std::to_string(v) + (positive ? "; it must be at least 1" : "; it must not be negative");
+          return "attribute '" + name + "' holds " + std::to_string(v) +
+                 (positive ? "; it must be at least 1" : "; it must not be negative");
       lengths[name] = static_cast<std::size_t>(a.ints_size());
     }
-    if (name == "group" && a.i() < 1) return "attribute 'group' is " + std::to_string(a.i()) + "; it must be at least 1";
+    if (name == "group" && a.i() < 1)
+      return "attribute 'group' is " + std::to_string(a.i()) + "; it must be at least 1";
   }
   // Per spatial axis: kernel_shape, strides, dilations, output_padding; pads twice as many.
   std::optional<std::size_t> rank;
   for (const char* name : {"kernel_shape", "strides", "dilations", "output_padding"}) {
     auto it = lengths.find(name);
     if (it == lengths.end()) continue;
-    if (rank && *rank != it->second) return std::string("attribute '") + name + "' does not have one value per spatial axis";
+    if (rank && *rank != it->second)
+      return std::string("attribute '") + name + "' does not have one value per spatial axis";
     rank = it->second;
   }
   if (auto pads = lengths.find("pads"); pads != lengths.end() && rank && pads->second != 2 * *rank)
@@ -210,9 +214,9 @@ std::optional<std::vector<std::int64_t>> viewStrides(const std::vector<std::int6
   if (from.empty() || count == 0) return denseStrides(to);
   std::vector<std::int64_t> out(to.size());
   std::int64_t next = static_cast<std::int64_t>(to.size()) - 1;  // innermost new dimension not placed yet
-  std::int64_t base = strides.back();                              // stride of the current run's innermost dimension
-  std::int64_t runCount = 1;                                        // elements of the old run so far
-  std::int64_t placed = 1;                                          // elements of the new dimensions placed in it
+  std::int64_t base = strides.back();                            // stride of the current run's innermost dimension
+  std::int64_t runCount = 1;                                     // elements of the old run so far
+  std::int64_t placed = 1;                                       // elements of the new dimensions placed in it
   for (std::size_t d = from.size(); d-- > 0;) {
     runCount *= from[d];  // at most the element count: no overflow
     if (base <= 0) return std::nullopt;
@@ -390,13 +394,15 @@ class OnnxImport {
   // crashes on models that break it, so it runs only on models that pass.
   bool nodesMatchSchemas() {
     auto& opset = m_opsets;
-    for (const auto& o : m_model.opset_import()) opset[o.domain() == "ai.onnx" ? std::string{} : o.domain()] = static_cast<int>(o.version());
+    for (const auto& o : m_model.opset_import())
+      opset[o.domain() == "ai.onnx" ? std::string{} : o.domain()] = static_cast<int>(o.version());
     for (int k = 0; k < m_graph.node_size() && !m_diag.full(); ++k) {
       const auto& n = m_graph.node(k);
       const std::string domain = n.domain() == "ai.onnx" ? std::string{} : n.domain();
       auto version = opset.find(domain);
       if (version == opset.end()) {
-        m_diag.errorAtPath(where(static_cast<std::size_t>(k)), "the model imports no opset for domain '" + domain + "'");
+        m_diag.errorAtPath(where(static_cast<std::size_t>(k)),
+                           "the model imports no opset for domain '" + domain + "'");
         continue;
       }
       const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), version->second, domain);
@@ -404,7 +410,8 @@ class OnnxImport {
       try {
         schema->Verify(n);
       } catch (const std::exception& e) {
-        m_diag.errorAtPath(where(static_cast<std::size_t>(k)), std::string("does not match its ONNX schema: ") + e.what());
+        m_diag.errorAtPath(where(static_cast<std::size_t>(k)),
+                           std::string("does not match its ONNX schema: ") + e.what());
         continue;
       }
       if (const std::string bad = badWindowAttribute(n); !bad.empty())
@@ -435,7 +442,8 @@ class OnnxImport {
     for (int k = 0; k < m_graph.node_size(); ++k) {
       const auto& n = m_graph.node(k);
       for (int p = 0; p < n.input_size(); ++p)
-        if (!n.input(p).empty()) m_uses[n.input(p)].push_back({static_cast<std::size_t>(k), static_cast<std::size_t>(p)});
+        if (!n.input(p).empty())
+          m_uses[n.input(p)].push_back({static_cast<std::size_t>(k), static_cast<std::size_t>(p)});
     }
     for (const auto& init : m_graph.initializer()) m_initializers.emplace(init.name(), &init);
     m_constantNodes.clear();
@@ -458,7 +466,7 @@ class OnnxImport {
   // layout operations (exporters transpose Linear weights for MatMul and slice position tables).
   bool feedsWeight(const std::string& name, int depth = 0) const {
     static const std::set<std::string> kLayout{"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
-                                               "Identity", "Slice", "Cast", "Expand"};
+                                               "Identity",  "Slice",   "Cast",    "Expand"};
     for (const Use& u : usesOf(name)) {
       const auto& consumer = m_graph.node(static_cast<int>(u.node));
       const OpSpec* spec = specOf(consumer);
@@ -492,8 +500,8 @@ class OnnxImport {
         if (dim->has_dim_value() && dim->dim_value() >= 0) continue;
         const std::string symbol = dim->has_dim_param() ? "'" + dim->dim_param() + "'" : "without a size";
         if (d == 0)
-          m_diag.errorAtPath("input '" + in.name() + "'", "dimension 0 is dynamic (" + symbol +
-                                                                "): give the batch size with --batch N");
+          m_diag.errorAtPath("input '" + in.name() + "'",
+                             "dimension 0 is dynamic (" + symbol + "): give the batch size with --batch N");
         else
           m_diag.errorAtPath("input '" + in.name() + "'",
                              "dimension " + std::to_string(d) + " is dynamic (" + symbol +
@@ -603,8 +611,8 @@ class OnnxImport {
           for (std::int64_t d : largest->dims) tensor->mutable_shape()->add_dim()->set_dim_value(d);
           m_types[out] = *largest;
           m_diag.warningAtPath("output '" + out + "'", "the shape of this output of operation '" + n.op_type() +
-                                                            "' is unknown; assumed that of its largest operand " +
-                                                            shapeText(*largest));
+                                                           "' is unknown; assumed that of its largest operand " +
+                                                           shapeText(*largest));
           added = true;
         }
       }
@@ -756,7 +764,8 @@ class OnnxImport {
         if (m_static.contains(in)) {
           emitLeaf(in, NodeKind::Param, context);
         } else if (!isGraphInput && !produced.contains(in)) {
-          m_diag.errorAtPath(context, "input '" + in + "' is neither a graph input, an initializer nor an output of any node");
+          m_diag.errorAtPath(context,
+                             "input '" + in + "' is neither a graph input, an initializer nor an output of any node");
           continue;
         }
         if (!known || contains(spec.savesInputs, static_cast<std::size_t>(p)))
@@ -790,22 +799,22 @@ class OnnxImport {
       s.bytes = spec.view && viewsItsOperand(n, inputs, it->second) ? 0 : bytesOf(name, it->second, context);
       // A view keeps its elements; a Reshape to a shape fixed at export does not follow a new batch.
       if (spec.view && !inputs.empty())
-        if (auto in = m_types.find(inputs[0]); in != m_types.end() && fullyKnown(in->second) &&
-                                               elementCount(in->second) != elementCount(it->second))
-          m_diag.errorAtPath(context, "'" + name + "' has shape " + shapeText(it->second) + " but its operand " +
-                                          shapeText(in->second) +
-                                          (m_options.batch ? "; the model fixes its batch size at export and cannot be "
-                                                             "re-batched: export it at batch " +
-                                                                 std::to_string(*m_options.batch) +
-                                                                 " or with a dynamic batch axis"
-                                                           : ""));
+        if (auto in = m_types.find(inputs[0]);
+            in != m_types.end() && fullyKnown(in->second) && elementCount(in->second) != elementCount(it->second))
+          m_diag.errorAtPath(
+              context, "'" + name + "' has shape " + shapeText(it->second) + " but its operand " +
+                           shapeText(in->second) +
+                           (m_options.batch ? "; the model fixes its batch size at export and cannot be "
+                                              "re-batched: export it at batch " +
+                                                  std::to_string(*m_options.batch) + " or with a dynamic batch axis"
+                                            : ""));
     } else if (m_unknownShapes++ == 0) {
       // The first tensor without a shape is the cause; the ones after it mostly follow from it.
       std::string why = !known ? "; no operand's shape is known either"
                         : m_options.batch
                             ? "; a model exported at another batch size that fixes it in a Reshape or Expand cannot "
-                              "be re-batched: export it at batch " + std::to_string(*m_options.batch) +
-                                  " or with a dynamic batch axis"
+                              "be re-batched: export it at batch " +
+                                  std::to_string(*m_options.batch) + " or with a dynamic batch axis"
                             : "; export the model with static shapes";
       m_diag.errorAtPath(context, "the shape of output '" + name + "' is not known after shape inference" +
                                       (it == m_types.end() ? std::string{} : " (" + shapeText(it->second) + ")") + why);
@@ -853,8 +862,8 @@ class OnnxImport {
 
   void warnUnknown() {
     for (const auto& [type, count] : m_unknown)
-      m_diag.warning(m_diag.at(0), "unknown operation '" + type + "' (" + std::to_string(count) +
-                                       " node" + (count == 1 ? "" : "s") +
+      m_diag.warning(m_diag.at(0), "unknown operation '" + type + "' (" + std::to_string(count) + " node" +
+                                       (count == 1 ? "" : "s") +
                                        "): imported with conservative defaults (the backward keeps every operand "
                                        "and the output, backward time = forward time)");
   }
@@ -866,11 +875,11 @@ class OnnxImport {
   std::unordered_map<std::string, std::vector<Use>> m_uses;
   std::unordered_map<std::string, const onnx::TensorProto*> m_initializers;
   std::unordered_map<std::string, const onnx::NodeProto*> m_constantNodes;  // by output
-  std::unordered_set<std::string> m_fileInitializers;  // before folding adds its own
+  std::unordered_set<std::string> m_fileInitializers;                       // before folding adds its own
   std::set<std::string> m_dataInputs;
   std::set<std::string> m_paramInputs;
   std::unordered_map<std::string, TensorType> m_types;
-  std::unordered_map<std::string, int> m_opsets;                           // by domain ("" for ONNX's)
+  std::unordered_map<std::string, int> m_opsets;                         // by domain ("" for ONNX's)
   std::unordered_map<std::string, std::vector<std::int64_t>> m_strides;  // views that are not dense
   std::unordered_set<std::string> m_static;
   std::unordered_set<std::string> m_emitted;
@@ -883,7 +892,8 @@ class OnnxImport {
 
 bool looksLikeOnnx(std::string_view bytes) {
   // ModelProto.ir_version is field 1, a varint: tag byte 0x08, then a small version number.
-  return bytes.size() > 2 && static_cast<unsigned char>(bytes[0]) == 0x08 && static_cast<unsigned char>(bytes[1]) < 0x80;
+  return bytes.size() > 2 && static_cast<unsigned char>(bytes[0]) == 0x08 &&
+         static_cast<unsigned char>(bytes[1]) < 0x80;
 }
 
 Result<graph::ComputeGraph> readOnnx(std::string_view bytes, const std::string& fileName, const OnnxOptions& options) {

@@ -55,20 +55,48 @@ std::optional<Value> fromTensor(const onnx::TensorProto& t) {
     for (std::size_t k = 0; k < n; ++k) {
       const char* p = raw.data() + k * width;
       switch (v.type) {
-        case onnx::TensorProto::INT64: { std::int64_t x; std::memcpy(&x, p, 8); v.data.push_back(double(x)); break; }
-        case onnx::TensorProto::INT32: { std::int32_t x; std::memcpy(&x, p, 4); v.data.push_back(double(x)); break; }
-        case onnx::TensorProto::FLOAT: { float x; std::memcpy(&x, p, 4); v.data.push_back(double(x)); break; }
+        case onnx::TensorProto::INT64: {
+          std::int64_t x;
+          std::memcpy(&x, p, 8);
+          v.data.push_back(double(x));
+          break;
+        }
+        case onnx::TensorProto::INT32: {
+          std::int32_t x;
+          std::memcpy(&x, p, 4);
+          v.data.push_back(double(x));
+          break;
+        }
+        case onnx::TensorProto::FLOAT: {
+          float x;
+          std::memcpy(&x, p, 4);
+          v.data.push_back(double(x));
+          break;
+        }
         case onnx::TensorProto::BOOL: v.data.push_back(*p != 0 ? 1.0 : 0.0); break;
-        default: { double x; std::memcpy(&x, p, 8); v.data.push_back(x); break; }
+        default: {
+          double x;
+          std::memcpy(&x, p, 8);
+          v.data.push_back(x);
+          break;
+        }
       }
     }
   } else {
     switch (v.type) {
-      case onnx::TensorProto::INT64: for (auto x : t.int64_data()) v.data.push_back(double(x)); break;
+      case onnx::TensorProto::INT64:
+        for (auto x : t.int64_data()) v.data.push_back(double(x));
+        break;
       case onnx::TensorProto::INT32:
-      case onnx::TensorProto::BOOL: for (auto x : t.int32_data()) v.data.push_back(double(x)); break;
-      case onnx::TensorProto::FLOAT: for (auto x : t.float_data()) v.data.push_back(double(x)); break;
-      default: for (auto x : t.double_data()) v.data.push_back(x); break;
+      case onnx::TensorProto::BOOL:
+        for (auto x : t.int32_data()) v.data.push_back(double(x));
+        break;
+      case onnx::TensorProto::FLOAT:
+        for (auto x : t.float_data()) v.data.push_back(double(x));
+        break;
+      default:
+        for (auto x : t.double_data()) v.data.push_back(x);
+        break;
     }
     if (v.data.size() != n) return std::nullopt;
   }
@@ -243,9 +271,12 @@ class Folder {
     if (op == "Unsqueeze" || op == "Squeeze") {
       // Rank 0 <-> rank 1 only: what shape arithmetic does.
       Value v = *a;
-      if (op == "Unsqueeze" && v.dims.empty()) v.dims = {1};
-      else if (op == "Squeeze" && v.dims == std::vector<std::int64_t>{1}) v.dims.clear();
-      else return std::nullopt;
+      if (op == "Unsqueeze" && v.dims.empty())
+        v.dims = {1};
+      else if (op == "Squeeze" && v.dims == std::vector<std::int64_t>{1})
+        v.dims.clear();
+      else
+        return std::nullopt;
       return v;
     }
     if (op == "Concat") {
@@ -280,10 +311,13 @@ class Folder {
       const Value* ends = input(n, 2);
       const Value* axes = input(n, 3);
       const Value* steps = input(n, 4);
-      if (!starts || !ends || a->dims.size() != 1 || starts->data.size() != 1 || ends->data.size() != 1) return std::nullopt;
+      if (!starts || !ends || a->dims.size() != 1 || starts->data.size() != 1 || ends->data.size() != 1)
+        return std::nullopt;
       if (axes && (axes->data.size() != 1 || (axes->data[0] != 0 && axes->data[0] != -1))) return std::nullopt;
       const double step = steps && steps->data.size() == 1 ? steps->data[0] : 1;
-      auto clampToInt = [](double x) { return std::isfinite(x) ? static_cast<std::int64_t>(std::clamp(x, -9e15, 9e15)) : 0; };
+      auto clampToInt = [](double x) {
+        return std::isfinite(x) ? static_cast<std::int64_t>(std::clamp(x, -9e15, 9e15)) : 0;
+      };
       std::vector<double> out;
       for (std::size_t i : sliceIndices(static_cast<std::int64_t>(a->data.size()), clampToInt(starts->data[0]),
                                         clampToInt(ends->data[0]), clampToInt(step)))
@@ -360,7 +394,8 @@ class Folder {
       if (in.size() != (op == "Equal" ? 2u : 3u)) return std::nullopt;
       const Value* widest = in[0];
       for (const Value* x : in) {
-        if (x->data.size() != 1 && widest->data.size() != 1 && x->data.size() != widest->data.size()) return std::nullopt;
+        if (x->data.size() != 1 && widest->data.size() != 1 && x->data.size() != widest->data.size())
+          return std::nullopt;
         if (x->data.size() > widest->data.size()) widest = x;
       }
       Value v = *widest;

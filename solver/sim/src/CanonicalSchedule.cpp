@@ -23,10 +23,12 @@ void checkLowerSetSequence(const ComputeGraph& g, const std::vector<NodeSet>& lo
   NodeSet previous = graph::emptySet(g);
   for (std::size_t i = 0; i < lowerSets.size(); ++i) {
     const NodeSet& l = lowerSets[i];
-    if (l.universe() != g.opCount()) throw InvalidLowerSetSequence("lower set " + std::to_string(i + 1) + " has the wrong size");
+    if (l.universe() != g.opCount())
+      throw InvalidLowerSetSequence("lower set " + std::to_string(i + 1) + " has the wrong size");
     if (!graph::isLowerSet(g, l)) throw InvalidLowerSetSequence("set " + std::to_string(i + 1) + " is not a lower set");
     if (!previous.subsetOf(l) || previous == l)
-      throw InvalidLowerSetSequence("lower set " + std::to_string(i + 1) + " does not strictly contain the previous one");
+      throw InvalidLowerSetSequence("lower set " + std::to_string(i + 1) +
+                                    " does not strictly contain the previous one");
     previous = l;
   }
   if (previous != graph::fullSet(g)) throw InvalidLowerSetSequence("the last lower set is not the whole graph");

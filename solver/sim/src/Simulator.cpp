@@ -37,11 +37,8 @@ std::vector<std::vector<NodeId>> lastValueUses(const ComputeGraph& g, const Sche
       case StepKind::Backward:
         for (NodeId u : savedOpValues(g, step.node)) use(s, u);
         break;
-      case StepKind::Free:
-        usedLater[step.node.value] = false;
-        break;
-      case StepKind::FreeGrad:
-        break;
+      case StepKind::Free: usedLater[step.node.value] = false; break;
+      case StepKind::FreeGrad: break;
     }
   }
   return freeAfter;

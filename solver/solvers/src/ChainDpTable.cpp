@@ -137,10 +137,9 @@ void ChainDpTable::build(std::size_t s, std::size_t t, std::int64_t m, std::vect
 
   const std::int64_t both = first.forwardTime + first.backwardTime;
   if (m >= std::max(heldGrad + first.forwardAllPeak, first.backwardPeak)) {
-    const bool fits = s == t
-                          ? value == std::min(both, kSaturated)
-                          : m - first.tape >= m_least[index(s + 1, t)] &&
-                                value == std::min(both + at(s + 1, t, m - first.tape), kSaturated);
+    const bool fits = s == t ? value == std::min(both, kSaturated)
+                             : m - first.tape >= m_least[index(s + 1, t)] &&
+                                   value == std::min(both + at(s + 1, t, m - first.tape), kSaturated);
     if (fits) {
       out.push_back({ChainOpKind::ForwardAll, stage(s)});
       if (s < t) build(s + 1, t, m - first.tape, out);

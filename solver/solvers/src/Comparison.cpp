@@ -5,8 +5,8 @@
 namespace remat::solvers {
 
 bool fitsBudget(const SolveResult& r) {
-  const bool claims = r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible ||
-                      r.status == SolveStatus::TimeLimit;
+  const bool claims =
+      r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible || r.status == SolveStatus::TimeLimit;
   return r.plan && claims && (!r.budget || r.metrics.simulatedPeak <= *r.budget);
 }
 

@@ -12,10 +12,10 @@ DpModelCost evaluateDpModel(const graph::ComputeGraph& g, const std::vector<grap
   graph::NodeSet kept = graph::emptySet(g);  // U_{i-1}
   for (std::size_t i = 0; i < lowerSets.size(); ++i) {
     const graph::NodeSet& l = lowerSets[i];
-    const graph::NodeSet segment = l - previous;                               // V_i
-    const graph::NodeSet border = graph::boundary(g, l);                       // ∂(L_i)
-    const graph::NodeSet after = graph::successorsOf(g, l) - l;                // A_i
-    const graph::NodeSet otherInputs = graph::predecessorsOf(g, after) - l;    // B_i
+    const graph::NodeSet segment = l - previous;                             // V_i
+    const graph::NodeSet border = graph::boundary(g, l);                     // ∂(L_i)
+    const graph::NodeSet after = graph::successorsOf(g, l) - l;              // A_i
+    const graph::NodeSet otherInputs = graph::predecessorsOf(g, after) - l;  // B_i
     const Bytes term = graph::bytesOf(g, kept) + 2 * graph::bytesOf(g, segment) + graph::bytesOf(g, after) +
                        graph::bytesOf(g, otherInputs);
     if (i == 0 || term > cost.peak) {

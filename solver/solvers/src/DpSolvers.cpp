@@ -50,8 +50,8 @@ class StopAtDeadline {
 // while enumerating.
 std::optional<LowerSetFamily> inModel(std::optional<LowerSetFamily> family, const SolveRequest& request,
                                       std::stop_token stop) {
-  if (family && (!family->useModel(*request.graph, request.model, stop) ||
-                 !family->usePins(*request.graph, request.pins, stop)))
+  if (family &&
+      (!family->useModel(*request.graph, request.model, stop) || !family->usePins(*request.graph, request.pins, stop)))
     family.reset();
   return family;
 }
@@ -187,8 +187,7 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return out;
     }
-    case DpOutcome::Complete:
-      break;
+    case DpOutcome::Complete: break;
   }
   // Thin a long front to `points`, evenly by position, keeping both ends.
   std::vector<std::size_t> keep;
@@ -391,8 +390,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
   }
 
   switch (run.outcome) {
-    case DpOutcome::Cancelled:
-      return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+    case DpOutcome::Cancelled: return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
     case DpOutcome::TimeLimit: {
       // The better of the incumbent and the best plan the finished fronts allow.
       std::optional<Plan> best;
@@ -411,8 +409,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
               "the DP fronts outgrew their memory cap (" + std::to_string(run.points) + " points, more than the " +
                   std::to_string(options.maxPoints) +
                   " allowed: the memory limit at 48 bytes a point, at most 200 million); try approx-dp"};
-    case DpOutcome::Complete:
-      break;
+    case DpOutcome::Complete: break;
   }
 
   const std::vector<DpPoint>& front = run.fronts[last];

@@ -99,10 +99,10 @@ class Executor {
     std::int64_t bytes = 0;
     std::vector<std::uint32_t> holders;
     std::size_t livePos = 0;
-    std::int64_t ownCost = 0;   // the holders' summed forward time
-    std::size_t last = 0;       // the holders' latest access
-    std::uint32_t locks = 0;    // the holders' summed locks
-    std::int32_t around = 0;    // the holders' evicted neighbours (with a class), with multiplicity
+    std::int64_t ownCost = 0;  // the holders' summed forward time
+    std::size_t last = 0;      // the holders' latest access
+    std::uint32_t locks = 0;   // the holders' summed locks
+    std::int32_t around = 0;   // the holders' evicted neighbours (with a class), with multiplicity
   };
 
   bool stopped() {
@@ -163,7 +163,8 @@ class Executor {
   // v became (delta = 1) or stopped being (-1) chargeable: its neighbours' storages count it.
   void shiftAround(NodeId v, std::int32_t delta) {
     auto shift = [&](NodeId w) {
-      if (m_g.isOp(w) && m_resident[w.value] && m_storageOf[w.value] >= 0) m_storages[m_storageOf[w.value]].around += delta;
+      if (m_g.isOp(w) && m_resident[w.value] && m_storageOf[w.value] >= 0)
+        m_storages[m_storageOf[w.value]].around += delta;
     };
     for (NodeId u : m_g.opPredecessors(v)) shift(u);
     for (NodeId w : m_g.successors(v)) shift(w);

@@ -172,8 +172,10 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work,
     if (ready > 0) {
       char buffer[1 << 16];
       const ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n > 0) received.append(buffer, static_cast<std::size_t>(n));
-      else if (n == 0 || errno != EINTR) eof = true;
+      if (n > 0)
+        received.append(buffer, static_cast<std::size_t>(n));
+      else if (n == 0 || errno != EINTR)
+        eof = true;
     }
     if (eof) break;
     if (stop.stop_requested()) {

@@ -1,8 +1,8 @@
 #include "remat/solvers/LowerSetFamily.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <atomic>
+#include <bit>
 #include <numeric>
 #include <thread>
 

@@ -470,31 +470,28 @@ SolverOutput decodeOutput(const std::string& bytes) {
 // themselves (CBC then stops its branch and bound and answers with its incumbent), or when its
 // resident memory passes the request's memory limit. `solve` runs in the child.
 SolverOutput isolated(const SolveRequest& request, std::chrono::steady_clock::time_point started,
-                      const std::function<SolverOutput()>& solve, const std::string& what,
-                      const std::string& product) {
+                      const std::function<SolverOutput()>& solve, const std::string& what, const std::string& product) {
   std::optional<std::chrono::steady_clock::time_point> killAt;
   if (request.timeLimit) killAt = started + *request.timeLimit + std::chrono::milliseconds(500);
   const std::int64_t memory = memoryLimitOr(request.memoryLimit);
   const IsolatedOutcome o = runIsolated([&] { return encodeOutput(solve()); }, killAt, memory, request.stop);
   switch (o.kind) {
-    case IsolatedOutcome::Kind::Finished:
-      try {
-        return decodeOutput(o.bytes);
+    case IsolatedOutcome::Kind::Finished: try { return decodeOutput(o.bytes);
       } catch (const std::exception& e) {
         return {SolveStatus::Error, std::nullopt, e.what()};
       }
     case IsolatedOutcome::Kind::Deadline:
       return {SolveStatus::TimeLimit, std::nullopt,
-              what + " did not finish within the time limit: stopped at the deadline while still building or "
-                     "presolving the model, with no " + product + " found"};
+              what +
+                  " did not finish within the time limit: stopped at the deadline while still building or "
+                  "presolving the model, with no " +
+                  product + " found"};
     case IsolatedOutcome::Kind::MemoryLimit:
       return {SolveStatus::Limit, std::nullopt,
               what + " needed more than the memory limit of " + formatByteSize(Bytes{memory}) + " (" +
                   std::to_string(memory) + " bytes; --memory-limit sets it): stopped"};
-    case IsolatedOutcome::Kind::Cancelled:
-      return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
-    case IsolatedOutcome::Kind::Failed:
-      break;
+    case IsolatedOutcome::Kind::Cancelled: return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+    case IsolatedOutcome::Kind::Failed: break;
   }
   return {SolveStatus::Error, std::nullopt, what + " failed: " + o.why};
 }
@@ -596,7 +593,8 @@ SolverOutput solveMilp(const SolveRequest& request, std::chrono::steady_clock::t
   std::vector<std::string> args{"remat-milp", "-log", "0", "-slog", "0"};
   if (request.timeLimit) {
     // What is left of the limit after building the model.
-    const double left = std::chrono::duration<double>(started + *request.timeLimit - std::chrono::steady_clock::now()).count();
+    const double left =
+        std::chrono::duration<double>(started + *request.timeLimit - std::chrono::steady_clock::now()).count();
     args.insert(args.end(), {"-sec", std::to_string(std::max(1e-3, left))});
   }
   args.insert(args.end(), {"-solve", "-quit"});
@@ -650,7 +648,8 @@ SolverOutput Milp::plan(const SolveRequest& request) const {
   if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
   const auto started = std::chrono::steady_clock::now();
   if (request.progress) request.progress(0.0, "building the MILP and branch and bound (CBC)");
-  SolverOutput out = isolated(request, started, [&] { return solveMilp(request, started); }, "CBC", "schedule");
+  SolverOutput out = isolated(
+      request, started, [&] { return solveMilp(request, started); }, "CBC", "schedule");
   if (request.progress) request.progress(1.0, "done");
   return out;
 }
@@ -688,7 +687,8 @@ SolverOutput LpBoundSolver::plan(const SolveRequest& request) const {
   if (auto r = refuse(request)) return *r;
   if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
   const auto started = std::chrono::steady_clock::now();
-  return isolated(request, started, [&] { return lpBoundOutput(request); }, "CLP", "bound");
+  return isolated(
+      request, started, [&] { return lpBoundOutput(request); }, "CLP", "bound");
 }
 
 Solver::MinBudget LpBoundSolver::minBudget(const SolveRequest&) const {

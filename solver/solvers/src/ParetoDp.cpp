@@ -118,7 +118,8 @@ std::size_t lambdaRoom(const LowerSetFamily& f) {
 // as it costs; on the paper's graphs and deep chains it lies well below T(V) / budget, hence the skew.
 std::vector<double> coarseLambdas(const LowerSetFamily& f, std::int64_t budget, std::size_t count) {
   std::vector<double> out;
-  const double scale = double(std::max<std::int64_t>(1, f.time(f.size() - 1))) / double(std::max<std::int64_t>(1, budget));
+  const double scale =
+      double(std::max<std::int64_t>(1, f.time(f.size() - 1))) / double(std::max<std::int64_t>(1, budget));
   for (std::size_t k = 0; k < count; ++k) out.push_back(scale * std::exp2(-10.0 + 14.0 * double(k) / double(count)));
   return out;
 }
@@ -129,8 +130,8 @@ std::vector<double> lambdaGrid(const LowerSetFamily& f, const BoundTarget& targe
   std::vector<double> out{0.0};
   if (target.strategy == Strategy::Memory) return out;  // the objective is the relaxed resource itself
   const std::size_t room = lambdaRoom(f);
-  std::vector<double> grid = target.lambdas.empty() ? coarseLambdas(f, target.budget, std::min(kLambdas, room))
-                                                    : target.lambdas;
+  std::vector<double> grid =
+      target.lambdas.empty() ? coarseLambdas(f, target.budget, std::min(kLambdas, room)) : target.lambdas;
   if (grid.size() > room) grid.resize(room);
   std::sort(grid.begin(), grid.end());
   out.insert(out.end(), grid.begin(), grid.end());
@@ -419,7 +420,8 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
     } else if (workers > 1 && blocks >= workers) {
       parallelOver(0, blocks, workers, [&, begin = begin, end = end, top](std::size_t block, unsigned) {
         const std::size_t first = begin + block * kBlock;
-        if (!stop.stop_requested()) boundsOf(first, std::min(first + kBlock, top), end);  // a stop is honoured within one block's work
+        if (!stop.stop_requested())
+          boundsOf(first, std::min(first + kBlock, top), end);  // a stop is honoured within one block's work
       });
       --k;
     } else if (top - begin > kBlock) {
@@ -497,7 +499,7 @@ struct FrontBuilder {
   std::vector<std::int64_t> bestM;
   std::vector<std::uint64_t> from;  // (set << 32) | point
   std::vector<std::int64_t> touched;
-  std::vector<std::int64_t> prefix;  // prefix minima of bestM over [prefixFrom, range], as of the last rebuild
+  std::vector<std::int64_t> prefix;     // prefix minima of bestM over [prefixFrom, range], as of the last rebuild
   std::int64_t prefixFrom = INT64_MAX;  // below it, no candidate was known at the last rebuild
   std::int64_t prefixTo = -1;           // above it, none was: the minima stay prefix[prefixTo]
   std::int64_t dirtyFrom = INT64_MAX;   // least overhead changed since the last rebuild
@@ -535,7 +537,8 @@ struct FrontBuilder {
     if (prefixFrom != INT64_MAX && t > prefixTo + 1)
       std::fill(prefix.begin() + prefixTo + 1, prefix.begin() + t, prefix[static_cast<std::size_t>(prefixTo)]);
     std::int64_t running = t > prefixFrom ? prefix[static_cast<std::size_t>(t - 1)] : INT64_MAX;
-    for (; t <= highest; ++t) prefix[static_cast<std::size_t>(t)] = running = std::min(running, bestM[static_cast<std::size_t>(t)]);
+    for (; t <= highest; ++t)
+      prefix[static_cast<std::size_t>(t)] = running = std::min(running, bestM[static_cast<std::size_t>(t)]);
     prefixFrom = std::min(dirtyFrom, prefixFrom);
     prefixTo = highest;
     dirtyFrom = INT64_MAX;
@@ -751,7 +754,6 @@ class LayerScheduler {
   std::optional<ShardPool> m_pool;
 };
 
-
 }  // namespace
 
 DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
@@ -769,7 +771,8 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
       (o.strategy != Strategy::Time || !o.incumbent || *o.incumbent > bounds->overheadCap))
     throw std::logic_error("runParetoDp: bounds capped at an overhead hold only for runs at that threshold or below");
   // The Lagrangian bounds hold for their own budget and objective only; otherwise the budget-free ones.
-  const bool budgeted = bounds && !bounds->lambdas.empty() && bounds->budget == o.budget && bounds->strategy == o.strategy;
+  const bool budgeted =
+      bounds && !bounds->lambdas.empty() && bounds->budget == o.budget && bounds->strategy == o.strategy;
   auto remaining = [&](std::size_t j, std::int64_t m) {
     if (budgeted) return bounds->remaining(j, m);
     return o.strategy == Strategy::Memory ? bounds->minCheckpoints[j] : bounds->minOverhead[j];
@@ -793,8 +796,10 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
     if (bounds && o.incumbent) {
       const std::int64_t rest = remaining(j, 0);
       if (rest == INT64_MAX) return std::nullopt;
-      if (memory) mMax = std::min(mMax, *o.incumbent - rest);
-      else tMax = std::min(tMax, *o.incumbent - rest);
+      if (memory)
+        mMax = std::min(mMax, *o.incumbent - rest);
+      else
+        tMax = std::min(tMax, *o.incumbent - rest);
     }
     if (tMax < 0 || mMax < 0) return std::nullopt;
     return Limits{tMax, mMax};
@@ -882,7 +887,9 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
         if (builder.runDominated(first, last, s.dt, s.dm)) return true;
         // The exact base lies between the bound and the ceiling: where the ceiling keeps the same run
         // (a generous budget, where j's own limits cap the run), so does the exact base.
-        auto sameRun = [&](std::int64_t ceiling) { return ceiling <= o.budget && runWithin(ceiling) == std::pair{first, last}; };
+        auto sameRun = [&](std::int64_t ceiling) {
+          return ceiling <= o.budget && runWithin(ceiling) == std::pair{first, last};
+        };
         // The O(1) ceiling first; then the one from j's ceiling terms (O(|L_j|) to build), once the
         // segments simulated for j add up to a quarter as many ops: a simulation costs more per op
         // than the build (on the 10,000-op graph at 16x, waiting for as many ops left 510,000
@@ -934,7 +941,8 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
         if (budgeted && (rest == INT64_MAX || (o.incumbent && total > *o.incumbent))) continue;
         // At best a tie with the incumbent: worth keeping only if it may finish with less of the other.
         if (budgeted && o.incumbent && o.tieBreak && total == *o.incumbent &&
-            saturatingAdd(memory ? p.t : p.m, memory ? bounds->minOverhead[j] : bounds->minCheckpoints[j]) >= *o.tieBreak)
+            saturatingAdd(memory ? p.t : p.m, memory ? bounds->minOverhead[j] : bounds->minCheckpoints[j]) >=
+                *o.tieBreak)
           continue;
         front[kept++] = p;
         score.emplace_back(total, p.m);
@@ -1122,13 +1130,16 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
       const std::int64_t nm = m + s.dm;
       // Stay where some continuation still fits, so the walk always reaches V.
       if (j != n - 1 && saturatingAdd(nm, bounds.minPeak[j]) > budget) continue;
-      const std::int64_t rest = budgeted ? bounds.remaining(j, nm)
-                                : strategy == Strategy::Memory ? bounds.minCheckpoints[j] : bounds.minOverhead[j];
+      const std::int64_t rest = budgeted                       ? bounds.remaining(j, nm)
+                                : strategy == Strategy::Memory ? bounds.minCheckpoints[j]
+                                                               : bounds.minOverhead[j];
       const std::int64_t score = saturatingAdd(strategy == Strategy::Memory ? nm : nt, rest);
       steps.push_back({score, strategy == Strategy::Memory ? nt : nm, j, nt, nm});
     }
     std::sort(steps.begin(), steps.end());
-    auto fits = [&](const Step& s) { return f.quickIsExact() || saturatingAdd(m, f.transition(at, s.j).base) <= budget; };
+    auto fits = [&](const Step& s) {
+      return f.quickIsExact() || saturatingAdd(m, f.transition(at, s.j).base) <= budget;
+    };
     const auto best = std::find_if(steps.begin(), steps.end(), fits);
     if (best == steps.end()) return std::nullopt;  // cannot happen when the bounds are exact; kept as a guard
     out.path.push_back(best->j);
@@ -1153,7 +1164,7 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   tails[n - 1] = {DpPoint{0, INT64_MIN, 0, 0}};
   const unsigned threads = threadCount(o.threads);
   std::vector<std::uint32_t> alive{static_cast<std::uint32_t>(n - 1)};  // finished sets with tails
-  std::vector<std::uint64_t> aliveMask(f.maskWords(), 0);                 // the same as a bitset
+  std::vector<std::uint64_t> aliveMask(f.maskWords(), 0);               // the same as a bitset
   aliveMask[(n - 1) / 64] |= std::uint64_t{1} << ((n - 1) % 64);
   std::atomic<std::size_t> points{1};
   auto outOfTime = [&] {
@@ -1211,7 +1222,7 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   };
   LayerScheduler scheduler(threads);
   auto ls = layers(f);
-  ls.insert(ls.begin(), {0, 1});  // ∅ last of all
+  ls.insert(ls.begin(), {0, 1});                           // ∅ last of all
   for (std::size_t layer = ls.size() - 1; layer-- > 0;) {  // V's own layer is done
     const auto [begin, end] = ls[layer];
     if (!scheduler.run(begin, end, alive.size(), build, store, outOfTime)) {

@@ -49,7 +49,8 @@ Result<bool> readPinNames(std::string_view text, const std::string& file, std::v
   auto doc = jd::parseJson(jd::stripBom(text), diag);
   if (!doc) return diag.failure<bool>();
   if (!doc->is_object()) {
-    diag.errorAtPath("", "expected a JSON object {\"keep\": [names], \"recompute\": [names]}, got " + jd::describe(*doc));
+    diag.errorAtPath("",
+                     "expected a JSON object {\"keep\": [names], \"recompute\": [names]}, got " + jd::describe(*doc));
     return diag.failure<bool>();
   }
   for (const auto& [key, value] : doc->items())
@@ -76,7 +77,8 @@ Result<bool> readPinNames(std::string_view text, const std::string& file, std::v
   return true;
 }
 
-Result<bool> readPinsFile(const std::string& path, std::vector<std::string>& keep, std::vector<std::string>& recompute) {
+Result<bool> readPinsFile(const std::string& path, std::vector<std::string>& keep,
+                          std::vector<std::string>& recompute) {
   std::string why;
   std::optional<std::string> text;
   try {
@@ -110,8 +112,7 @@ std::vector<std::string> pinViolations(const graph::ComputeGraph& g, const sim::
     const auto computed = std::count_if(schedule.begin(), schedule.end(), [&](const sim::Step& s) {
       return s.kind == sim::StepKind::Forward && s.node == node;
     });
-    if (computed > 1)
-      out.push_back(name(op) + " is pinned keep but computed " + std::to_string(computed) + " times");
+    if (computed > 1) out.push_back(name(op) + " is pinned keep but computed " + std::to_string(computed) + " times");
   }
   if (checkRecompute && lowerSets && !lowerSets->empty() && !pins.recompute.empty()) {
     const sim::ChainLowering lowering = sim::lowerChain(g, *lowerSets);

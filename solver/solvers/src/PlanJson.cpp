@@ -179,8 +179,8 @@ class PlanReader {
     const jd::Json* pins = jd::member(doc, "pins");
     if (!pins || pins->is_null()) return;
     if (!pins->is_object()) {
-      m_diag.errorAtPath("/pins", "expected null or {\"keep\": [names], \"recompute\": [names]}, got " +
-                                      jd::describe(*pins));
+      m_diag.errorAtPath("/pins",
+                         "expected null or {\"keep\": [names], \"recompute\": [names]}, got " + jd::describe(*pins));
       return;
     }
     for (const char* key : {"keep", "recompute"}) {
@@ -197,8 +197,8 @@ class PlanReader {
         const auto id = node((*list)[k], at);
         if (!id) continue;
         if (!m_graph.isOp(*id))
-          m_diag.errorAtPath(at, "'" + jd::printable(m_graph.node(*id).name) +
-                                     "' is an input or a parameter, which cannot be pinned");
+          m_diag.errorAtPath(
+              at, "'" + jd::printable(m_graph.node(*id).name) + "' is an input or a parameter, which cannot be pinned");
         else
           into.push_back(m_graph.opIndex(*id));
       }

@@ -97,12 +97,8 @@ std::vector<ChainOp> revolveChainOps(const std::vector<RevolveAction>& actions) 
              a.state});
         current = a.state;
         break;
-      case RevolveAction::Kind::Takeshot:
-        snapshots.insert(a.state);
-        break;
-      case RevolveAction::Kind::Restore:
-        current = a.state;
-        break;
+      case RevolveAction::Kind::Takeshot: snapshots.insert(a.state); break;
+      case RevolveAction::Kind::Restore: current = a.state; break;
       case RevolveAction::Kind::Release:
         snapshots.erase(a.state);
         if (a.state != 0) ops.push_back({ChainOpKind::Discard, a.state});

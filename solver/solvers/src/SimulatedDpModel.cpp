@@ -246,7 +246,8 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
   std::reverse(t.boundary.begin(), t.boundary.end());
   // What the backward step of each of L's last members adds when it opens a segment's backward (see
   // quickTransition): the members of ∂L are exactly those `onBoundary` marks.
-  for (std::uint32_t w = static_cast<std::uint32_t>(m_ops); w-- > 0 && t.firstSteps.size() < TargetTerms::kFirstSteps;) {
+  for (std::uint32_t w = static_cast<std::uint32_t>(m_ops);
+       w-- > 0 && t.firstSteps.size() < TargetTerms::kFirstSteps;) {
     if (!inSet(next, w)) continue;
     std::int64_t extra = m_bwdWorkspace[w];
     if (m_succs[w].end == m_succs[w].begin) extra += m_gradBytes[w];  // an output's seed
@@ -286,8 +287,10 @@ TargetTerms SimulatedDpModel::targetTerms(const std::uint64_t* next) const {
     TargetTerms::Sums change;
     if (b.rootBytes != 0) {
       t.sums.dm += b.rootBytes;
-      if (b.rootOp == b.op) change.dm = -b.rootBytes;  // its own storage, held with it
-      else t.viewRoots.emplace_back(b.rootOp, b.rootBytes);
+      if (b.rootOp == b.op)
+        change.dm = -b.rootBytes;  // its own storage, held with it
+      else
+        t.viewRoots.emplace_back(b.rootOp, b.rootBytes);
     }
     if (b.flags & TargetTerms::kSavedWithin) {
       t.sums.saved += b.bytes;
@@ -421,7 +424,8 @@ void SimulatedDpModel::segmentCeilingTerms(const std::uint64_t* next, SegmentCei
     if (c.flags[u] & kKept) c.flags[static_cast<std::size_t>(r)] |= kHeld;
     // The forward step its storage is last read at: its highest consumer, or its own.
     const std::uint32_t readBy = m_succs[u].end > m_succs[u].begin ? m_adj[m_succs[u].end - 1] : u;
-    c.end[static_cast<std::size_t>(r)] = std::max(c.end[static_cast<std::size_t>(r)], static_cast<std::int32_t>(readBy));
+    c.end[static_cast<std::size_t>(r)] =
+        std::max(c.end[static_cast<std::size_t>(r)], static_cast<std::int32_t>(readBy));
   }
   // Forward: a storage no kept value holds lives from its maker to its last reader (a held one is
   // among the checkpoints the transition adds, counted whole).
@@ -481,8 +485,10 @@ void SimulatedDpModel::segmentCeilingTerms(const std::uint64_t* next, SegmentCei
   }
   for (std::uint32_t r = 0; r < n; ++r) {
     if (!(c.flags[r] & kNeeded) || c.store[r] != static_cast<std::int32_t>(r) || m_savedByAny[r]) continue;
-    if (c.flags[r] & kKeptByView) c.viewKept[r] += m_bytes[r];
-    else span(c.recompute, r, static_cast<std::size_t>(c.end[r]), m_bytes[r]);
+    if (c.flags[r] & kKeptByView)
+      c.viewKept[r] += m_bytes[r];
+    else
+      span(c.recompute, r, static_cast<std::size_t>(c.end[r]), m_bytes[r]);
   }
   for (std::size_t p = n; p-- > 0;) c.viewKept[p] += c.viewKept[p + 1];
   std::int64_t alive = 0;
@@ -525,8 +531,8 @@ std::int64_t SimulatedDpModel::segmentCeiling(const std::uint64_t* prev, const s
   // from the start, with the worst step's gradients, parameter gradients and recomputed values no
   // backward keeps.
   const std::int64_t forward = quick.dm + c.forward[a];
-  const std::int64_t backward = quick.dm + recomputedSaved + c.viewKept[a] + terms.boundaryGrads +
-                                terms.paramGradsOutside + c.backward[a];
+  const std::int64_t backward =
+      quick.dm + recomputedSaved + c.viewKept[a] + terms.boundaryGrads + terms.paramGradsOutside + c.backward[a];
   return m_resident + std::max(forward, backward);
 }
 
@@ -706,8 +712,10 @@ Transition SimulatedDpModel::transition(const std::uint64_t* prev, const std::ui
     return sc.markValue[u] != 0;
   };
   auto setGrad = [&](std::uint32_t u) {
-    if (inS(u)) sc.flags[u] |= kGrad;
-    else sc.markValue[u] = 1;
+    if (inS(u))
+      sc.flags[u] |= kGrad;
+    else
+      sc.markValue[u] = 1;
   };
   alive = 0;
   for (std::int32_t t = 0; t < steps; ++t) {
@@ -748,7 +756,8 @@ std::int64_t SimulatedDpModel::baseCeiling(const graph::NodeSet& prev, const gra
 std::int64_t SimulatedDpModel::segmentCeiling(const graph::NodeSet& prev, const graph::NodeSet& next) const {
   const TargetTerms terms = targetTerms(next.words().data());
   std::int64_t saved = 0;
-  const Transition quick = quickTransition(prev.words().data(), targetTerms(prev.words().data()).source(), false, terms, &saved);
+  const Transition quick =
+      quickTransition(prev.words().data(), targetTerms(prev.words().data()).source(), false, terms, &saved);
   SegmentCeilingTerms shared;
   segmentCeilingTerms(next.words().data(), shared);
   return segmentCeiling(prev.words().data(), next.words().data(), quick, saved, terms, shared);

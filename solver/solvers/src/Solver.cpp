@@ -13,36 +13,24 @@ namespace remat::solvers {
 
 std::string_view statusName(SolveStatus s) {
   switch (s) {
-    case SolveStatus::Optimal:
-      return "optimal";
-    case SolveStatus::Feasible:
-      return "feasible";
-    case SolveStatus::Bound:
-      return "bound";
-    case SolveStatus::Infeasible:
-      return "infeasible";
-    case SolveStatus::OverBudget:
-      return "over-budget";
-    case SolveStatus::TimeLimit:
-      return "time-limit";
-    case SolveStatus::Limit:
-      return "limit";
-    case SolveStatus::Cancelled:
-      return "cancelled";
-    case SolveStatus::Error:
-      return "error";
+    case SolveStatus::Optimal: return "optimal";
+    case SolveStatus::Feasible: return "feasible";
+    case SolveStatus::Bound: return "bound";
+    case SolveStatus::Infeasible: return "infeasible";
+    case SolveStatus::OverBudget: return "over-budget";
+    case SolveStatus::TimeLimit: return "time-limit";
+    case SolveStatus::Limit: return "limit";
+    case SolveStatus::Cancelled: return "cancelled";
+    case SolveStatus::Error: return "error";
   }
   return "error";
 }
 
 std::string_view strategyName(Strategy s) {
   switch (s) {
-    case Strategy::Time:
-      return "time";
-    case Strategy::Memory:
-      return "memory";
-    case Strategy::Auto:
-      return "auto";
+    case Strategy::Time: return "time";
+    case Strategy::Memory: return "memory";
+    case Strategy::Auto: return "auto";
   }
   return "time";
 }
@@ -193,9 +181,10 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
       } else if (result.metrics.simulatedPeak > *request.budget) {
         // Within the budget in a model that undercounts (the paper's): the simulator is the authority.
         result.status = SolveStatus::OverBudget;
-        result.message = "within the budget in the DP model (" + formatBytes(measured) + "), but the simulated peak is " +
-                         formatBytes(result.metrics.simulatedPeak) + ", over the budget of " +
-                         formatBytes(*request.budget) + (result.message.empty() ? "" : "; " + result.message);
+        result.message = "within the budget in the DP model (" + formatBytes(measured) +
+                         "), but the simulated peak is " + formatBytes(result.metrics.simulatedPeak) +
+                         ", over the budget of " + formatBytes(*request.budget) +
+                         (result.message.empty() ? "" : "; " + result.message);
       }
     }
   } catch (const std::exception& e) {

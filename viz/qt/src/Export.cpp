@@ -22,7 +22,8 @@ std::optional<ImageFormat> formatFromPath(std::string_view path) {
   const auto dot = path.rfind('.');
   if (dot == std::string_view::npos) return std::nullopt;
   std::string ext(path.substr(dot + 1));
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == "svg") return ImageFormat::Svg;
   if (ext == "pdf") return ImageFormat::Pdf;
   if (ext == "png") return ImageFormat::Png;
@@ -67,7 +68,8 @@ std::optional<std::string> encodeScene(const viz::Scene& scene, ImageFormat form
       break;
     }
     case ImageFormat::Png: {
-      if (!(options.dpi > 0 && options.dpi <= 2400)) return std::string("the resolution must be between 1 and 2400 dpi");
+      if (!(options.dpi > 0 && options.dpi <= 2400))
+        return std::string("the resolution must be between 1 and 2400 dpi");
       const double scale = options.dpi / 96.0;
       const auto w = static_cast<int>(std::lround(scene.width * scale));
       const auto h = static_cast<int>(std::lround(scene.height * scale));

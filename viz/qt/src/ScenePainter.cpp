@@ -27,8 +27,10 @@ QPen qpen(const std::optional<Stroke>& s) {
   pen.setCapStyle(Qt::FlatCap);
   pen.setJoinStyle(Qt::MiterJoin);
   // Dash lengths in units of the pen width, so thin and thick lines keep their rhythm.
-  if (s->dash == Dash::Dashed) pen.setDashPattern({5, 3});
-  else if (s->dash == Dash::Dotted) pen.setDashPattern({1, 2.5});
+  if (s->dash == Dash::Dashed)
+    pen.setDashPattern({5, 3});
+  else if (s->dash == Dash::Dotted)
+    pen.setDashPattern({1, 2.5});
   return pen;
 }
 
@@ -47,26 +49,34 @@ void hatch(QPainter& p, const QPainterPath& shape, const Fill& fill) {
   auto diagonal = [&](double sign) {
     const double span = box.width() + box.height();
     for (double d = 0; d <= span; d += kSpacing) {
-      if (sign > 0) p.drawLine(QPointF(box.left() + d - box.height(), box.bottom()), QPointF(box.left() + d, box.top()));
-      else p.drawLine(QPointF(box.left() + d - box.height(), box.top()), QPointF(box.left() + d, box.bottom()));
+      if (sign > 0)
+        p.drawLine(QPointF(box.left() + d - box.height(), box.bottom()), QPointF(box.left() + d, box.top()));
+      else
+        p.drawLine(QPointF(box.left() + d - box.height(), box.top()), QPointF(box.left() + d, box.bottom()));
     }
   };
   switch (fill.hatch) {
     case Hatch::Forward: diagonal(1); break;
     case Hatch::Backward: diagonal(-1); break;
-    case Hatch::Cross: diagonal(1); diagonal(-1); break;
+    case Hatch::Cross:
+      diagonal(1);
+      diagonal(-1);
+      break;
     case Hatch::Horizontal:
-      for (double y = box.top() + kSpacing / 2; y < box.bottom(); y += kSpacing) p.drawLine(QPointF(box.left(), y), QPointF(box.right(), y));
+      for (double y = box.top() + kSpacing / 2; y < box.bottom(); y += kSpacing)
+        p.drawLine(QPointF(box.left(), y), QPointF(box.right(), y));
       break;
     case Hatch::Vertical:
-      for (double x = box.left() + kSpacing / 2; x < box.right(); x += kSpacing) p.drawLine(QPointF(x, box.top()), QPointF(x, box.bottom()));
+      for (double x = box.left() + kSpacing / 2; x < box.right(); x += kSpacing)
+        p.drawLine(QPointF(x, box.top()), QPointF(x, box.bottom()));
       break;
     case Hatch::None: break;
   }
   p.restore();
 }
 
-void fillAndStroke(QPainter& p, const QPainterPath& path, const std::optional<Fill>& fill, const std::optional<Stroke>& stroke) {
+void fillAndStroke(QPainter& p, const QPainterPath& path, const std::optional<Fill>& fill,
+                   const std::optional<Stroke>& stroke) {
   if (fill) {
     p.fillPath(path, qcolor(fill->color));
     hatch(p, path, *fill);

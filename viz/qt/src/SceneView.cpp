@@ -3,13 +3,13 @@
 #include <QContextMenuEvent>
 #include <QGuiApplication>
 #include <QImage>
-#include <QStyleHints>
 #include <QLineF>
 #include <QMetaObject>
 #include <QMouseEvent>
 #include <QPaintEvent>
 #include <QPainter>
 #include <QResizeEvent>
+#include <QStyleHints>
 #include <QToolTip>
 #include <QWheelEvent>
 #include <QtGlobal>
@@ -215,8 +215,8 @@ void SceneView::startBuild() {
   });
 }
 
-void SceneView::onBuilt(std::uint64_t generation, std::optional<viz::Scene> scene, const QString& error,
-                        QImage picture, RasterKey key) {
+void SceneView::onBuilt(std::uint64_t generation, std::optional<viz::Scene> scene, const QString& error, QImage picture,
+                        RasterKey key) {
   m_building = false;                // at most one worker is in flight, and this was its result
   if (generation == m_generation) {  // not overtaken by a build on the GUI thread since
     dropHover();

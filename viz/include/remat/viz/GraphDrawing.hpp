@@ -160,8 +160,8 @@ struct GraphSceneLayout {
 /// The graph drawing with checkpoints: title and a legend of the roles present on top, then the
 /// drawing fitted to the rest of the canvas: segment clusters as light boxes labelled "segment i",
 /// edges as arrowed splines, node boxes filled with the colour of their role, and inside each box its
-/// name and size when the scaled labels would be at least kMinTextSize tall (at FigureStyle::maxZoom). A drawing wrapped into columns
-/// (see GraphSceneLayout) has each column clipped to its band, a thin line between columns, and
+/// name and size when the scaled labels would be at least kMinTextSize tall (at FigureStyle::maxZoom). A drawing
+/// wrapped into columns (see GraphSceneLayout) has each column clipped to its band, a thin line between columns, and
 /// "continues →" under each column that goes on, "→ continued" over the next.
 ///
 /// Hotspots: one of kind Node per node box, its exact scene rectangle, with `index` the NodeId value of

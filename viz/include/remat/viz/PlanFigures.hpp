@@ -87,13 +87,15 @@ struct ParetoInputs {
 /// as "exact-dp: DP over lower sets". With `pins`, every solver that honours them (SolverInfo::pins) has
 /// a second series, its front under the pins, labelled pinnedLabel(solver) (solvers::honoursAll: one
 /// that honours keep pins only gets none when there are recompute pins).
-[[nodiscard]] ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& solvers,
-                                        std::size_t points, std::stop_token stop = {},
+[[nodiscard]] ParetoInputs paretoInputs(const graph::ComputeGraph& g,
+                                        const std::vector<const solvers::Solver*>& solvers, std::size_t points,
+                                        std::stop_token stop = {},
                                         solvers::DpModelKind model = solvers::DpModelKind::Simulator,
                                         const solvers::ProgressSink& progress = {}, const solvers::Pins& pins = {});
 
 /// A node's details, for a click on it in an interactive drawing: name, op, output bytes, forward and
 /// backward time, and its part in each plan (nodeRoleText), one line per plan as "label: role".
-[[nodiscard]] std::string nodeDetails(const graph::ComputeGraph& g, graph::NodeId v, const std::vector<LabeledPlan>& plans);
+[[nodiscard]] std::string nodeDetails(const graph::ComputeGraph& g, graph::NodeId v,
+                                      const std::vector<LabeledPlan>& plans);
 
 }  // namespace remat::viz

@@ -87,8 +87,8 @@ struct SplineItem {
   bool arrow = false;
 };
 
-enum class Anchor : std::uint8_t { Start, Middle, End };       ///< horizontal alignment at `at`
-enum class Baseline : std::uint8_t { Top, Middle, Bottom };    ///< vertical alignment at `at`
+enum class Anchor : std::uint8_t { Start, Middle, End };     ///< horizontal alignment at `at`
+enum class Baseline : std::uint8_t { Top, Middle, Bottom };  ///< vertical alignment at `at`
 
 struct TextItem {
   Point at;
@@ -110,8 +110,8 @@ struct PushClipItem {
 };
 struct PopClipItem {};
 
-using Item = std::variant<RectItem, PolylineItem, PolygonItem, EllipseItem, SplineItem, TextItem, PushClipItem,
-                          PopClipItem>;
+using Item =
+    std::variant<RectItem, PolylineItem, PolygonItem, EllipseItem, SplineItem, TextItem, PushClipItem, PopClipItem>;
 
 /// A region of a figure that stands for one thing in it, for hover and click in an interactive view.
 /// Painters and exporters ignore hotspots: they are not drawn.

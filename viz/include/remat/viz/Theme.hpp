@@ -41,12 +41,12 @@ struct Theme {
   double fontSize = 11;       ///< tick labels, legend
   double labelFontSize = 12;  ///< axis titles
   double titleFontSize = 14;
-  double smallFontSize = 9;   ///< annotations, node labels
+  double smallFontSize = 9;  ///< annotations, node labels
   Color background;
   Color foreground;  ///< text, axes
   Color grid;
-  Color budget;      ///< the budget line
-  Color peak;        ///< the peak marker
+  Color budget;               ///< the budget line
+  Color peak;                 ///< the peak marker
   std::vector<Color> series;  ///< one per plan or solver, in order (cycled)
   std::vector<Dash> seriesDash;
   std::array<Fill, kMemoryCategories> categories;  ///< by MemoryCategory

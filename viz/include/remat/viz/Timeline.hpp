@@ -29,9 +29,9 @@ struct TimelineSeries {
   std::vector<Phase> phase;           ///< per step; frees take the phase of the step before them
   /// Per step, what it does: "fwd conv3", "free-grad relu1", ...; the name as displayName shows it.
   std::vector<std::string> what;
-  std::int64_t peak = 0;              ///< the simulator's peak
-  std::size_t peakStep = 0;           ///< and the first step at which it happens
-  std::string peakWhat;               ///< that step, e.g. "bwd conv3", the name as nodeLabel draws it
+  std::int64_t peak = 0;     ///< the simulator's peak
+  std::size_t peakStep = 0;  ///< and the first step at which it happens
+  std::string peakWhat;      ///< that step, e.g. "bwd conv3", the name as nodeLabel draws it
 
   [[nodiscard]] std::int64_t total(std::size_t step) const;
 };

@@ -6,9 +6,9 @@
 
 #include <functional>
 
-#include <map>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <stop_token>

@@ -30,16 +30,16 @@ struct ValidationRow {
   // Measured by remat-runner.
   std::int64_t measuredPeak = 0;  ///< the runner's tables: live tensor storage, views' storage included
   std::size_t measuredPeakStep = 0;
-  std::int64_t viewAliasAtPeak = 0;             ///< of measuredPeak, storage only zero-byte views hold
-  std::int64_t measuredPeakWithoutViews = 0;    ///< the highest total less that storage, step by step
+  std::int64_t viewAliasAtPeak = 0;           ///< of measuredPeak, storage only zero-byte views hold
+  std::int64_t measuredPeakWithoutViews = 0;  ///< the highest total less that storage, step by step
   /// What the framework's allocator held at most, temporaries included: on the CPU LibTorch's CPU
   /// allocator counted by remat-runner, on CUDA the caching allocator's allocated bytes.
   std::optional<std::int64_t> allocatorPeak;
   std::optional<std::size_t> allocatorPeakStep;  ///< CPU: the step of allocatorPeak
-  std::optional<std::int64_t> reservedPeak;     ///< CUDA: the allocator's reserved peak
-  double measuredSeconds = 0;                   ///< median iteration time
-  std::optional<double> measuredOverheadRatio;  ///< measuredSeconds / the measured store-all plan's - 1
-  std::optional<bool> gradientsMatch;           ///< absent without a gradient check
+  std::optional<std::int64_t> reservedPeak;      ///< CUDA: the allocator's reserved peak
+  double measuredSeconds = 0;                    ///< median iteration time
+  std::optional<double> measuredOverheadRatio;   ///< measuredSeconds / the measured store-all plan's - 1
+  std::optional<bool> gradientsMatch;            ///< absent without a gradient check
   double gradientMaxRelDiff = 0;
 
   std::string planFile;  ///< where the plan and measurement were kept (ValidationRun::keep)

@@ -34,7 +34,9 @@ class Result {
  public:
   Result(T value, std::vector<Diagnostic> warnings = {})  // NOLINT(google-explicit-constructor)
       : m_value(std::move(value)), m_warnings(std::move(warnings)) {}
-  static Result failure(std::vector<Diagnostic> errors, std::vector<Diagnostic> warnings = {}) {
+  // Both vectors are moved from; clang-tidy 14 takes them for const-reference parameters here.
+  static Result failure(std::vector<Diagnostic> errors,           // NOLINT(performance-unnecessary-value-param)
+                        std::vector<Diagnostic> warnings = {}) {  // NOLINT(performance-unnecessary-value-param)
     Result r;
     r.m_errors = std::move(errors);
     r.m_warnings = std::move(warnings);

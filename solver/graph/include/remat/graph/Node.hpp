@@ -36,17 +36,17 @@ struct Saves {
 struct Node {
   std::string name;  ///< the id in the file; unique within a graph
   NodeKind kind = NodeKind::Op;
-  std::string op;                ///< operation type (`Conv`, `Relu`, ...); empty for inputs and params
-  std::vector<NodeId> inputs;    ///< ordered operands; may repeat a node (x * x)
-  Bytes bytes{0};                ///< M_v, the output size
+  std::string op;              ///< operation type (`Conv`, `Relu`, ...); empty for inputs and params
+  std::vector<NodeId> inputs;  ///< ordered operands; may repeat a node (x * x)
+  Bytes bytes{0};              ///< M_v, the output size
   std::vector<std::int64_t> shape;
   std::string dtype;
-  Ticks fwdTime{0};              ///< T_v
+  Ticks fwdTime{0};  ///< T_v
   Ticks bwdTime{0};
   Saves saves;
-  Bytes workspace{0};            ///< transient scratch memory while the op's forward (or a recomputation) runs
-  Bytes bwdWorkspace{0};         ///< transient scratch memory while its backward runs
-  std::string attrs;             ///< operation attributes as JSON object text; empty when none
+  Bytes workspace{0};     ///< transient scratch memory while the op's forward (or a recomputation) runs
+  Bytes bwdWorkspace{0};  ///< transient scratch memory while its backward runs
+  std::string attrs;      ///< operation attributes as JSON object text; empty when none
   /// An input or parameter whose value the graph records (`attrs.value`: an exponent, a fill value, an
   /// index from the ONNX import): a constant of the program, never differentiated.
   bool constant = false;

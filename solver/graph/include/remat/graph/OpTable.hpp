@@ -74,10 +74,10 @@ struct OpWork {
 struct DeviceProfile {
   std::string_view name;
   std::string_view description;
-  double fp32Flops;   ///< peak FLOP/s for float32
-  double halfFlops;   ///< peak FLOP/s for float16 / bfloat16 (tensor cores where the device has them)
-  double bandwidth;   ///< bytes/s of main memory
-  double launchNs;    ///< fixed cost per operation (kernel launch, dispatch), in nanoseconds
+  double fp32Flops;  ///< peak FLOP/s for float32
+  double halfFlops;  ///< peak FLOP/s for float16 / bfloat16 (tensor cores where the device has them)
+  double bandwidth;  ///< bytes/s of main memory
+  double launchNs;   ///< fixed cost per operation (kernel launch, dispatch), in nanoseconds
 };
 
 /// The device profiles, the default (`a100`) first.

@@ -19,7 +19,8 @@ struct Quantity {
   constexpr Quantity() = default;
   constexpr explicit Quantity(std::int64_t v) : value(v) {}
 
-  constexpr auto operator<=>(const Quantity&) const = default;
+  // clang-tidy 14 reads the defaulted comparison's literal 0 as a null pointer.
+  constexpr auto operator<=>(const Quantity&) const = default;  // NOLINT(modernize-use-nullptr)
 
   constexpr Quantity& operator+=(Quantity o) { return *this = *this + o; }
   constexpr Quantity& operator-=(Quantity o) { return *this = *this - o; }

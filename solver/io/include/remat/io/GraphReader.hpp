@@ -36,8 +36,7 @@ inline constexpr std::uintmax_t kMaxGraphFileBytes = std::uintmax_t{1} << 30;
 /// integers is PFN cg text, a protobuf starting with ONNX's ir_version field is ONNX; otherwise the
 /// extension decides (.json native, .txt PFN, .onnx ONNX). A missing or unreadable file, or one over
 /// 1 GiB, is an error naming the file; so is a batch size for a format other than ONNX. Never throws.
-[[nodiscard]] Result<graph::ComputeGraph> readGraphFile(const std::string& path,
-                                                        GraphFormat format = GraphFormat::Auto,
+[[nodiscard]] Result<graph::ComputeGraph> readGraphFile(const std::string& path, GraphFormat format = GraphFormat::Auto,
                                                         const ReadOptions& options = {});
 
 /// The format for a command-line name: "auto", "native", "pfn", "checkmate" or "onnx"; nullopt otherwise.

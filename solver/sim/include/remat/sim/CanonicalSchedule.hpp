@@ -20,9 +20,9 @@ class InvalidLowerSetSequence : public std::invalid_argument {
 
 /// What the canonical lowering does with each segment V_i = L_i \ L_{i-1} of a lower-set chain.
 struct ChainLowering {
-  std::vector<graph::NodeSet> segments;    ///< V_i
-  std::vector<graph::NodeSet> checkpoints; ///< ∂(L_i) ∩ V_i, kept from the forward pass (none for the last)
-  std::vector<graph::NodeSet> recompute;   ///< what V_i's backward recomputes (none for the last segment)
+  std::vector<graph::NodeSet> segments;     ///< V_i
+  std::vector<graph::NodeSet> checkpoints;  ///< ∂(L_i) ∩ V_i, kept from the forward pass (none for the last)
+  std::vector<graph::NodeSet> recompute;    ///< what V_i's backward recomputes (none for the last segment)
 };
 
 /// The values the backward of segment `segment` (of lower set `next`, not the last one) recomputes:

@@ -17,9 +17,7 @@ struct MemoryBreakdown {
   Bytes grads{0};       ///< gradients of operation outputs
   Bytes workspace{0};   ///< scratch memory of the running step
 
-  [[nodiscard]] Bytes total() const {
-    return params + paramGrads + inputs + values + recomputed + grads + workspace;
-  }
+  [[nodiscard]] Bytes total() const { return params + paramGrads + inputs + values + recomputed + grads + workspace; }
   bool operator==(const MemoryBreakdown&) const = default;
 };
 

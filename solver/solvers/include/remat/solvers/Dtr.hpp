@@ -41,15 +41,16 @@ inline constexpr std::size_t kMaxDtrSteps = std::size_t{1} << 22;
 /// The largest memory a single step of the plain program order needs when everything evictable is
 /// evicted: inputs, parameters, the gradients and parameter gradients that exist at that step (never
 /// evicted), the step's own operands and outputs, and its workspace, and DTR's run with everything
-/// evicted before every allocation (the ops in `keep` never evicted). No budget below it can be met. `bytes` is empty when that run was
-/// stopped (`stopped`) or outgrew kMaxDtrSteps.
+/// evicted before every allocation (the ops in `keep` never evicted). No budget below it can be met. `bytes` is empty
+/// when that run was stopped (`stopped`) or outgrew kMaxDtrSteps.
 struct DtrMinimum {
   std::optional<Bytes> bytes;
   bool stopped = false;
 };
-[[nodiscard]] DtrMinimum dtrSingleOpMinimum(const graph::ComputeGraph& g, std::stop_token stop = {},
-                                            std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt,
-                                            const std::vector<graph::OpIndex>& keep = {});
+[[nodiscard]] DtrMinimum dtrSingleOpMinimum(
+    const graph::ComputeGraph& g, std::stop_token stop = {},
+    std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt,
+    const std::vector<graph::OpIndex>& keep = {});
 
 /// DTR's eviction score h_DTR = c / (m · s): cost c (for h_DTR-eq, of the tensor and its evicted
 /// neighborhood), size m in bytes, staleness s in steps since the last access (at least 1).

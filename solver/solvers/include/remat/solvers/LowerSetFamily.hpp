@@ -82,7 +82,9 @@ class LowerSetFamily {
   }
   /// The simulator's model only, for j ≠ V: SimulatedDpModel::segmentCeilingTerms of set j, and the
   /// ceiling of the transition i -> j from its quick figures and those terms.
-  void segmentCeilingTerms(std::size_t j, SegmentCeilingTerms& out) const { m_model->segmentCeilingTerms(words(j), out); }
+  void segmentCeilingTerms(std::size_t j, SegmentCeilingTerms& out) const {
+    m_model->segmentCeilingTerms(words(j), out);
+  }
   [[nodiscard]] std::int64_t segmentCeiling(std::size_t i, std::size_t j, const Transition& quick, std::int64_t saved,
                                             const SegmentCeilingTerms& shared) const {
     return m_model->segmentCeiling(words(i), words(j), quick, saved, m_terms[j], shared);

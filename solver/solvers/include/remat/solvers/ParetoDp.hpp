@@ -68,9 +68,9 @@ struct BoundTarget {
 };
 
 /// Computes the bounds; nullopt when stopped. With a finite target budget, the Lagrangian bounds too.
-[[nodiscard]] std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& family, std::stop_token stop = {},
-                                                                  unsigned threads = 0,
-                                                                  std::optional<BoundTarget> target = std::nullopt);
+[[nodiscard]] std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& family,
+                                                                   std::stop_token stop = {}, unsigned threads = 0,
+                                                                   std::optional<BoundTarget> target = std::nullopt);
 
 /// Multipliers for the time-centric bounds of `target`: the coarse grid, and a fine one around the
 /// multiplier that gives the best bound at ∅ in a coarse pass over `probe` (the family itself, or a

@@ -12,9 +12,9 @@
 namespace remat::solvers {
 
 /// Plan JSON (`"format": "remat-plan", "version": 1`): solver, strategy, status, budget, message,
-/// metrics, the pins it was made under (null for none), for canonical plans the segments V_i and the lower sets L_i (the latter null when they
-/// would list more than a million ids in all: they grow quadratically) and the checkpoints (the kept
-/// boundaries), and the schedule, with node ids by name. Its keys are those of `remat solve --json`
+/// metrics, the pins it was made under (null for none), for canonical plans the segments V_i and the lower sets L_i
+/// (the latter null when they would list more than a million ids in all: they grow quadratically) and the checkpoints
+/// (the kept boundaries), and the schedule, with node ids by name. Its keys are those of `remat solve --json`
 /// (ARCHITECTURE.md section 7).
 [[nodiscard]] std::string writePlanJson(const graph::ComputeGraph& g, const SolveResult& result);
 

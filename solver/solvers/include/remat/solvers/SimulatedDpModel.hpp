@@ -56,7 +56,7 @@ struct TargetTerms {
   std::uint32_t wordEnd = 0;
   struct BoundaryEntry {
     std::uint32_t op;
-    std::uint32_t rootOp;    ///< the op whose storage it holds (itself unless a view)
+    std::uint32_t rootOp;  ///< the op whose storage it holds (itself unless a view)
     std::int64_t bytes;
     std::int64_t time;
     std::int64_t rootBytes;  ///< that storage's bytes, on the first entry holding it (0 on the others, or resident)
@@ -157,13 +157,13 @@ class SimulatedDpModel {
   /// Scratch memory of one thread's evaluations (reused: an evaluation allocates nothing once warm).
   struct Scratch {
     std::uint32_t stamp = 0;
-    std::vector<std::uint32_t> seen;   ///< by op: stamp of the evaluation that placed it in the segment
-    std::vector<std::uint32_t> pos;    ///< by op: its position in the segment
-    std::vector<std::uint8_t> flags;   ///< by op: kept, needed, gradient present, ...
-    std::vector<std::uint32_t> mark;   ///< by op: stamp of a lookup outside the segment
+    std::vector<std::uint32_t> seen;  ///< by op: stamp of the evaluation that placed it in the segment
+    std::vector<std::uint32_t> pos;   ///< by op: its position in the segment
+    std::vector<std::uint8_t> flags;  ///< by op: kept, needed, gradient present, ...
+    std::vector<std::uint32_t> mark;  ///< by op: stamp of a lookup outside the segment
     std::vector<std::uint8_t> markValue;
-    std::vector<std::int32_t> last;    ///< by op: last use position of a storage
-    std::vector<std::int32_t> store;   ///< by op: the storage a recomputed value holds
+    std::vector<std::int32_t> last;        ///< by op: last use position of a storage
+    std::vector<std::int32_t> store;       ///< by op: the storage a recomputed value holds
     std::vector<std::uint32_t> paramSeen;  ///< by parameter
     std::vector<std::uint32_t> members;
     std::vector<std::uint32_t> recompute;
@@ -235,7 +235,7 @@ class SimulatedDpModel {
   std::int64_t m_resident = 0;
   std::int64_t m_maxWorkspace = 0;
   std::vector<std::int64_t> m_bytes, m_time, m_workspace, m_bwdWorkspace, m_gradBytes;
-  std::vector<std::int32_t> m_root;  ///< the op whose storage a value holds (itself unless a view); -1: resident
+  std::vector<std::int32_t> m_root;      ///< the op whose storage a value holds (itself unless a view); -1: resident
   std::vector<std::int32_t> m_viewBase;  ///< a view's first input as an op, -1 when resident or not a view
   std::vector<std::uint8_t> m_isView, m_savedByAny, m_neededAlone;
   std::vector<std::uint32_t> m_adj;  ///< CSR arrays below index into it

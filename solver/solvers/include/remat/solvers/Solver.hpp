@@ -11,8 +11,8 @@
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/graph/NodeSet.hpp"
 #include "remat/sim/Schedule.hpp"
-#include "remat/solvers/Pins.hpp"
 #include "remat/sim/Simulator.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/SimulatedDpModel.hpp"
 
 namespace remat::solvers {

@@ -27,7 +27,7 @@ struct ExportOptions {
 /// Encodes the scene (encodeScene) and writes the file whole or not at all (io::writeFileAtomically:
 /// a failed export leaves no partial file, and a path that is not a regular file is refused). Returns
 /// an error message naming the path on failure.
-[[nodiscard]] std::optional<std::string> exportScene(const viz::Scene& scene, const std::string& path, ImageFormat format,
-                                                     const ExportOptions& options = {});
+[[nodiscard]] std::optional<std::string> exportScene(const viz::Scene& scene, const std::string& path,
+                                                     ImageFormat format, const ExportOptions& options = {});
 
 }  // namespace remat::vizqt

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Style and static checks: every tracked C++ file formatted as .clang-format says (clang-format 14), and
+# clang-tidy (.clang-tidy's checks, warnings as errors) on the C++ sources changed since BASE.
+#   scripts/lint.sh [BASE]     # BASE: a commit; default the merge-base with origin/main, or HEAD~1 on main
+# clang-tidy reads build/compile_commands.json (scripts/build.sh dev writes it); without it, or without
+# changed sources, only the formatting is checked. `clang-format -i FILE` fixes what the first check finds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mapfile -t sources < <(git ls-files '*.cpp' '*.hpp')
+echo "lint: clang-format on ${#sources[@]} files"
+if ! clang-format --dry-run --Werror "${sources[@]}"; then
+  echo "lint: files above are not formatted (clang-format -i FILE)" >&2
+  exit 1
+fi
+
+base="${1:-}"
+if [ -z "$base" ]; then
+  if git rev-parse -q --verify origin/main >/dev/null && [ "$(git rev-parse origin/main)" != "$(git rev-parse HEAD)" ]; then
+    base="$(git merge-base HEAD origin/main)"
+  elif git rev-parse -q --verify HEAD~1 >/dev/null; then
+    base="HEAD~1"
+  fi
+fi
+if [ -z "$base" ] || [ ! -f build/compile_commands.json ]; then
+  echo "lint: no base commit or no build/compile_commands.json: clang-tidy skipped"
+  exit 0
+fi
+# Sources the dev build compiles (a file the configuration leaves out, such as the CUDA-only parts,
+# has no compile command).
+mapfile -t changed < <(git diff --name-only --diff-filter=ACMR "$base" -- '*.cpp' |
+  while read -r f; do grep -q "\"file\": \"$PWD/$f\"" build/compile_commands.json && echo "$f"; done)
+echo "lint: clang-tidy on ${#changed[@]} source(s) changed since $(git rev-parse --short "$base")"
+[ "${#changed[@]}" -eq 0 ] && exit 0
+clang-tidy -p build --quiet --warnings-as-errors='*' "${changed[@]}"
