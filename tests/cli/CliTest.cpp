@@ -275,7 +275,8 @@ TEST_CASE("ONNX: convert with --batch, info with the import's warnings, the flop
   CHECK_THAT(corrupt.err, Catch::Contains("does not parse"));
 }
 
-TEST_CASE("--workspace: rules on every command that reads a graph, written by convert, unknown names refused") {
+TEST_CASE(
+    "the --workspace option: rules on every command that reads a graph, written by convert, unknown names refused") {
   const std::string onnx = fixture("onnx/valid/conv_block.onnx");
   Run plain = runRemat({"info", onnx, "--json"});
   Run ruled = runRemat({"info", onnx, "--workspace", "libtorch-cpu", "--json"});
@@ -561,7 +562,7 @@ TEST_CASE("an output onto a FIFO, a device or a directory is refused with exit c
       Run r = runRemat(args);
       INFO(args.front() << " -o " << out << ": " << r.err);
       CHECK(r.code == 2);
-      CHECK_THAT(r.err, Catch::Contains("refusing to write '" + out + "': " + why));
+      CHECK_THAT(r.err, Catch::Contains("refusing to write '" + out + "': " + std::string(why)));
     }
   }
   // compare --figures refuses before solving when one of its five files is such a thing.
@@ -629,7 +630,7 @@ TEST_CASE("a full file system: the write fails with a message, no partial file, 
   const std::string old = slurp(plan);
   {
     std::ofstream filler(dir / "filler", std::ios::binary);
-    filler << std::string(56 * 1024, 'f');
+    filler << std::string(std::size_t{56} * 1024, 'f');
   }
   Run solve = runRemat({"solve", unet, "-s", "store-all", "-o", plan});
   CHECK(solve.code == 3);
