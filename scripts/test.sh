@@ -10,7 +10,7 @@ scripts/build.sh dev
 ctest --preset dev -j "$jobs"
 # Predicted against measured memory and time on this CPU, printed: datasets/resnet50.json's network at
 # batch 2 and 64x64, its temporaries from the libtorch-cpu rules (tests/validation checks the same on
-# every plan of four reduced networks).
+# every plan of the reduced ResNet-18, ResNet-50, ViT, GPT-2 and BERT of datasets/small).
 if [ -x build/bin/remat-runner ]; then
   build/bin/remat validate datasets/small/resnet50-64px.json --workspace libtorch-cpu \
     --solvers store-all,chen-sqrtn,approx-dp --budget least --device cpu --threads 1

@@ -292,8 +292,8 @@ TEST_CASE("the libtorch-cpu workspace rules predict the allocator within 2% for 
   // the rules of op and phase (graph/WorkspaceModel.hpp): every solver's plan at its least budget, and
   // the plain run (store-all), played on LibTorch's CPU, against the allocator's peak (BENCHMARKS.md,
   // ALLOCATOR-ERRORS, has the errors as imported, with the rules and profiled).
-  const std::string name =
-      GENERATE(as<std::string>{}, "resnet18-64px", "resnet50-64px", "vit_b_16-32px", "gpt2_small-1x32");
+  const std::string name = GENERATE(as<std::string>{}, "resnet18-64px", "resnet50-64px", "vit_b_16-32px",
+                                    "gpt2_small-1x32", "bert_base-2x16");
   const std::string solvers = "store-all,chen-sqrtn,chen-greedy,approx-dp,dtr,chain-dp";
   const fs::path outDir = scratch() / (name + "-workspace-run");
   fs::remove_all(outDir);
