@@ -14,6 +14,12 @@ if ! clang-format --dry-run --Werror "${sources[@]}"; then
   exit 1
 fi
 
+# ctest hands each Catch test's name to its binary, which reads a name that begins with "--" as an option.
+if grep -rnE 'TEST_CASE\("-' tests; then
+  echo "lint: a test name above begins with '-': ctest would pass it to Catch as an option" >&2
+  exit 1
+fi
+
 base="${1:-}"
 if [ -z "$base" ]; then
   if git rev-parse -q --verify origin/main >/dev/null && [ "$(git rev-parse origin/main)" != "$(git rev-parse HEAD)" ]; then
