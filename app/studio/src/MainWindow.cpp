@@ -616,8 +616,8 @@ QWidget* MainWindow::buildSolverPanel() {
   m_workspaceModel->setToolTip(
       tr("Temporaries inside each step, which the simulator counts beside the tensors: file (as the graph "
          "file gives them, e.g. measured by remat profile), none, or libtorch-cpu (rules of op and phase "
-         "measured with LibTorch's CPU kernels: a convolution's reordered weight, a matrix product's "
-         "gradients, ...)"));
+         "measured with LibTorch's CPU kernels: a convolution's reordered weight and input, the loss's "
+         "log-probabilities, ...)"));
   connect(m_workspaceModel, &QComboBox::currentIndexChanged, this, [this](int index) {
     bool installed = true;
     try {
@@ -1160,7 +1160,7 @@ bool MainWindow::openSession(const QString& path) {
     if (!read.ok()) return bad(QString::fromStdString(read.errorText()));
   }
   std::vector<std::string> ids;
-  for (const QJsonValue& v : s.value(QStringLiteral("solvers")).toArray()) {
+  for (const QJsonValue v : s.value(QStringLiteral("solvers")).toArray()) {
     const std::string id = v.toString().toStdString();
     if (!m_solverItems.count(id)) return bad(tr("unknown solver '%1'").arg(v.toString()));
     ids.push_back(id);
@@ -1564,6 +1564,7 @@ void MainWindow::runSolvers() {
       return;
     }
     std::vector<const solvers::Solver*> chosen;
+    chosen.reserve(ids.size());
     for (const auto& id : ids) chosen.push_back(solvers::SolverRegistry::builtin().find(id));
     SolveRunner::Settings settings;
     settings.budget = m_budget->budget();
