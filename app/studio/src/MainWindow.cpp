@@ -595,20 +595,7 @@ QWidget* MainWindow::buildSolverPanel() {
       tr("Operation times: file (as the graph file gives them), paper (10 for convolutions, "
          "1 otherwise, as Kusumoto et al.), flops (a roofline estimate)"));
   connect(m_costModel, &QComboBox::currentIndexChanged, this, [this](int index) {
-    bool installed = true;
-    try {
-      installed = !m_rawGraph || installGraph(m_rawGraph, m_path, m_importWarnings);
-    } catch (const std::exception& e) {
-      reportError(tr("Cannot apply the cost model"), QString::fromUtf8(e.what()));
-      installed = false;
-    }
-    if (!installed) {
-      // The open graph keeps the times it has, so the combo goes back to their model.
-      const QSignalBlocker block(m_costModel);
-      m_costModel->setCurrentIndex(m_appliedCostModel);
-      return;
-    }
-    m_appliedCostModel = index;
+    reinstallUnder(m_costModel, m_appliedCostModel, index, tr("Cannot apply the cost model"));
   });
 
   m_workspaceModel = new QComboBox;
@@ -619,19 +606,7 @@ QWidget* MainWindow::buildSolverPanel() {
          "measured with LibTorch's CPU kernels: a convolution's reordered weight and input, the loss's "
          "log-probabilities, ...)"));
   connect(m_workspaceModel, &QComboBox::currentIndexChanged, this, [this](int index) {
-    bool installed = true;
-    try {
-      installed = !m_rawGraph || installGraph(m_rawGraph, m_path, m_importWarnings);
-    } catch (const std::exception& e) {
-      reportError(tr("Cannot apply the workspace model"), QString::fromUtf8(e.what()));
-      installed = false;
-    }
-    if (!installed) {
-      const QSignalBlocker block(m_workspaceModel);
-      m_workspaceModel->setCurrentIndex(m_appliedWorkspaceModel);
-      return;
-    }
-    m_appliedWorkspaceModel = index;
+    reinstallUnder(m_workspaceModel, m_appliedWorkspaceModel, index, tr("Cannot apply the workspace model"));
   });
 
   m_timeLimit = new QDoubleSpinBox;
@@ -1012,28 +987,40 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   return true;
 }
 
-bool MainWindow::setCostModel(const QString& model) {
-  const int index = m_costModel->findText(model);
+void MainWindow::reinstallUnder(QComboBox* combo, int& applied, int index, const QString& errorTitle) {
+  bool installed = true;
+  try {
+    installed = !m_rawGraph || installGraph(m_rawGraph, m_path, m_importWarnings);
+  } catch (const std::exception& e) {
+    reportError(errorTitle, QString::fromUtf8(e.what()));
+    installed = false;
+  }
+  if (!installed) {
+    // The open graph keeps what it has, so the combo goes back to the model it came from.
+    const QSignalBlocker block(combo);
+    combo->setCurrentIndex(applied);
+    return;
+  }
+  applied = index;
+}
+
+bool MainWindow::selectModel(QComboBox* combo, const QString& model, const QString& kind) {
+  const int index = combo->findText(model);
   if (index < 0) {
-    reportError(tr("Unknown cost model"), tr("'%1' is not a cost model").arg(model));
+    reportError(tr("Unknown %1").arg(kind), tr("'%1' is not a %2").arg(model, kind));
     return false;
   }
   m_lastError.clear();
-  m_costModel->setCurrentIndex(index);  // re-applies through the combo's signal
+  combo->setCurrentIndex(index);  // re-applies through the combo's signal
   return m_lastError.isEmpty();
 }
+
+bool MainWindow::setCostModel(const QString& model) { return selectModel(m_costModel, model, tr("cost model")); }
 
 QString MainWindow::costModel() const { return m_costModel->currentText(); }
 
 bool MainWindow::setWorkspaceModel(const QString& model) {
-  const int index = m_workspaceModel->findText(model);
-  if (index < 0) {
-    reportError(tr("Unknown workspace model"), tr("'%1' is not a workspace model").arg(model));
-    return false;
-  }
-  m_lastError.clear();
-  m_workspaceModel->setCurrentIndex(index);  // re-applies through the combo's signal
-  return m_lastError.isEmpty();
+  return selectModel(m_workspaceModel, model, tr("workspace model"));
 }
 
 QString MainWindow::workspaceModel() const { return m_workspaceModel->currentText(); }

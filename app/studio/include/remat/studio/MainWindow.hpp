@@ -310,6 +310,11 @@ class MainWindow : public QMainWindow {
   void onSaveSession();
   /// Makes `raw` (a graph as read from its file) the open graph under the panel's cost model.
   bool installGraph(std::shared_ptr<const graph::ComputeGraph> raw, const QString& path, const QStringList& warnings);
+  /// After `combo` (the cost or workspace model) moved to `index`: the open graph again under the models
+  /// chosen; `applied` follows, or the combo goes back to it when the graph does not install.
+  void reinstallUnder(QComboBox* combo, int& applied, int index, const QString& errorTitle);
+  /// Selects `model` in `combo` (a `kind` of model), reporting an unknown name; false on any error.
+  bool selectModel(QComboBox* combo, const QString& model, const QString& kind);
   void onProgress(const QString& solver, double fraction, const QString& stage);
   void onFinished(const QString& solver, const solvers::SolveResult& result);
   void onRunFinished();
