@@ -151,8 +151,8 @@ TEST_CASE("the exact trade-off front in the paper's model from one DP run equals
     REQUIRE(front.status == SolveStatus::Optimal);
     REQUIRE(front.plans.size() == expected.size());
     for (std::size_t k = 0; k < expected.size(); ++k) {
-      CHECK(front.plans[k].first.value == expected[k].first);
-      const DpModelCost c = evaluateDpModel(g, *front.plans[k].second.lowerSets);
+      CHECK(front.plans[k].budget.value == expected[k].first);
+      const DpModelCost c = evaluateDpModel(g, *front.plans[k].plan.lowerSets);
       CHECK(c.peak.value == expected[k].first);
       CHECK(c.overhead.value == expected[k].second);
     }
@@ -171,7 +171,7 @@ TEST_CASE("a whole front answers every budget as a time-centric solve does") {
       REQUIRE(front.status == SolveStatus::Optimal);
       REQUIRE(front.whole);
       std::vector<std::optional<Bytes>> budgets{std::nullopt};
-      for (const auto& [peak, plan] : front.plans) {
+      for (const auto& [peak, plan, frontMetrics] : front.plans) {
         budgets.emplace_back(peak);
         budgets.emplace_back(Bytes{peak.value - 1});
         budgets.emplace_back(Bytes{peak.value + 1});
@@ -193,7 +193,7 @@ TEST_CASE("a whole front answers every budget as a time-centric solve does") {
         CHECK(answered->simulation.valid());
       }
       // Auto answers like time where a plan fits and leaves the fallback below the least budget to solve().
-      const Bytes least = front.plans.front().first;
+      const Bytes least = front.plans.front().budget;
       CHECK(solveFromFront(solver, front, {.graph = &g, .budget = least, .strategy = Strategy::Auto}));
       CHECK_FALSE(
           solveFromFront(solver, front, {.graph = &g, .budget = Bytes{least.value - 1}, .strategy = Strategy::Auto}));
@@ -212,6 +212,32 @@ TEST_CASE("a thinned front is not whole and answers nothing") {
   CHECK(thinned.plans.size() == 3);
   CHECK_FALSE(thinned.whole);
   CHECK_FALSE(solveFromFront(exact, thinned, {.graph = &g}));
+}
+
+TEST_CASE("every plan of a trade-off carries the simulator's figures, as solve() gives a plan") {
+  // The DPs' fronts (one run), Chen's and DTR's (solves at spread budgets): each plan's metrics must be
+  // evaluatePlan's, so that no caller simulates a front again.
+  for (const ComputeGraph& g : {test::makeChain(10), test::makeRandomDag(9, 5)}) {
+    for (const char* id : {"exact-dp", "approx-dp", "chen-sqrtn", "dtr"}) {
+      INFO(id << " on " << g.name());
+      const Solver& solver = *SolverRegistry::builtin().find(id);
+      const Solver::TradeOff front = solver.tradeOff({.graph = &g}, 5);
+      REQUIRE(front.status == SolveStatus::Optimal);
+      REQUIRE_FALSE(front.plans.empty());
+      for (const Solver::FrontPlan& p : front.plans) {
+        PlanMetrics expected;
+        sim::SimulationResult simulation;
+        evaluatePlan(g, p.plan, true, expected, simulation);
+        REQUIRE(simulation.valid());
+        CHECK(p.metrics.simulatedPeak == expected.simulatedPeak);
+        CHECK(p.metrics.overhead == expected.overhead);
+        CHECK(p.metrics.totalTime == expected.totalTime);
+        CHECK(p.metrics.recomputations == expected.recomputations);
+        CHECK(p.metrics.modelPeak == expected.modelPeak);
+        CHECK(p.metrics.simulatedPeak.value > 0);
+      }
+    }
+  }
 }
 
 TEST_CASE("a family's superset and subset masks hold exactly the sets the subset test admits") {

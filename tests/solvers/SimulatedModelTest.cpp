@@ -318,8 +318,8 @@ TEST_CASE("the trade-off front of the simulator's model equals the brute-force f
     REQUIRE(front.status == SolveStatus::Optimal);
     REQUIRE(front.plans.size() == expected.size());
     for (std::size_t k = 0; k < expected.size(); ++k) {
-      CHECK(front.plans[k].first.value == expected[k].first);
-      const SimulatedChainCost c = evaluateSimulatedModel(g, *front.plans[k].second.lowerSets);
+      CHECK(front.plans[k].budget.value == expected[k].first);
+      const SimulatedChainCost c = evaluateSimulatedModel(g, *front.plans[k].plan.lowerSets);
       CHECK(c.peak == expected[k].first);
       CHECK(c.overhead == expected[k].second);
     }

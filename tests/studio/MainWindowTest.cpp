@@ -505,13 +505,13 @@ TEST_CASE("Studio scrubs the budget from each DP's whole front", "[studio][windo
   const auto exactFront = w.front("exact-dp");
 
   // The slider now reaches the DP model's budgets, which pass the plain run's simulated peak here.
-  CHECK(budget.fullScale() >= exactFront->plans.back().first);
+  CHECK(budget.fullScale() >= exactFront->plans.back().budget);
 
   // Every later budget is answered from the fronts: the DPs' answers equal a direct solve's optimum.
   std::vector<Bytes> budgets;
   for (const std::size_t k : {std::size_t{0}, exactFront->plans.size() / 3, exactFront->plans.size() - 1})
-    budgets.push_back(exactFront->plans[k].first);
-  budgets.push_back(Bytes{exactFront->plans.front().first.value - 1});  // below exact-dp's least: infeasible
+    budgets.push_back(exactFront->plans[k].budget);
+  budgets.push_back(Bytes{exactFront->plans.front().budget.value - 1});  // below exact-dp's least: infeasible
   for (const Bytes b : budgets) {
     INFO("budget " << b.value);
     const int before = static_cast<int>(runs.count());

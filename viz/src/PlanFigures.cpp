@@ -30,17 +30,14 @@ std::optional<std::size_t> solverStyle(std::string_view label) {
     const auto own = solverStyle(*solver);
     return own ? std::optional<std::size_t>(*own + Theme::kPinnedStyle) : std::nullopt;
   }
-  // A slot per solver, chosen so that the ones compared most often differ most: the paper's DP first
-  // (blue, solid), then its rivals in hue and dash alike (DTR vermillion dashed, Chen's sqrt(n) green
-  // dotted), the plain run black. Slots past the theme's colours repeat a hue with another dash.
-  static constexpr std::string_view kSlots[] = {"exact-dp",    "dtr",       "chen-sqrtn", "approx-dp", "chain-dp",
-                                                "chen-greedy", "store-all", "milp",       "lp-bound"};
-  for (std::size_t k = 0; k < std::size(kSlots); ++k)
-    if (kSlots[k] == label) return k;
-  // A solver added to the registry without a slot of its own still gets a fixed one, after these.
+  // A slot per solver (SolverInfo::figureSlot, chosen so that the ones compared most often differ most);
+  // a solver without one gets a fixed slot after every solver's that has one.
   const auto& all = solvers::SolverRegistry::builtin().solvers();
+  std::size_t firstFree = 0;
+  for (const auto& s : all)
+    if (s->info().figureSlot) firstFree = std::max(firstFree, *s->info().figureSlot + 1);
   for (std::size_t k = 0; k < all.size(); ++k)
-    if (all[k]->info().id == label) return std::size(kSlots) + k;
+    if (all[k]->info().id == label) return all[k]->info().figureSlot.value_or(firstFree + k);
   return std::nullopt;
 }
 
@@ -160,10 +157,8 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
   ParetoData& data = out.data;
   data.timeUnit = g.timeUnit();
   data.memoryLabel = "simulated peak memory";
-  if (const solvers::Solver* storeAll = solvers::SolverRegistry::builtin().find("store-all")) {
-    const solvers::SolveResult vanilla = storeAll->solve({.graph = &g});
-    if (vanilla.plan) data.vanilla = TradeOffPoint{double(vanilla.metrics.simulatedPeak.value), 0.0};
-  }
+  const solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().plainRun().solve({.graph = &g});
+  if (vanilla.plan) data.vanilla = TradeOffPoint{double(vanilla.metrics.simulatedPeak.value), 0.0};
   data.memoryLowerBound = double(sim::memoryLowerBound(g).value);
   // The fronts to compute: every solver's, and under the pins those of the solvers that honour them.
   struct Job {
@@ -187,19 +182,16 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
       };
     }
     const solvers::Solver::TradeOff front = s->tradeOff(request, points);
-    if (front.plans.empty()) {
+    // A front with a plan the simulator rejected (a solver bug) is left out whole, with the reason.
+    if (front.plans.empty() || front.status == solvers::SolveStatus::Error) {
       out.skipped.push_back(label + ": " + front.message);
       continue;
     }
     ParetoSeries series{label, {}, solverStyle(label)};
     std::vector<solvers::Plan> plans;
-    for (const auto& [budget, plan] : front.plans) {
-      solvers::PlanMetrics metrics;
-      sim::SimulationResult simulation;
-      solvers::evaluatePlan(g, plan, true, metrics, simulation);
-      if (!simulation.valid()) continue;  // cannot happen for a solver's own plans; never drawn
-      series.points.push_back({double(metrics.simulatedPeak.value), double(metrics.overhead.value)});
-      plans.push_back(plan);
+    for (const solvers::Solver::FrontPlan& p : front.plans) {
+      series.points.push_back({double(p.metrics.simulatedPeak.value), double(p.metrics.overhead.value)});
+      plans.push_back(p.plan);
     }
     data.series.push_back(std::move(series));
     out.plans.push_back(std::move(plans));

@@ -70,20 +70,23 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
   const PreparedStyle style = prepareStyle(o.style);
   for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
 
+  const auto& registry = solvers::SolverRegistry::builtin();
   std::vector<viz::LabeledPlan> plans;
-  if (vanilla.plan) plans.push_back({"store-all", *vanilla.plan});
+  if (vanilla.plan) plans.push_back({vanilla.solver, *vanilla.plan});
   for (const auto& r : results)
-    if (r.plan && r.solver != "store-all") plans.push_back({r.solver, *r.plan});
+    if (r.plan && !registry.isPlainRun(r.solver)) plans.push_back({r.solver, *r.plan});
   auto find = [&](const std::string& label) -> std::optional<std::size_t> {
     for (std::size_t k = 0; k < plans.size(); ++k)
       if (plans[k].label == label) return k;
     return std::nullopt;
   };
-  // The winner's plan; without one, exact-dp's, approx-dp's, the first solver's, else the plain run.
+  // The winner's plan; without one, the paper's DPs' (the exact one first), the first solver's, else the
+  // plain run.
   std::optional<std::size_t> best;
   if (comparison.best) best = find(results[*comparison.best].solver);
-  if (!best) best = find("exact-dp");
-  if (!best) best = find("approx-dp");
+  for (const bool exact : {true, false})
+    for (const solvers::Solver* s : chosen)
+      if (!best && s->info().followsStrategy && s->info().exact == exact) best = find(s->info().id);
   if (!best && !plans.empty()) best = plans.size() > 1 ? 1 : 0;
   std::vector<std::string> written;
   auto write = [&](viz::FigureRequest request) {
@@ -106,7 +109,7 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
   write(std::move(timeline));
   std::vector<const solvers::Solver*> fronts;
   for (const solvers::Solver* s : chosen)
-    if (s->info().id != "store-all" && inDefaultFronts(s->info().id)) fronts.push_back(s);
+    if (inDefaultFronts(s->info())) fronts.push_back(s);
   if (!fronts.empty()) {
     viz::FigureRequest pareto;
     pareto.kind = viz::FigureKind::Pareto;
@@ -164,9 +167,11 @@ int runCompare(const CompareOptions& o) {
   // With each solver at its own least budget, the bounds are at different budgets: no common gap.
   const std::optional<solvers::OverheadBound>& bound = comparison.bound;
   const std::string bestId = comparison.best ? results[*comparison.best].solver : std::string();
+  // The bound of the solvers that only bound (lp-bound), apart from the bounds that come with plans.
   std::optional<Ticks> lpBound;
   for (const auto& r : results)
-    if (r.solver == "lp-bound" && r.overheadLowerBound) lpBound = r.overheadLowerBound;
+    if (const solvers::Solver* s = registry.find(r.solver); s && !s->info().makesPlans && r.overheadLowerBound)
+      lpBound = r.overheadLowerBound;
   const std::vector<std::string> figures =
       o.figuresDir.empty() ? std::vector<std::string>{} : writeCompareFigures(o, g, comparison, chosen, budget);
 

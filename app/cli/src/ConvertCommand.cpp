@@ -53,18 +53,31 @@ int runSolvers(const SolversOptions& o) {
   const auto& registry = solvers::SolverRegistry::builtin();
   if (o.json) {
     nlohmann::json j = nlohmann::json::array();
-    for (const auto& s : registry.solvers())
-      j.push_back({{"id", s->info().id},
-                   {"name", s->info().name},
-                   {"citation", s->info().citation},
-                   {"graphs", s->info().problemClass},
-                   {"exact", s->info().exact}});
+    for (const auto& s : registry.solvers()) {
+      const solvers::SolverInfo& info = s->info();
+      j.push_back({{"id", info.id},
+                   {"name", info.name},
+                   {"citation", info.citation},
+                   {"graphs", info.problemClass},
+                   {"exact", info.exact},
+                   {"schedules", std::string(solvers::scheduleClassName(info.scheduleClass))},
+                   {"budget_measure", info.budgetMeasure == solvers::BudgetMeasure::DpModel ? "dp-model" : "simulated"},
+                   {"pins", info.pins == solvers::PinSupport::KeepAndRecompute ? "keep,recompute"
+                            : info.pins == solvers::PinSupport::Keep           ? "keep"
+                                                                               : "none"},
+                   {"makes_plans", info.makesPlans},
+                   {"plain_run", info.plainRun},
+                   {"follows_strategy", info.followsStrategy},
+                   {"wants_time_limit", info.wantsTimeLimit}});
+    }
     printJson(j);
     return kOk;
   }
   for (const auto& s : registry.solvers())
     std::cout << s->info().id << "\n    " << s->info().name << (s->info().exact ? " (exact)" : " (heuristic)")
-              << "; graphs: " << s->info().problemClass << "\n    " << s->info().citation << "\n";
+              << "; graphs: " << s->info().problemClass
+              << "; schedules: " << solvers::scheduleClassName(s->info().scheduleClass) << "\n    "
+              << s->info().citation << "\n";
   return kOk;
 }
 

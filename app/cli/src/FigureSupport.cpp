@@ -86,6 +86,8 @@ std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g, con
   return plans;
 }
 
-bool inDefaultFronts(const std::string& solverId) { return solverId != "milp" && solverId != "lp-bound"; }
+bool inDefaultFronts(const solvers::SolverInfo& info) {
+  return info.makesPlans && !info.plainRun && !info.wantsTimeLimit;
+}
 
 }  // namespace remat::cli

@@ -52,9 +52,9 @@ void writeSceneAtomically(const viz::Scene& scene, const std::string& path, doub
                                                              const std::string& strategyName, bool quiet,
                                                              solvers::DpModelKind model);
 
-/// Whether a solver's front is drawn in a Pareto figure when the user names no solvers: not `lp-bound`
-/// (a bound, no plans) nor `milp` (CBC at every budget of the front, each possibly minutes; name it to
-/// draw it).
-[[nodiscard]] bool inDefaultFronts(const std::string& solverId);
+/// Whether a solver's front is drawn in a Pareto figure when the user names no solvers: one that makes
+/// plans (not a bound), is not the plain run (a single point, drawn anyway) and needs no time limit (a
+/// MILP would be solved at every budget of the front, each possibly minutes; name it to draw it).
+[[nodiscard]] bool inDefaultFronts(const solvers::SolverInfo& info);
 
 }  // namespace remat::cli

@@ -29,7 +29,7 @@ int runInfo(const InfoOptions& o) {
     if (n.kind == graph::NodeKind::Param) ++params;
   }
   const auto lowerSets = graph::countLowerSets(g, o.lowerSetLimit);
-  const solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().find("store-all")->solve({.graph = &g});
+  const solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().plainRun().solve({.graph = &g});
   if (vanilla.status == solvers::SolveStatus::Error) throw CliError(kInternal, vanilla.message);
   const Bytes bound = sim::memoryLowerBound(g);
 

@@ -66,15 +66,16 @@ int runRender(const RenderOptions& o) {
     std::vector<const solvers::Solver*> chosen;
     for (const std::string& id : o.solvers) chosen.push_back(&findSolver(id));
     if (chosen.empty())
-      for (const std::string& id : solvers::SolverRegistry::builtin().ids())
-        if (id != "store-all" && inDefaultFronts(id)) chosen.push_back(&findSolver(id));
+      for (const auto& s : solvers::SolverRegistry::builtin().solvers())
+        if (inDefaultFronts(s->info())) chosen.push_back(s.get());
     viz::ParetoInputs inputs = viz::paretoInputs(g, chosen, o.points, {}, parseModel(o.model));
     for (const auto& s : inputs.skipped) std::cerr << "remat: warning: no front from " << s << '\n';
     request.pareto = std::move(inputs.data);
   } else {
     // Plans from solvers; with neither files nor solvers, the plain run (the graph drawing stays bare).
     std::vector<std::string> ids = o.solvers;
-    if (ids.empty() && o.planFiles.empty() && *kind != viz::FigureKind::Graph) ids.push_back("store-all");
+    if (ids.empty() && o.planFiles.empty() && *kind != viz::FigureKind::Graph)
+      ids.push_back(solvers::SolverRegistry::builtin().plainRun().info().id);
     for (auto& p : plansFromSolvers(g, ids, o.budget, o.strategy, o.json, parseModel(o.model)))
       request.plans.push_back(std::move(p));
   }

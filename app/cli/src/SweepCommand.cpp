@@ -35,20 +35,14 @@ int runSweep(const SweepOptions& o) {
   limits.applyTo(request);
   const solvers::Solver::TradeOff r = solver.tradeOff(request, o.points);
 
-  // Every plan of the front is judged by the simulator too.
-  std::vector<solvers::PlanMetrics> metrics(r.plans.size());
-  for (std::size_t k = 0; k < r.plans.size(); ++k) {
-    sim::SimulationResult simulation;
-    solvers::evaluatePlan(g, r.plans[k].second, true, metrics[k], simulation);
-    if (!simulation.valid())
-      throw CliError(kInternal, "a plan of the front does not simulate: " + simulation.error->message);
-  }
+  // tradeOff judged every plan in the simulator; a plan it rejected made the status Error.
+  if (r.status == solvers::SolveStatus::Error) throw CliError(kInternal, o.solver + ": " + r.message);
   const bool model = solver.info().budgetMeasure == solvers::BudgetMeasure::DpModel;
   if (o.json) {
     nlohmann::json points = nlohmann::json::array();
     for (std::size_t k = 0; k < r.plans.size(); ++k) {
-      nlohmann::json p = solvers::metricsToJson(metrics[k], true);
-      p["budget_bytes"] = r.plans[k].first.value;
+      nlohmann::json p = solvers::metricsToJson(r.plans[k].metrics, true);
+      p["budget_bytes"] = r.plans[k].budget.value;
       points.push_back(std::move(p));
     }
     printJson({{"graph", g.name()},
@@ -72,9 +66,9 @@ int runSweep(const SweepOptions& o) {
             << ")\n\n";
   std::printf("%14s  %10s  %16s  %10s\n", "budget", "overhead", "simulated peak", "recomputed");
   for (std::size_t k = 0; k < r.plans.size(); ++k)
-    std::printf("%14s  %10lld  %16s  %10zu\n", formatByteSize(r.plans[k].first).c_str(),
-                static_cast<long long>(metrics[k].overhead.value), formatByteSize(metrics[k].simulatedPeak).c_str(),
-                metrics[k].recomputedNodes);
+    std::printf("%14s  %10lld  %16s  %10zu\n", formatByteSize(r.plans[k].budget).c_str(),
+                static_cast<long long>(r.plans[k].metrics.overhead.value),
+                formatByteSize(r.plans[k].metrics.simulatedPeak).c_str(), r.plans[k].metrics.recomputedNodes);
   std::fflush(stdout);
   return kOk;
 }

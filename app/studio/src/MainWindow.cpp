@@ -81,7 +81,6 @@ constexpr viz::FigureKind kViews[] = {viz::FigureKind::Timeline, viz::FigureKind
                                       viz::FigureKind::Layout, viz::FigureKind::Pareto};
 constexpr std::size_t kParetoPoints = 20;
 constexpr int kProgressSteps = 1000;
-const char* const kPlainRun = "store-all";
 
 QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
@@ -550,7 +549,7 @@ QWidget* MainWindow::buildSolverPanel() {
     auto* item = new QTreeWidgetItem(m_solverList);
     item->setText(0, QString::fromStdString(info.id));
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    const bool byDefault = info.id == "exact-dp" || info.id == "approx-dp";
+    const bool byDefault = info.followsStrategy;  // the paper's DPs
     item->setCheckState(0, byDefault ? Qt::Checked : Qt::Unchecked);
     item->setToolTip(0, QStringLiteral("<b>%1</b><br>%2<br><i>%3</i>")
                             .arg(QString::fromStdString(info.name).toHtmlEscaped(),
@@ -920,7 +919,7 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   }
   auto g = std::make_shared<const graph::ComputeGraph>(std::move(withWorkspace).value());
   // The plain run is the timeline's baseline and the budget slider's full scale.
-  solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().find(kPlainRun)->solve({.graph = g.get()});
+  solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().plainRun().solve({.graph = g.get()});
   if (!vanilla.plan) {
     reportError(title, tr("the plain run does not simulate: %1").arg(QString::fromStdString(vanilla.message)));
     return false;
@@ -1603,10 +1602,12 @@ void MainWindow::computePareto() {
       return;
     }
     std::vector<const solvers::Solver*> chosen;
+    const auto& registry = solvers::SolverRegistry::builtin();
     for (const auto& id : checkedSolvers())
-      if (id != kPlainRun) chosen.push_back(solvers::SolverRegistry::builtin().find(id));
+      if (const solvers::Solver* s = registry.find(id); s && !s->info().plainRun) chosen.push_back(s);
     if (chosen.empty()) {
-      reportError(tr("No Pareto front"), tr("Check at least one solver other than store-all."));
+      reportError(tr("No Pareto front"), tr("Check at least one solver other than %1, the plain run.")
+                                             .arg(QString::fromStdString(registry.plainRun().info().id)));
       return;
     }
     stopPareto();
@@ -1842,7 +1843,7 @@ void MainWindow::computeFronts() {
               if (run != m_frontRun) return;
               if (front->whole) {
                 m_fronts[id] = front;
-                if (!front->plans.empty()) m_budget->extendScale(front->plans.back().first);
+                if (!front->plans.empty()) m_budget->extendScale(front->plans.back().budget);
                 logMessage(tr("%1: its whole budget/overhead front (%n plan(s), %2 s) now answers every budget",
                               nullptr, static_cast<int>(front->plans.size()))
                                .arg(QString::fromStdString(id))
@@ -1941,9 +1942,10 @@ void MainWindow::refreshNodeDetails() {
 
 std::vector<viz::LabeledPlan> MainWindow::allPlans() const {
   std::vector<viz::LabeledPlan> plans;
-  if (m_vanilla && m_vanilla->plan) plans.push_back({kPlainRun, *m_vanilla->plan});
+  const auto& registry = solvers::SolverRegistry::builtin();
+  if (m_vanilla && m_vanilla->plan) plans.push_back({m_vanilla->solver, *m_vanilla->plan});
   for (const auto& row : m_model->rows())
-    if (const auto it = m_results.find(row.solver); it != m_results.end() && row.solver != kPlainRun)
+    if (const auto it = m_results.find(row.solver); it != m_results.end() && !registry.isPlainRun(row.solver))
       plans.push_back({row.solver, *it->second.plan});
   return plans;
 }

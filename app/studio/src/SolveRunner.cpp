@@ -61,7 +61,7 @@ solvers::SolveResult runJob(const graph::ComputeGraph& g, const solvers::Solver&
       solvers::SolveRequest at = request;
       // The front's first plan needs the least budget of the model, the one "least" asks for.
       if (settings.budget.kind == BudgetChoice::Kind::Least && !front.plans.empty())
-        at.budget = front.plans.front().first;
+        at.budget = front.plans.front().budget;
       if (auto answered = solvers::solveFromFront(s, front, at)) {
         if (answered->message.empty()) answered->message = "answered from its whole budget/overhead front";
         return std::move(*answered);

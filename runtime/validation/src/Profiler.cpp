@@ -33,7 +33,7 @@ void Profiler::run() {
   checkMeasureOptions(m_options);
   if (m_options.runner.empty()) m_options.runner = findRunner("");
   const graph::ComputeGraph& g = m_graph;
-  const solvers::SolveResult storeAll = solvers::SolverRegistry::builtin().find("store-all")->solve({.graph = &g});
+  const solvers::SolveResult storeAll = solvers::SolverRegistry::builtin().plainRun().solve({.graph = &g});
   if (!storeAll.plan) throw ValidationError(ValidationFailure::Internal, "store-all gave no plan: " + storeAll.message);
 
   const detail::WorkDir work("remat-profile");

@@ -132,8 +132,9 @@ ValidationRun::ValidationRun(const graph::ComputeGraph& g, std::vector<PlanToVal
     used.insert(label);
     p.label = label;
   }
-  m_baselineLabel = "store-all";
-  for (int k = 2; used.count(m_baselineLabel); ++k) m_baselineLabel = "store-all-" + std::to_string(k);
+  const std::string plainRun = solvers::SolverRegistry::builtin().plainRun().info().id;
+  m_baselineLabel = plainRun;
+  for (int k = 2; used.count(m_baselineLabel); ++k) m_baselineLabel = plainRun + "-" + std::to_string(k);
 }
 
 ValidationRun::~ValidationRun() = default;
@@ -163,21 +164,22 @@ void ValidationRun::run() {
     }
   }
 
-  // The store-all plan is the baseline of the overhead ratios; it is measured even when not asked for.
+  // The plain run's plan is the baseline of the overhead ratios; it is measured even when not asked for.
+  const auto& registry = solvers::SolverRegistry::builtin();
   std::optional<std::size_t> storeAll;
   for (std::size_t k = 0; k < m_plans.size(); ++k)
-    if (m_plans[k].solver == "store-all" && predicted[k].metrics.recomputations == 0) {
+    if (registry.isPlainRun(m_plans[k].solver) && predicted[k].metrics.recomputations == 0) {
       storeAll = k;
       break;
     }
   std::optional<solvers::SolveResult> extraBaseline;
   if (!storeAll) {
-    const solvers::Solver* s = solvers::SolverRegistry::builtin().find("store-all");
     solvers::SolveRequest request;
     request.graph = &g;
-    extraBaseline = s->solve(request);
+    extraBaseline = registry.plainRun().solve(request);
     if (!extraBaseline->plan)
-      throw ValidationError(ValidationFailure::Internal, "store-all gave no plan: " + extraBaseline->message);
+      throw ValidationError(ValidationFailure::Internal,
+                            extraBaseline->solver + " gave no plan: " + extraBaseline->message);
   }
 
   m_work = std::make_unique<detail::WorkDir>("remat-validate");

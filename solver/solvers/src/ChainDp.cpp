@@ -150,6 +150,8 @@ const SolverInfo& ChainDp::info() const {
       .problemClass = "chains, and DAGs linearized at single-boundary cuts",
       .exact = true,
       .budgetMeasure = BudgetMeasure::Simulated,
+      .scheduleClass = ScheduleClass::ChainSegments,
+      .figureSlot = 4,
   };
   return kInfo;
 }

@@ -16,6 +16,7 @@ const SolverInfo& ChenGreedy::info() const {
       .citation = "Chen et al., Training Deep Nets with Sublinear Memory Cost, arXiv:1604.06174, 2016 (Algorithm 3)",
       .problemClass = "DAGs with single-boundary cuts",
       .exact = false,
+      .figureSlot = 5,
   };
   return kInfo;
 }

@@ -15,6 +15,7 @@ const SolverInfo& ChenSqrtN::info() const {
       .citation = "Chen et al., Training Deep Nets with Sublinear Memory Cost, arXiv:1604.06174, 2016",
       .problemClass = "DAGs with single-boundary cuts",
       .exact = false,
+      .figureSlot = 2,
   };
   return kInfo;
 }

@@ -27,13 +27,14 @@ std::optional<std::size_t> bestResult(const std::vector<SolveResult>& rows, bool
       best = k;
       continue;
     }
-    const PlanMetrics& a = r.metrics;
-    const PlanMetrics& b = rows[*best].metrics;
-    const bool better = leastBudgets ? std::pair{a.simulatedPeak, a.overhead} < std::pair{b.simulatedPeak, b.overhead}
-                                     : std::pair{a.overhead, a.simulatedPeak} < std::pair{b.overhead, b.simulatedPeak};
-    if (better) best = k;
+    if (beats(r.metrics, rows[*best].metrics, leastBudgets)) best = k;
   }
   return best;
+}
+
+bool beats(const PlanMetrics& a, const PlanMetrics& b, bool leastBudgets) {
+  return leastBudgets ? std::pair{a.simulatedPeak, a.overhead} < std::pair{b.simulatedPeak, b.overhead}
+                      : std::pair{a.overhead, a.simulatedPeak} < std::pair{b.overhead, b.simulatedPeak};
 }
 
 std::optional<OverheadBound> tightestBound(const std::vector<SolveResult>& rows, bool leastBudgets) {

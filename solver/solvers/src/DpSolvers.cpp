@@ -181,7 +181,7 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
     case DpOutcome::MemoryLimit: {
       // Fronts too large for memory (deep graphs with a wide range of overheads): fall back to solving
       // at evenly spread budgets, each an exact time-centric solve, and say so.
-      out = solver.Solver::tradeOff(request, points);
+      out = solver.Solver::planTradeOff(request, points);
       out.message = "the whole front is too large to compute in one run here, so these are exact solves at " +
                     std::to_string(points) + " budgets";
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -199,7 +199,7 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
     for (std::size_t k = 0; k < total; ++k) keep.push_back(k);
   }
   for (std::size_t k : keep)
-    out.plans.emplace_back(Bytes{run.front[k].peak}, planFromPath(g, *family, run.front[k].path));
+    out.plans.push_back({Bytes{run.front[k].peak}, planFromPath(g, *family, run.front[k].path), {}});
   out.status = SolveStatus::Optimal;
   out.whole = keep.size() == total;
   out.message = "the front has " + std::to_string(total) + " points";
@@ -445,6 +445,8 @@ const SolverInfo& ExactDp::info() const {
       .exact = true,
       .budgetMeasure = BudgetMeasure::DpModel,
       .pins = PinSupport::KeepAndRecompute,
+      .followsStrategy = true,
+      .figureSlot = 0,
   };
   return kInfo;
 }
@@ -509,7 +511,7 @@ Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
       0, guard);
 }
 
-Solver::TradeOff ExactDp::tradeOff(const SolveRequest& request, std::size_t points) const {
+Solver::TradeOff ExactDp::planTradeOff(const SolveRequest& request, std::size_t points) const {
   const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
   return tradeOffOver(
       *this, *request.graph,
@@ -517,7 +519,7 @@ Solver::TradeOff ExactDp::tradeOff(const SolveRequest& request, std::size_t poin
       points, m_limit, guard);
 }
 
-Solver::TradeOff ApproxDp::tradeOff(const SolveRequest& request, std::size_t points) const {
+Solver::TradeOff ApproxDp::planTradeOff(const SolveRequest& request, std::size_t points) const {
   const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
   return tradeOffOver(*this, *request.graph,
                       inModel(LowerSetFamily::ancestorClosures(*request.graph, guard.token()), request, guard.token()),
@@ -535,6 +537,8 @@ const SolverInfo& ApproxDp::info() const {
       .exact = false,
       .budgetMeasure = BudgetMeasure::DpModel,
       .pins = PinSupport::KeepAndRecompute,
+      .followsStrategy = true,
+      .figureSlot = 3,
   };
   return kInfo;
 }

@@ -535,6 +535,8 @@ const SolverInfo& Dtr::info() const {
       .exact = false,
       .budgetMeasure = BudgetMeasure::Simulated,
       .pins = PinSupport::Keep,
+      .scheduleClass = ScheduleClass::OnlineEviction,
+      .figureSlot = 1,
   };
   return kInfo;
 }

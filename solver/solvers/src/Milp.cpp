@@ -555,6 +555,9 @@ const SolverInfo& Milp::info() const {
       .exact = true,
       .budgetMeasure = BudgetMeasure::Simulated,
       .pins = PinSupport::KeepAndRecompute,
+      .scheduleClass = ScheduleClass::MilpFormulation,
+      .wantsTimeLimit = true,
+      .figureSlot = 7,
   };
   return kInfo;
 }
@@ -662,6 +665,10 @@ const SolverInfo& LpBoundSolver::info() const {
       .problemClass = "small DAGs (at most 200 forward+backward nodes without a time limit)",
       .exact = false,
       .budgetMeasure = BudgetMeasure::Simulated,
+      .scheduleClass = ScheduleClass::MilpFormulation,
+      .makesPlans = false,
+      .wantsTimeLimit = true,
+      .figureSlot = 8,
   };
   return kInfo;
 }

@@ -35,6 +35,17 @@ std::string_view strategyName(Strategy s) {
   return "time";
 }
 
+std::string_view scheduleClassName(ScheduleClass c) {
+  switch (c) {
+    case ScheduleClass::KeepAll: return "keep-all";
+    case ScheduleClass::LowerSetChain: return "lower-set-chain";
+    case ScheduleClass::ChainSegments: return "chain-segments";
+    case ScheduleClass::MilpFormulation: return "milp-formulation";
+    case ScheduleClass::OnlineEviction: return "online-eviction";
+  }
+  return "?";
+}
+
 std::optional<Strategy> strategyFromName(std::string_view name) {
   if (name == "time") return Strategy::Time;
   if (name == "memory") return Strategy::Memory;
@@ -209,15 +220,15 @@ std::optional<SolveResult> solveFromFront(const Solver& solver, const Solver::Tr
   const auto& plans = front.plans;
   // By budget ascending and overhead descending: the last plan within the budget has the least overhead.
   const auto fits = request.budget ? std::upper_bound(plans.begin(), plans.end(), *request.budget,
-                                                      [](Bytes b, const auto& p) { return b < p.first; })
+                                                      [](Bytes b, const auto& p) { return b < p.budget; })
                                    : plans.end();
   if (fits == plans.begin() && request.strategy == Strategy::Auto) return std::nullopt;
   return evaluateOutput(solver, request, [&]() -> SolverOutput {
     if (fits == plans.begin())
       return {SolveStatus::Infeasible, std::nullopt,
               "no plan fits the budget in the DP model; the least feasible budget for " + solver.info().id + " is " +
-                  formatBytes(plans.front().first)};
-    return {SolveStatus::Optimal, std::prev(fits)->second, {}};
+                  formatBytes(plans.front().budget)};
+    return {SolveStatus::Optimal, std::prev(fits)->plan, {}};
   });
 }
 
@@ -238,6 +249,34 @@ Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
 }
 
 Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t points) const {
+  TradeOff out = planTradeOff(request, points);
+  std::vector<FrontPlan> judged;
+  judged.reserve(out.plans.size());
+  for (FrontPlan& p : out.plans) {
+    if (request.stop.stop_requested()) {
+      out.status = SolveStatus::Cancelled;
+      out.message = "cancelled";
+      out.plans.clear();
+      out.whole = false;
+      return out;
+    }
+    sim::SimulationResult simulation;
+    evaluatePlan(*request.graph, p.plan, true, p.metrics, simulation);
+    if (simulation.valid()) {
+      judged.push_back(std::move(p));
+      continue;
+    }
+    const std::string why =
+        "the plan of the front at budget " + formatBytes(p.budget) + " does not simulate: " + simulation.error->message;
+    out.message = out.message.empty() ? why : out.message + "; " + why;
+    out.status = SolveStatus::Error;
+    out.whole = false;
+  }
+  out.plans = std::move(judged);
+  return out;
+}
+
+Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t points) const {
   const auto start = std::chrono::steady_clock::now();
   TradeOff out;
   const MinBudget least = minBudget(request);
@@ -272,7 +311,7 @@ Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t point
     if (!r.plan || (r.status != SolveStatus::Optimal && r.status != SolveStatus::Feasible)) continue;
     if (previous && r.metrics.overhead >= *previous) continue;  // not a new point of the trade-off
     previous = r.metrics.overhead;
-    out.plans.emplace_back(budget, std::move(*r.plan));
+    out.plans.push_back({budget, std::move(*r.plan), {}});
     if (request.progress) request.progress(double(k + 1) / double(steps), "budget sweep");
   }
   out.status = SolveStatus::Optimal;

@@ -13,7 +13,14 @@
 namespace remat::solvers {
 
 void SolverRegistry::add(std::unique_ptr<Solver> solver) {
-  if (find(solver->info().id)) throw std::logic_error("solver id registered twice: " + solver->info().id);
+  const SolverInfo& info = solver->info();
+  if (find(info.id)) throw std::logic_error("solver id registered twice: " + info.id);
+  for (const auto& s : m_solvers) {
+    if (info.plainRun && s->info().plainRun)
+      throw std::logic_error("two plain runs registered: " + s->info().id + " and " + info.id);
+    if (info.figureSlot && s->info().figureSlot == info.figureSlot)
+      throw std::logic_error("figure slot of " + info.id + " already taken by " + s->info().id);
+  }
   m_solvers.push_back(std::move(solver));
 }
 
@@ -21,6 +28,17 @@ const Solver* SolverRegistry::find(std::string_view id) const {
   for (const auto& s : m_solvers)
     if (s->info().id == id) return s.get();
   return nullptr;
+}
+
+const Solver& SolverRegistry::plainRun() const {
+  for (const auto& s : m_solvers)
+    if (s->info().plainRun) return *s;
+  throw std::logic_error("no plain run registered");
+}
+
+bool SolverRegistry::isPlainRun(std::string_view id) const {
+  const Solver* s = find(id);
+  return s && s->info().plainRun;
 }
 
 std::vector<std::string> SolverRegistry::ids() const {

@@ -12,6 +12,9 @@ const SolverInfo& StoreAll::info() const {
       .problemClass = "any DAG",
       .exact = true,
       .pins = PinSupport::Keep,  // it recomputes nothing
+      .scheduleClass = ScheduleClass::KeepAll,
+      .plainRun = true,
+      .figureSlot = 6,  // black
   };
   return kInfo;
 }

@@ -49,6 +49,11 @@ struct Comparison {
 /// The winner among results already at hand (Comparison::best's rule).
 [[nodiscard]] std::optional<std::size_t> bestResult(const std::vector<SolveResult>& rows, bool leastBudgets);
 
+/// Whether plan figures `a` beat `b` by Comparison::best's rule (both plans fit their budgets): the lower
+/// simulated overhead, then the lower peak; with each solver at its own least budget, the lower peak,
+/// then the lower overhead. A tie is no win (the earlier row stays the winner).
+[[nodiscard]] bool beats(const PlanMetrics& a, const PlanMetrics& b, bool leastBudgets);
+
 /// The tightest overhead bound among results already at hand (Comparison::bound's rule): none when each
 /// solver ran at its own least budget, since the bounds are then at different budgets.
 [[nodiscard]] std::optional<OverheadBound> tightestBound(const std::vector<SolveResult>& rows, bool leastBudgets);

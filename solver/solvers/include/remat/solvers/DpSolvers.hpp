@@ -27,7 +27,7 @@ class ExactDp final : public Solver {
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
   [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
-  [[nodiscard]] TradeOff tradeOff(const SolveRequest& request, std::size_t points) const override;
+  [[nodiscard]] TradeOff planTradeOff(const SolveRequest& request, std::size_t points) const override;
 
  private:
   std::uint64_t m_limit;
@@ -41,7 +41,7 @@ class ApproxDp final : public Solver {
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
   [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
-  [[nodiscard]] TradeOff tradeOff(const SolveRequest& request, std::size_t points) const override;
+  [[nodiscard]] TradeOff planTradeOff(const SolveRequest& request, std::size_t points) const override;
 };
 
 /// How the DP finds its pruning threshold (the optimum is the same either way). Both first run a beam

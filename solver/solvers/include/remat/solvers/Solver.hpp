@@ -122,7 +122,18 @@ struct SolveResult {
   Pins pins;  ///< the request's pins, which the plan was made under
 };
 
-/// What the registry and the user see of a solver.
+/// The schedules a solver searches among (what its optimality, when exact, is over).
+enum class ScheduleClass {
+  KeepAll,          ///< one forward and one backward, nothing recomputed
+  LowerSetChain,    ///< increasing sequences of lower sets (the paper's section 3; Chen's segmentations)
+  ChainSegments,    ///< checkpointing of a chain of segments (rotor, Revolve)
+  MilpFormulation,  ///< Checkmate's: first computations in node order, each value once between backwards
+  OnlineEviction,   ///< eviction decided while the step runs (DTR)
+};
+[[nodiscard]] std::string_view scheduleClassName(ScheduleClass c);
+
+/// What the registry and the user see of a solver: who it is and what it can do. Front ends decide by
+/// these fields, never by a solver's id.
 struct SolverInfo {
   std::string id;            ///< stable kebab-case id
   std::string name;          ///< human name
@@ -131,6 +142,21 @@ struct SolverInfo {
   bool exact = false;        ///< optimal within its model
   BudgetMeasure budgetMeasure = BudgetMeasure::Simulated;
   PinSupport pins = PinSupport::None;  ///< which of SolveRequest::pins it honours
+  ScheduleClass scheduleClass = ScheduleClass::LowerSetChain;
+  /// Whether it answers with plans; false: only with a lower bound on the overhead (status Bound).
+  bool makesPlans = true;
+  /// Whether it is the framework's plain run (keeps every value, recomputes nothing): the baseline that
+  /// comparisons, overhead ratios and measurements are taken against. The registry has exactly one.
+  bool plainRun = false;
+  /// Whether it follows SolveRequest::strategy (the paper's time-centric, memory-centric and auto
+  /// strategies): the paper's DPs, which front ends select first.
+  bool followsStrategy = false;
+  /// Whether one solve may take minutes and wants a time limit (a MILP search): front ends leave it out
+  /// of the fronts and sweeps they run unasked, where it would be solved at every budget.
+  bool wantsTimeLimit = false;
+  /// Its fixed style slot in figures (Theme::seriesStroke's index), so that a solver keeps one colour
+  /// and dash in every figure and run; none: a slot after every fixed one (viz::solverStyle).
+  std::optional<std::size_t> figureSlot;
 };
 
 /// A stateless planner. Implementations may run in parallel on different requests.
@@ -156,20 +182,32 @@ class Solver {
   };
   [[nodiscard]] virtual MinBudget minBudget(const SolveRequest& request) const;
 
+  /// One plan of a trade-off: the budget it needs (in the solver's budget measure), the plan, and its
+  /// figures as evaluatePlan gives them (the simulator's, with liveness; the model's for canonical plans).
+  struct FrontPlan {
+    Bytes budget{0};
+    Plan plan;
+    PlanMetrics metrics;
+  };
   /// The budget/overhead trade-off: plans with the budget each needs, by budget ascending, overhead
-  /// descending. The default solves at `points` budgets spread from minBudget() to the unconstrained
-  /// plan's peak; the DP solvers return their whole Pareto front from one run (thinned to `points`
-  /// when it is longer and `points` is at least 2, keeping both ends; points = 0 keeps it whole).
+  /// descending, every one judged by the simulator as solve() judges its plan.
   struct TradeOff {
     SolveStatus status = SolveStatus::Error;
     std::string message;
-    std::vector<std::pair<Bytes, Plan>> plans;
+    std::vector<FrontPlan> plans;
     double seconds = 0.0;
     /// The plans are the solver's whole front, not a sample: for every budget, the last plan within it
     /// is the time-centric optimum there (solveFromFront answers budgets from it).
     bool whole = false;
   };
-  [[nodiscard]] virtual TradeOff tradeOff(const SolveRequest& request, std::size_t points) const;
+  /// The trade-off of planTradeOff(), each plan simulated and its metrics filled. A plan the simulator
+  /// rejects is dropped and makes the status Error naming it (a solver bug, never a point of a figure).
+  [[nodiscard]] TradeOff tradeOff(const SolveRequest& request, std::size_t points) const;
+  /// The trade-off search itself (callers use tradeOff(), which evaluates it). The default solves at
+  /// `points` budgets spread from minBudget() to the unconstrained plan's peak; the DP solvers return
+  /// their whole Pareto front from one run (thinned to `points` when it is longer and `points` is at
+  /// least 2, keeping both ends; points = 0 keeps it whole). Metrics are left to tradeOff().
+  [[nodiscard]] virtual TradeOff planTradeOff(const SolveRequest& request, std::size_t points) const;
 };
 
 /// Solves at the solver's own least feasible budget (minBudget, then solve there with that budget): the
