@@ -15,6 +15,7 @@ void addConvertCommand(CLI::App& app, Runner& run);
 void addSolversCommand(CLI::App& app, Runner& run);
 void addMinBudgetCommand(CLI::App& app, Runner& run);
 void addSweepCommand(CLI::App& app, Runner& run);
+void addStudyCommand(CLI::App& app, Runner& run);
 void addMaxBatchCommand(CLI::App& app, Runner& run);
 void addRenderCommand(CLI::App& app, Runner& run);
 void addProfileCommand(CLI::App& app, Runner& run);

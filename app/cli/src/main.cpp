@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   addCompareCommand(app, run);
   addMinBudgetCommand(app, run);
   addSweepCommand(app, run);
+  addStudyCommand(app, run);
   addMaxBatchCommand(app, run);
   addRenderCommand(app, run);
   addProfileCommand(app, run);

@@ -1,0 +1,463 @@
+// `remat study`: many graphs x budgets x solvers, one JSON line per task, in deterministic shards that a
+// Slurm job array or GNU parallel spreads over machines; `--merge` joins the shards (docs/study.md).
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "CliSupport.hpp"
+#include "Commands.hpp"
+#include "FigureSupport.hpp"
+#include "remat/graph/ByteSize.hpp"
+#include "remat/graph/PrintableText.hpp"
+#include "remat/solvers/Comparison.hpp"
+#include "remat/solvers/PlanJsonValue.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+#include "remat/viz/Pareto.hpp"
+
+namespace remat::cli {
+
+namespace {
+
+using nlohmann::json;
+
+struct StudyOptions {
+  std::vector<std::string> inputs;  ///< graphs; with --merge, the shards' line files
+  GraphOptions graph;               ///< the reading options of every graph (graph.path unused)
+  std::vector<std::string> solvers;
+  std::vector<std::string> budgets;
+  std::string strategy = "time";
+  std::string model = "simulator";
+  LimitOptions limits{.timeLimit = kDefaultTimeLimit};
+  bool timeLimitGiven = false;
+  std::string shard;
+  bool timings = false;
+  bool merge = false;
+  std::string output;
+  std::string table;
+  std::string figuresDir;
+  std::string figureFormat = "svg";
+  FigureStyleOptions style;
+  static constexpr double kDefaultTimeLimit = 60.0;
+};
+
+// One --budgets item: a fraction of the graph's plain-run peak ("0.5", "1.0", "50%": a number with a
+// decimal point or a percent sign), a size ("2GiB", "123456": bytes), or "least" (each solver's own
+// least feasible budget).
+struct BudgetSpec {
+  std::string text;
+  std::optional<double> fraction;
+  std::optional<Bytes> bytes;
+  [[nodiscard]] bool least() const { return !fraction && !bytes; }
+};
+
+BudgetSpec parseBudgetSpec(const std::string& text) {
+  BudgetSpec spec{text, std::nullopt, std::nullopt};
+  if (text == "least") return spec;
+  const bool percent = !text.empty() && text.back() == '%';
+  const std::string number = percent ? text.substr(0, text.size() - 1) : text;
+  const bool plainNumber =
+      !number.empty() && number.find_first_not_of("0123456789.") == std::string::npos && number != ".";
+  if (plainNumber && (percent || number.find('.') != std::string::npos)) {
+    char* end = nullptr;
+    const double value = std::strtod(number.c_str(), &end);
+    const double f = percent ? value / 100.0 : value;
+    if (end != number.c_str() + number.size() || !std::isfinite(f) || f <= 0 || f > 100)
+      throw CliError(kUsage, "invalid budget '" + text + "': a fraction of the plain run's peak must be above 0");
+    spec.fraction = f;
+    return spec;
+  }
+  spec.bytes = parseBudget(text);
+  return spec;
+}
+
+// "i/n" with 1 <= i <= n: the i-th of n shards.
+std::pair<std::size_t, std::size_t> parseShard(const std::string& text) {
+  const auto slash = text.find('/');
+  std::size_t i = 0;
+  std::size_t n = 0;
+  bool ok = slash != std::string::npos && slash > 0 && slash + 1 < text.size() &&
+            text.find_first_not_of("0123456789/") == std::string::npos;
+  if (ok) {
+    try {
+      i = std::stoul(text.substr(0, slash));
+      n = std::stoul(text.substr(slash + 1));
+    } catch (const std::exception&) {
+      ok = false;
+    }
+  }
+  if (!ok || n == 0 || i == 0 || i > n)
+    throw CliError(kUsage, "invalid shard '" + text + "': give i/n with 1 <= i <= n, such as 2/8");
+  return {i, n};
+}
+
+// 64-bit FNV-1a: a stable fingerprint of the study's parameters, the same on every machine and compiler.
+std::string fingerprint(std::string_view text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (const unsigned char c : text) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+// One line of the study: a (graph, budget, solver) task and the simulated figures of its answer.
+json taskLine(const StudyOptions& o, const std::string& study, std::size_t task, std::size_t tasks,
+              const std::string& graphFile, const graph::ComputeGraph& g, const solvers::SolveResult& vanilla,
+              const BudgetSpec& budget, const solvers::SolveResult& r) {
+  const double plainPeak = double(vanilla.metrics.simulatedPeak.value);
+  json j;
+  j["study"] = study;
+  j["task"] = task;
+  j["tasks"] = tasks;
+  j["graph"] = graphFile;
+  j["graph_name"] = g.name();
+  j["time_unit"] = g.timeUnit();
+  j["budget"] = budget.text;
+  j["budget_bytes"] = r.budget ? json(r.budget->value) : json(nullptr);
+  j["solver"] = r.solver;
+  j["strategy"] = o.strategy;
+  j["model"] = o.model;
+  j["status"] = std::string(solvers::statusName(r.status));
+  j["message"] = r.message;
+  j["fits_budget"] = solvers::fitsBudget(r);
+  j["vanilla_peak_bytes"] = vanilla.metrics.simulatedPeak.value;
+  j["vanilla_time"] = vanilla.metrics.totalTime.value;
+  json metrics = solvers::metricsToJson(r.metrics, r.plan.has_value());
+  // Solve times differ from run to run; without --timings the lines are the same on every machine.
+  if (!o.timings) metrics.erase("solve_seconds");
+  j["metrics"] = std::move(metrics);
+  j["overhead_percent"] =
+      r.plan ? json(solvers::overheadPercent(r.metrics.overhead, vanilla.metrics.totalTime)) : json(nullptr);
+  j["reduction_percent"] =
+      r.plan ? json(100.0 * (plainPeak - double(r.metrics.simulatedPeak.value)) / plainPeak) : json(nullptr);
+  j["overhead_lower_bound"] = r.overheadLowerBound ? json(r.overheadLowerBound->value) : json(nullptr);
+  return j;
+}
+
+int runStudyTasks(const StudyOptions& o) {
+  if (o.inputs.empty()) throw CliError(kUsage, "name at least one graph");
+  if (o.solvers.empty()) throw CliError(kUsage, "name the solvers with --solvers");
+  if (o.budgets.empty()) throw CliError(kUsage, "name the budgets with --budgets (such as 0.5,0.75,least)");
+  if (!o.table.empty() || !o.figuresDir.empty())
+    throw CliError(kUsage, "--table and --figures go with --merge (a study's own output is its lines)");
+  std::vector<const solvers::Solver*> chosen;
+  for (const auto& id : o.solvers) chosen.push_back(&findSolver(id));
+  std::vector<BudgetSpec> budgets;
+  for (const auto& b : o.budgets) budgets.push_back(parseBudgetSpec(b));
+  const auto strategy = solvers::strategyFromName(o.strategy);
+  if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
+  const solvers::DpModelKind model = parseModel(o.model);
+  const SolveLimits limits = parseLimits(o.limits);
+  const auto [shard, shards] = o.shard.empty() ? std::pair<std::size_t, std::size_t>{1, 1} : parseShard(o.shard);
+  if (!o.output.empty()) checkOutputPath(o.output, o.inputs);
+
+  // Everything that decides the lines, so that --merge refuses shards of different studies.
+  const json parameters = {{"graphs", o.inputs},
+                           {"budgets", o.budgets},
+                           {"solvers", o.solvers},
+                           {"strategy", o.strategy},
+                           {"model", o.model},
+                           {"format", o.graph.format},
+                           {"cost_model", o.graph.costModel},
+                           {"workspace", o.graph.workspace},
+                           {"batch", o.graph.batch},
+                           {"time_limit_seconds", o.limits.timeLimit},
+                           {"time_limit_given", o.timeLimitGiven},
+                           {"memory_limit", o.limits.memoryLimit},
+                           {"timings", o.timings}};
+  const std::string study = fingerprint(parameters.dump());
+  const std::size_t perGraph = budgets.size() * chosen.size();
+  const std::size_t tasks = o.inputs.size() * perGraph;
+
+  std::ostringstream lines;
+  bool internalError = false;
+  for (std::size_t gi = 0; gi < o.inputs.size(); ++gi) {
+    // Task k is (graph k / perGraph, budget, solver); shard i of n takes the tasks k with k % n == i - 1,
+    // so that each shard gets its share of every graph, large and small.
+    std::vector<std::size_t> mine;
+    for (std::size_t k = gi * perGraph; k < (gi + 1) * perGraph; ++k)
+      if (k % shards == shard - 1) mine.push_back(k);
+    if (mine.empty()) continue;
+    GraphOptions graphOptions = o.graph;
+    graphOptions.path = o.inputs[gi];
+    LoadedGraph loaded = loadGraph(graphOptions);
+    const graph::ComputeGraph& g = loaded.graph;
+    for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << o.inputs[gi] << ": " << w << '\n';
+    const solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().plainRun().solve({.graph = &g});
+    if (!vanilla.plan) throw CliError(kInternal, o.inputs[gi] + ": the plain run gives no plan: " + vanilla.message);
+    for (const std::size_t k : mine) {
+      const BudgetSpec& budget = budgets[(k % perGraph) / chosen.size()];
+      const solvers::Solver& solver = *chosen[k % chosen.size()];
+      solvers::SolveRequest request{.graph = &g, .strategy = *strategy, .model = model};
+      limits.applyTo(request);
+      request.timeLimitLiftsSizeLimit = o.timeLimitGiven;
+      request.progress =
+          progressBar(solver.info().id + " on " + std::filesystem::path(o.inputs[gi]).filename().string());
+      if (budget.fraction)
+        request.budget =
+            Bytes{std::int64_t(std::floor(*budget.fraction * double(vanilla.metrics.simulatedPeak.value)))};
+      else if (budget.bytes)
+        request.budget = budget.bytes;
+      const solvers::SolveResult r =
+          budget.least() ? solvers::solveAtLeastBudget(solver, request) : solver.solve(request);
+      internalError |= r.status == solvers::SolveStatus::Error;
+      const std::string line = taskLine(o, study, k, tasks, o.inputs[gi], g, vanilla, budget, r).dump() + '\n';
+      if (o.output.empty()) {
+        std::cout << line << std::flush;  // a line per finished task: a killed shard keeps what it did
+      } else {
+        lines << line;
+      }
+    }
+  }
+  if (!o.output.empty()) writeFileAtomically(o.output, lines.str());
+  // A solver's internal error is in its line and in the exit code, as in compare.
+  return internalError ? kInternal : kOk;
+}
+
+// A line of a shard file, where it came from.
+struct ShardLine {
+  std::string text;
+  json value;
+  std::string where;  ///< "file:line"
+};
+
+std::vector<ShardLine> readShards(const std::vector<std::string>& files) {
+  std::vector<ShardLine> out;
+  for (const auto& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw CliError(kInput, file + ": cannot open");
+    std::string text;
+    for (std::size_t number = 1; std::getline(in, text); ++number) {
+      if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const std::string where = file + ":" + std::to_string(number);
+      json value = json::parse(text, nullptr, false);
+      if (value.is_discarded() || !value.is_object())
+        throw CliError(kInput, where + ": not a line of a study (one JSON object per line)");
+      for (const char* key : {"study", "task", "tasks", "graph", "budget", "solver", "fits_budget", "metrics"})
+        if (!value.contains(key)) throw CliError(kInput, where + ": a study line without '" + key + "'");
+      if (!value["task"].is_number_unsigned() || !value["tasks"].is_number_unsigned() ||
+          value["task"].get<std::size_t>() >= value["tasks"].get<std::size_t>())
+        throw CliError(kInput, where + ": 'task' must be a number below 'tasks'");
+      out.push_back({text, std::move(value), where});
+    }
+    if (in.bad()) throw CliError(kInput, file + ": read error");
+  }
+  if (out.empty()) throw CliError(kInput, "the shards hold no study line");
+  return out;
+}
+
+// The lines of one study, in task order, every task exactly once.
+std::vector<ShardLine> joinShards(std::vector<ShardLine> lines) {
+  const std::string study = lines.front().value["study"].get<std::string>();
+  const std::size_t tasks = lines.front().value["tasks"].get<std::size_t>();
+  std::vector<std::optional<std::size_t>> at(tasks);
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const json& v = lines[k].value;
+    if (v["study"] != study || v["tasks"].get<std::size_t>() != tasks)
+      throw CliError(kInput, lines[k].where + ": a line of another study than " + lines.front().where +
+                                 " (other graphs, budgets, solvers or options)");
+    const auto task = v["task"].get<std::size_t>();
+    if (at[task])
+      throw CliError(kInput, lines[k].where + ": task " + std::to_string(task) + " again (first at " +
+                                 lines[*at[task]].where + "): the shards overlap");
+    at[task] = k;
+  }
+  std::vector<std::size_t> missing;
+  for (std::size_t t = 0; t < tasks; ++t)
+    if (!at[t]) missing.push_back(t);
+  if (!missing.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < missing.size() && k < 10; ++k) list += (k ? ", " : "") + std::to_string(missing[k]);
+    if (missing.size() > 10) list += ", ...";
+    throw CliError(kInput, std::to_string(missing.size()) + " of the study's " + std::to_string(tasks) +
+                               " tasks are in no shard (" + list + "): a shard is missing or was cut short");
+  }
+  std::vector<ShardLine> ordered;
+  ordered.reserve(tasks);
+  for (const auto& k : at) ordered.push_back(std::move(lines[*k]));
+  return ordered;
+}
+
+std::optional<std::int64_t> integer(const json& v) {
+  return v.is_number_integer() ? std::optional<std::int64_t>(v.get<std::int64_t>()) : std::nullopt;
+}
+
+std::string percentText(const json& v) {
+  if (!v.is_number()) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", v.get<double>());
+  return buf;
+}
+
+// The figures a plan of a line has, for Comparison::best's rule.
+solvers::PlanMetrics lineMetrics(const json& line) {
+  solvers::PlanMetrics m;
+  m.simulatedPeak = Bytes{integer(line["metrics"]["simulated_peak_bytes"]).value_or(0)};
+  m.overhead = Ticks{integer(line["metrics"]["overhead"]).value_or(0)};
+  return m;
+}
+
+int runStudyMerge(const StudyOptions& o) {
+  if (o.inputs.empty()) throw CliError(kUsage, "name the shards' line files to merge");
+  if (!o.shard.empty()) throw CliError(kUsage, "--shard does not go with --merge");
+  if (!o.table.empty() && o.table != "text" && o.table != "markdown" && o.table != "csv")
+    throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv)");
+  if (!o.figuresDir.empty() && o.figureFormat != "svg" && o.figureFormat != "pdf" && o.figureFormat != "png")
+    throw CliError(kUsage, "unknown figure format '" + o.figureFormat + "' (svg, pdf, png)");
+  if (!o.output.empty()) checkOutputPath(o.output, o.inputs);
+  const std::vector<ShardLine> lines = joinShards(readShards(o.inputs));
+
+  // The winner of each (graph, budget): Comparison::best's rule over the solvers' lines.
+  std::map<std::pair<std::string, std::string>, std::size_t> best;
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const json& v = lines[k].value;
+    if (!v["fits_budget"].get<bool>()) continue;
+    const auto key = std::pair{v["graph"].get<std::string>(), v["budget"].get<std::string>()};
+    const auto it = best.find(key);
+    const bool least = v["budget"] == "least";
+    if (it == best.end() || solvers::beats(lineMetrics(v), lineMetrics(lines[it->second].value), least)) best[key] = k;
+  }
+
+  if (!o.figuresDir.empty()) {
+    // Per graph, the Pareto figure of the study: every solver's plans that fit their budgets, at their
+    // simulated peaks and overheads, with the plain run.
+    const PreparedStyle style = prepareStyle(o.style);
+    for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
+    std::map<std::string, viz::ParetoData> figures;
+    std::vector<std::string> order;
+    for (const ShardLine& line : lines) {
+      const json& v = line.value;
+      const std::string graphFile = v["graph"].get<std::string>();
+      if (!figures.count(graphFile)) {
+        order.push_back(graphFile);
+        viz::ParetoData& data = figures[graphFile];
+        data.timeUnit = v.value("time_unit", std::string("time units"));
+        data.memoryLabel = "simulated peak memory";
+        if (const auto peak = integer(v["vanilla_peak_bytes"])) data.vanilla = viz::TradeOffPoint{double(*peak), 0.0};
+      }
+      // A series per solver in the study's order, filled with the plans that fit.
+      viz::ParetoData& data = figures[graphFile];
+      const std::string solver = v["solver"].get<std::string>();
+      auto series = std::find_if(data.series.begin(), data.series.end(),
+                                 [&](const viz::ParetoSeries& s) { return s.solver == solver; });
+      if (series == data.series.end()) {
+        data.series.push_back({solver, {}, viz::solverStyle(solver)});
+        series = std::prev(data.series.end());
+      }
+      if (!v["fits_budget"].get<bool>()) continue;
+      const solvers::PlanMetrics m = lineMetrics(v);
+      const viz::TradeOffPoint point{double(m.simulatedPeak.value), double(m.overhead.value)};
+      if (std::find(series->points.begin(), series->points.end(), point) == series->points.end())
+        series->points.push_back(point);
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(o.figuresDir, ec);
+    if (ec) throw CliError(kInput, "cannot create " + o.figuresDir + ": " + ec.message());
+    std::map<std::string, int> stems;
+    for (const std::string& graphFile : order) {
+      viz::ParetoData& data = figures[graphFile];
+      std::erase_if(data.series, [](const viz::ParetoSeries& s) { return s.points.empty(); });
+      if (data.series.empty()) {
+        std::cerr << "remat: warning: no plan fits a budget on " << graphFile << ": no figure\n";
+        continue;
+      }
+      for (auto& s : data.series)
+        std::sort(s.points.begin(), s.points.end(), [](const auto& a, const auto& b) {
+          return std::pair{a.memory, a.overhead} < std::pair{b.memory, b.overhead};
+        });
+      // Graphs of the same file name in different folders get -2, -3, ...
+      std::string stem = std::filesystem::path(graphFile).stem().string();
+      if (const int n = ++stems[stem]; n > 1) stem += "-" + std::to_string(n);
+      const std::string path = (std::filesystem::path(o.figuresDir) / (stem + "-pareto." + o.figureFormat)).string();
+      writeSceneAtomically(viz::paretoScene(data, style.style), path, o.style.dpi);
+      std::cerr << "wrote " << path << '\n';
+    }
+  }
+
+  if (o.table.empty()) {
+    // The study's lines, as one unsharded run writes them.
+    std::string all;
+    for (const ShardLine& line : lines) all += line.text + '\n';
+    if (o.output.empty()) {
+      std::cout << all << std::flush;
+    } else {
+      writeFileAtomically(o.output, all);
+    }
+    return kOk;
+  }
+  std::vector<std::vector<std::string>> rows{{"graph", "budget", "solver", "best", "status", "fits", "budget bytes",
+                                              "simulated peak", "vs vanilla", "overhead", "overhead %", "recomputed"}};
+  for (std::size_t k = 0; k < lines.size(); ++k) {
+    const json& v = lines[k].value;
+    const json& m = v["metrics"];
+    const auto key = std::pair{v["graph"].get<std::string>(), v["budget"].get<std::string>()};
+    const auto it = best.find(key);
+    const auto peak = integer(m["simulated_peak_bytes"]);
+    const auto budgetBytes = integer(v.value("budget_bytes", json(nullptr)));
+    const auto overhead = integer(m["overhead"]);
+    const auto recomputed = integer(m["recomputed_nodes"]);
+    const json reduction = v.value("reduction_percent", json(nullptr));
+    rows.push_back({key.first, key.second, v["solver"].get<std::string>(),
+                    it != best.end() && it->second == k ? "*" : "", v.value("status", std::string("?")),
+                    v["fits_budget"].get<bool>() ? "yes" : "no",
+                    budgetBytes ? formatByteSize(Bytes{*budgetBytes}) : "-", peak ? formatByteSize(Bytes{*peak}) : "-",
+                    reduction.is_number() ? percentText(json(0.0 - reduction.get<double>())) : "-",
+                    overhead ? std::to_string(*overhead) : "-", percentText(v.value("overhead_percent", json(nullptr))),
+                    recomputed ? std::to_string(*recomputed) : "-"});
+  }
+  printTable(rows, o.table, 6);
+  if (o.table == "text" || o.table == "markdown")
+    std::cout << "\n* best: the least simulated overhead among the plans that fit the budget (at 'least', the "
+                 "lowest simulated peak)\n";
+  return kOk;
+}
+
+}  // namespace
+
+void addStudyCommand(CLI::App& app, Runner& run) {
+  auto o = std::make_shared<StudyOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "study", "Solvers x budgets x graphs, one JSON line per task, in shards that run on many machines");
+  cmd->add_option("inputs", o->inputs, "Graph files (with --merge: the line files of the shards)")->required();
+  cmd->add_option("--solvers", o->solvers, "Comma-separated solver ids")->delimiter(',');
+  cmd->add_option("--budgets", o->budgets,
+                  "Comma-separated budgets: fractions of each graph's plain-run peak (0.5, 75%), sizes (2GiB, "
+                  "bytes) or 'least' (each solver's own least feasible budget)")
+      ->delimiter(',');
+  cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
+  addModelOption(cmd, o->model);
+  addGraphOptions(cmd, o->graph);
+  CLI::Option* limit = addLimitOptions(cmd, o->limits,
+                                       "Each solve's time limit in seconds (0: none). The default guards against a "
+                                       "long MILP search and does not let milp try graphs over its size limit; an "
+                                       "explicit limit does");
+  limit->capture_default_str();
+  cmd->add_option("--shard", o->shard,
+                  "Run only the i-th of n deterministic slices of the tasks, as i/n (1 <= i <= n): a Slurm array "
+                  "task or a GNU parallel job each");
+  cmd->add_flag("--timings", o->timings, "Also write each solve's seconds (the lines then differ from run to run)");
+  cmd->add_flag("--merge", o->merge, "Join the shards' line files: every task once, in task order");
+  cmd->add_option("--output,-o", o->output, "Write the lines (or the merged lines) to this file, whole or not at all");
+  cmd->add_option("--table", o->table, "With --merge: print a table instead of the lines: text, markdown or csv");
+  cmd->add_option("--figures", o->figuresDir, "With --merge: write each graph's Pareto figure into this folder");
+  cmd->add_option("--figure-format", o->figureFormat, "Format of those figures: svg, pdf or png")
+      ->capture_default_str();
+  addFigureStyleOptions(cmd, o->style);
+  cmd->callback([o, limit, &run] {
+    o->timeLimitGiven = limit->count() > 0;
+    run = [o] { return o->merge ? runStudyMerge(*o) : runStudyTasks(*o); };
+  });
+}
+
+}  // namespace remat::cli
