@@ -1,5 +1,7 @@
 // readGraphFile: file handling and format detection; format names.
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -18,11 +20,11 @@ namespace {
 
 // A scratch folder removed at the end of the test.
 struct TempDir {
+  static inline int s_made = 0;  // a fresh folder per TempDir of this process
   std::filesystem::path path;
   TempDir() {
     path = std::filesystem::temp_directory_path() /
-           ("remat_io_test_" + std::to_string(reinterpret_cast<std::uintptr_t>(this)) + "_" +
-            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+           ("remat_io_test_" + std::to_string(::getpid()) + "_" + std::to_string(++s_made));
     std::filesystem::create_directories(path);
   }
   ~TempDir() {

@@ -223,11 +223,9 @@ TEST_CASE("dtr obeys its time limit where its run thrashes") {
     in = p + "cat";
   }
   const ComputeGraph g = test::makeGraph(ops, 10);
-  const auto start = std::chrono::steady_clock::now();
+  // Without the deadline the run takes hours: ctest's timeout (tests/CMakeLists.txt) would fail it.
   const SolveResult r = dtr().solve({.graph = &g, .budget = Bytes{1}, .timeLimit = std::chrono::milliseconds(300)});
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(r.status == SolveStatus::TimeLimit);
-  CHECK(seconds < 30.0);  // not a speed target: without the deadline the run takes hours
   const auto least = dtr().minBudget({.graph = &g, .timeLimit = std::chrono::milliseconds(300)});
   CHECK(least.status == SolveStatus::TimeLimit);
 }
