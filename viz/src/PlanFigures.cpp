@@ -166,6 +166,7 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
     bool pinned;
   };
   std::vector<Job> jobs;
+  jobs.reserve(2 * chosen.size());
   for (const solvers::Solver* s : chosen) jobs.push_back({s, false});
   for (const solvers::Solver* s : chosen)
     if (solvers::honoursAll(s->info().pins, pins)) jobs.push_back({s, true});

@@ -40,9 +40,9 @@ int runSweep(const SweepOptions& o) {
   const bool model = solver.info().budgetMeasure == solvers::BudgetMeasure::DpModel;
   if (o.json) {
     nlohmann::json points = nlohmann::json::array();
-    for (std::size_t k = 0; k < r.plans.size(); ++k) {
-      nlohmann::json p = solvers::metricsToJson(r.plans[k].metrics, true);
-      p["budget_bytes"] = r.plans[k].budget.value;
+    for (const solvers::Solver::FrontPlan& plan : r.plans) {
+      nlohmann::json p = solvers::metricsToJson(plan.metrics, true);
+      p["budget_bytes"] = plan.budget.value;
       points.push_back(std::move(p));
     }
     printJson({{"graph", g.name()},
@@ -65,10 +65,10 @@ int runSweep(const SweepOptions& o) {
             << (model ? "the DP model" : "the simulator") << ", overhead in " << g.timeUnit() << "; " << r.message
             << ")\n\n";
   std::printf("%14s  %10s  %16s  %10s\n", "budget", "overhead", "simulated peak", "recomputed");
-  for (std::size_t k = 0; k < r.plans.size(); ++k)
-    std::printf("%14s  %10lld  %16s  %10zu\n", formatByteSize(r.plans[k].budget).c_str(),
-                static_cast<long long>(r.plans[k].metrics.overhead.value),
-                formatByteSize(r.plans[k].metrics.simulatedPeak).c_str(), r.plans[k].metrics.recomputedNodes);
+  for (const solvers::Solver::FrontPlan& plan : r.plans)
+    std::printf("%14s  %10lld  %16s  %10zu\n", formatByteSize(plan.budget).c_str(),
+                static_cast<long long>(plan.metrics.overhead.value), formatByteSize(plan.metrics.simulatedPeak).c_str(),
+                plan.metrics.recomputedNodes);
   std::fflush(stdout);
   return kOk;
 }

@@ -7,7 +7,9 @@
 #include "Commands.hpp"
 #include "TerminalOutput.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+int runRemat(int argc, char** argv) {
   using namespace remat::cli;
   const TerminalOutputGuard terminal;
   CLI::App app{"Remat: plan activation recomputation for training (Kusumoto et al., NeurIPS 2019)", "remat"};
@@ -50,5 +52,17 @@ int main(int argc, char** argv) {
   } catch (...) {
     std::cerr << "remat: internal error: unknown exception\n";
     return kInternal;
+  }
+}
+
+}  // namespace
+
+// Nothing escapes: building the command line can throw too (a bad_alloc), and that is an internal error.
+int main(int argc, char** argv) {
+  try {
+    return runRemat(argc, argv);
+  } catch (...) {
+    std::cerr << "remat: internal error while starting\n";
+    return remat::cli::kInternal;
   }
 }

@@ -90,17 +90,19 @@ SolveRunner::~SolveRunner() {
 std::vector<std::string> SolveRunner::labels(const std::vector<const solvers::Solver*>& chosen,
                                              const solvers::Pins& pins) {
   std::vector<std::string> out;
+  out.reserve(2 * chosen.size());
   for (const solvers::Solver* s : chosen) out.push_back(s->info().id);
   for (const solvers::Solver* s : chosen)
     if (solvers::honoursAll(s->info().pins, pins)) out.push_back(viz::pinnedLabel(s->info().id));
   return out;
 }
 
-void SolveRunner::start(std::shared_ptr<const graph::ComputeGraph> graph,
+void SolveRunner::start(const std::shared_ptr<const graph::ComputeGraph>& graph,
                         const std::vector<const solvers::Solver*>& chosen, const Settings& settings) {
   cancel();
   const std::uint64_t run = ++m_run;
   std::vector<std::pair<const solvers::Solver*, bool>> jobs;  // (solver, under the pins)
+  jobs.reserve(2 * chosen.size());
   for (const solvers::Solver* solver : chosen) jobs.emplace_back(solver, false);
   for (const solvers::Solver* solver : chosen)
     if (solvers::honoursAll(solver->info().pins, settings.pins)) jobs.emplace_back(solver, true);

@@ -312,12 +312,12 @@ void ValidationRun::run() {
 
   // What the figures do not say by themselves.
   if (g.costModel() != "profiled")
-    report.notes.push_back("predicted times come from the graph's '" + g.costModel() +
-                           "' cost model, not from this device: `remat profile` writes the graph with times "
-                           "measured on it");
+    report.notes.emplace_back("predicted times come from the graph's '" + g.costModel() +
+                              "' cost model, not from this device: `remat profile` writes the graph with times "
+                              "measured on it");
   if (!unitSeconds)
-    report.notes.push_back("the time unit '" + g.timeUnit() +
-                           "' is not a time: no prediction in seconds (the overhead ratios still compare)");
+    report.notes.emplace_back("the time unit '" + g.timeUnit() +
+                              "' is not a time: no prediction in seconds (the overhead ratios still compare)");
   std::int64_t workspace = 0;
   std::size_t views = 0;
   for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
@@ -332,35 +332,36 @@ void ValidationRun::run() {
   const bool counted = std::any_of(report.rows.begin(), report.rows.end(),
                                    [](const ValidationRow& r) { return r.allocatorPeak.has_value(); });
   if (counted)
-    report.notes.push_back(cuda ? "allocator peak: the CUDA caching allocator's allocated bytes (workspace included; "
-                                  "reserved adds its caching); table peak: the storage the runner's tables hold"
-                                : "allocator peak: every byte LibTorch's CPU allocator held at once, temporaries "
-                                  "inside a step included (counted by remat-runner's allocator); table peak: the "
-                                  "storage the runner's tables hold, the schedule's own bookkeeping");
+    report.notes.emplace_back(cuda
+                                  ? "allocator peak: the CUDA caching allocator's allocated bytes (workspace included; "
+                                    "reserved adds its caching); table peak: the storage the runner's tables hold"
+                                  : "allocator peak: every byte LibTorch's CPU allocator held at once, temporaries "
+                                    "inside a step included (counted by remat-runner's allocator); table peak: the "
+                                    "storage the runner's tables hold, the schedule's own bookkeeping");
   else if (!allocatorNote.empty())
-    report.notes.push_back("no allocator peak: " + allocatorNote +
-                           "; table peak is the storage the runner's tables hold");
+    report.notes.emplace_back("no allocator peak: " + allocatorNote +
+                              "; table peak is the storage the runner's tables hold");
   if (workspace > 0)
-    report.notes.push_back("the simulator counts workspace (up to " + std::to_string(workspace) +
-                           " bytes per step); the tables hold none of it, the allocator peak includes it");
+    report.notes.emplace_back("the simulator counts workspace (up to " + std::to_string(workspace) +
+                              " bytes per step); the tables hold none of it, the allocator peak includes it");
   else if (counted && !cuda)
-    report.notes.push_back(
+    report.notes.emplace_back(
         "the graph has no workspace, so the simulator sees none of the temporaries inside a "
         "step: `--workspace libtorch-cpu` predicts LibTorch's CPU temporaries from rules, "
         "`remat profile --device cpu` measures them");
   if (views > 0)
-    report.notes.push_back(std::to_string(views) + (views == 1 ? " zero-byte view node" : " zero-byte view nodes") +
-                           " (Reshape, Flatten, Transpose, ...): storage that only views keep alive is in the "
-                           "measured figures, at most " +
-                           std::to_string(aliasMax) +
-                           " bytes at a step (view-held at the peak; the JSON's measured_peak_without_views_bytes "
-                           "leaves it out)");
+    report.notes.emplace_back(std::to_string(views) + (views == 1 ? " zero-byte view node" : " zero-byte view nodes") +
+                              " (Reshape, Flatten, Transpose, ...): storage that only views keep alive is in the "
+                              "measured figures, at most " +
+                              std::to_string(aliasMax) +
+                              " bytes at a step (view-held at the peak; the JSON's measured_peak_without_views_bytes "
+                              "leaves it out)");
   if (extraBaseline)
-    report.notes.push_back("the store-all plan was measured too, as the baseline of the overhead ratios (" +
-                           std::to_string(report.storeAllMeasuredSeconds) + " s per iteration)");
-  if (!m_options.checkGradients) report.notes.push_back("gradients were not checked (--no-check-grads)");
+    report.notes.emplace_back("the store-all plan was measured too, as the baseline of the overhead ratios (" +
+                              std::to_string(report.storeAllMeasuredSeconds) + " s per iteration)");
+  if (!m_options.checkGradients) report.notes.emplace_back("gradients were not checked (--no-check-grads)");
   if (anyGradientsDiffer)
-    report.notes.push_back(
+    report.notes.emplace_back(
         "the parameter gradients of some plans differ from the plain run's: those plans do not "
         "compute the same training step");
   m_report = std::move(report);

@@ -24,7 +24,7 @@ class Interruption {
   [[nodiscard]] bool cancelled() const { return m_stop.stop_requested(); }
   [[nodiscard]] bool expired() const { return m_deadline && Clock::now() >= *m_deadline; }
   [[nodiscard]] bool any() const { return cancelled() || expired(); }
-  [[nodiscard]] SolverOutput output(std::string what) const {
+  [[nodiscard]] SolverOutput output(const std::string& what) const {
     if (cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
     return {SolveStatus::TimeLimit, std::nullopt, "time limit reached" + (what.empty() ? "" : " " + what)};
   }

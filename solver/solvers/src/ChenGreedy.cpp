@@ -36,6 +36,7 @@ SolverOutput ChenGreedy::plan(const SolveRequest& request) const {
             "Chen's method does not apply to this graph: it has no single-boundary cut to place a checkpoint at"};
 
   std::vector<std::int64_t> prefix;
+  prefix.reserve(chain.size());
   for (const auto& l : chain) prefix.push_back(graph::bytesOf(g, l).value);
   const std::int64_t total = std::max<std::int64_t>(1, g.opBytes().value);
   std::int64_t smallest = total;
@@ -51,9 +52,10 @@ SolverOutput ChenGreedy::plan(const SolveRequest& request) const {
   const sim::Simulator simulator(g, {.liveness = request.liveness, .requireComplete = true});
   for (int step = 0; step <= kGrid; ++step) {
     if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::move(best), "cancelled"};
-    if (expired())
-      return {SolveStatus::TimeLimit, std::move(best),
-              best ? "time limit reached: the best segmentation so far" : "time limit reached"};
+    if (expired()) {
+      std::string why = best ? "time limit reached: the best segmentation so far" : "time limit reached";
+      return {SolveStatus::TimeLimit, std::move(best), std::move(why)};
+    }
     if (request.progress) request.progress(double(step) / kGrid, "searching segment thresholds");
     const double b = double(smallest) * std::pow(double(total) / double(smallest), double(step) / kGrid);
     std::vector<std::size_t> cuts;
@@ -68,6 +70,7 @@ SolverOutput ChenGreedy::plan(const SolveRequest& request) const {
     }
     if (!seen.insert(cuts).second) continue;
     std::vector<graph::NodeSet> lowerSets;
+    lowerSets.reserve(cuts.size() + 1);
     for (std::size_t c : cuts) lowerSets.push_back(chain[c]);
     lowerSets.push_back(graph::fullSet(g));
     Plan candidate = chainPlan(g, lowerSets, request.model);

@@ -247,7 +247,7 @@ class Executor {
     if (bestStorage < 0) return false;
     const std::vector<std::uint32_t> holders = m_storages[bestStorage].holders;
     for (std::uint32_t h : holders) {
-      m_out.evicted.push_back(NodeId{h});
+      m_out.evicted.emplace_back(NodeId{h});
       release(NodeId{h});
     }
     return true;

@@ -208,7 +208,7 @@ Formulation formulate(const ComputeGraph& g, std::optional<Bytes> budget, const 
       // Keep only what was computed or kept in the previous stage.
       if (t + 1 < f.stages && f.S[t + 1][i] >= 0) {
         std::vector<std::pair<int, double>> row{{f.S[t + 1][i], 1.0}, {f.R[t][i], -1.0}};
-        if (f.S[t][i] >= 0) row.push_back({f.S[t][i], -1.0});
+        if (f.S[t][i] >= 0) row.emplace_back(f.S[t][i], -1.0);
         f.addRow(row, -1e30, 0.0);
       }
     }
@@ -242,12 +242,12 @@ Formulation formulate(const ComputeGraph& g, std::optional<Bytes> budget, const 
       std::vector<std::pair<int, double>> row{{u, 1.0}};
       if (k == 0) {
         for (std::size_t i = 0; i < n; ++i)
-          if (f.S[t][i] >= 0 && mem[i] > 0) row.push_back({f.S[t][i], -mem[i]});
+          if (f.S[t][i] >= 0 && mem[i] > 0) row.emplace_back(f.S[t][i], -mem[i]);
       } else {
-        row.push_back({prevU, -1.0});
-        for (const auto& [fr, b] : freedAfter[k - 1]) row.push_back({fr, b});
+        row.emplace_back(prevU, -1.0);
+        for (const auto& [fr, b] : freedAfter[k - 1]) row.emplace_back(fr, b);
       }
-      if (k < fs && mem[k] > 0) row.push_back({f.R[t][k], -mem[k]});
+      if (k < fs && mem[k] > 0) row.emplace_back(f.R[t][k], -mem[k]);
       f.addRow(row, 0.0, 0.0);
       if (budget) {
         if (k < fs) {
@@ -602,6 +602,7 @@ SolverOutput solveMilp(const SolveRequest& request, std::chrono::steady_clock::t
   }
   args.insert(args.end(), {"-solve", "-quit"});
   std::vector<const char*> argv;
+  argv.reserve(args.size());
   for (const auto& a : args) argv.push_back(a.c_str());
   CbcMain1(
       static_cast<int>(argv.size()), argv.data(), model, [](CbcModel*, int) { return 0; }, data);

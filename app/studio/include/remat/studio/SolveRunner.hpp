@@ -52,7 +52,7 @@ class SolveRunner : public QObject {
 
   /// Starts one job per solver on the graph (and one more under the pins for each that honours them),
   /// which the jobs share and keep alive.
-  void start(std::shared_ptr<const graph::ComputeGraph> graph, const std::vector<const solvers::Solver*>& chosen,
+  void start(const std::shared_ptr<const graph::ComputeGraph>& graph, const std::vector<const solvers::Solver*>& chosen,
              const Settings& settings);
   /// Asks the current run's jobs to stop; each still reports its (cancelled) result.
   void cancel();
