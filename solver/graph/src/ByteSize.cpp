@@ -80,4 +80,6 @@ std::string formatByteSize(Bytes b) {
   return buf;
 }
 
+std::string formatByteSizeExact(Bytes b) { return formatByteSize(b) + " (" + std::to_string(b.value) + " bytes)"; }
+
 }  // namespace remat

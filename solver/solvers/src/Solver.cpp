@@ -78,12 +78,6 @@ void evaluatePlan(const graph::ComputeGraph& g, const Plan& plan, bool liveness,
   }
 }
 
-namespace {
-
-std::string formatBytes(Bytes b) { return formatByteSize(b) + " (" + std::to_string(b.value) + " bytes)"; }
-
-}  // namespace
-
 SolveResult judgePlan(const graph::ComputeGraph& g, std::string label, Plan plan, std::optional<Bytes> budget) {
   SolveResult result;
   result.solver = std::move(label);
@@ -101,11 +95,11 @@ SolveResult judgePlan(const graph::ComputeGraph& g, std::string label, Plan plan
   }
   if (budget && result.metrics.simulatedPeak > *budget) {
     result.status = SolveStatus::Infeasible;
-    result.message = "the plan needs " + formatBytes(result.metrics.simulatedPeak) + ", more than the budget of " +
-                     formatBytes(*budget);
+    result.message = "the plan needs " + formatByteSizeExact(result.metrics.simulatedPeak) +
+                     ", more than the budget of " + formatByteSizeExact(*budget);
   } else {
     result.status = SolveStatus::Feasible;
-    result.message = budget ? "within the budget of " + formatBytes(*budget) : "no budget to judge it by";
+    result.message = budget ? "within the budget of " + formatByteSizeExact(*budget) : "no budget to judge it by";
   }
   return result;
 }
@@ -187,14 +181,14 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
       if (measured > *request.budget) {
         result.status = SolveStatus::Infeasible;
         result.message = std::string(measure == BudgetMeasure::DpModel ? "in the DP model, " : "") + "the plan needs " +
-                         formatBytes(measured) + ", more than the budget of " + formatBytes(*request.budget) +
-                         (result.message.empty() ? "" : "; " + result.message);
+                         formatByteSizeExact(measured) + ", more than the budget of " +
+                         formatByteSizeExact(*request.budget) + (result.message.empty() ? "" : "; " + result.message);
       } else if (result.metrics.simulatedPeak > *request.budget) {
         // Within the budget in a model that undercounts (the paper's): the simulator is the authority.
         result.status = SolveStatus::OverBudget;
-        result.message = "within the budget in the DP model (" + formatBytes(measured) +
-                         "), but the simulated peak is " + formatBytes(result.metrics.simulatedPeak) +
-                         ", over the budget of " + formatBytes(*request.budget) +
+        result.message = "within the budget in the DP model (" + formatByteSizeExact(measured) +
+                         "), but the simulated peak is " + formatByteSizeExact(result.metrics.simulatedPeak) +
+                         ", over the budget of " + formatByteSizeExact(*request.budget) +
                          (result.message.empty() ? "" : "; " + result.message);
       }
     }
@@ -227,7 +221,7 @@ std::optional<SolveResult> solveFromFront(const Solver& solver, const Solver::Tr
     if (fits == plans.begin())
       return {SolveStatus::Infeasible, std::nullopt,
               "no plan fits the budget in the DP model; the least feasible budget for " + solver.info().id + " is " +
-                  formatBytes(plans.front().budget)};
+                  formatByteSizeExact(plans.front().budget)};
     return {SolveStatus::Optimal, std::prev(fits)->plan, {}};
   });
 }
@@ -266,8 +260,8 @@ Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t point
       judged.push_back(std::move(p));
       continue;
     }
-    const std::string why =
-        "the plan of the front at budget " + formatBytes(p.budget) + " does not simulate: " + simulation.error->message;
+    const std::string why = "the plan of the front at budget " + formatByteSizeExact(p.budget) +
+                            " does not simulate: " + simulation.error->message;
     out.message = out.message.empty() ? why : out.message + "; " + why;
     out.status = SolveStatus::Error;
     out.whole = false;

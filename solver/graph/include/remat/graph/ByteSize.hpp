@@ -16,4 +16,7 @@ namespace remat {
 /// "1.50 GiB", "12.0 MiB", "512 B": three significant digits in binary units.
 [[nodiscard]] std::string formatByteSize(Bytes b);
 
+/// "1.50 GiB (1610612736 bytes)": the readable size and the exact count, for messages.
+[[nodiscard]] std::string formatByteSizeExact(Bytes b);
+
 }  // namespace remat
