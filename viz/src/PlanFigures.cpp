@@ -211,7 +211,7 @@ std::string nodeDetails(const graph::ComputeGraph& g, graph::NodeId v, const std
   const graph::Node& node = g.node(v);
   std::string out = displayName(node.name) + "\n" +
                     (node.op.empty() ? std::string(graph::nodeKindName(node.kind)) : node.op) + ", output " +
-                    formatByteSize(node.bytes) + " (" + std::to_string(node.bytes.value) + " bytes)";
+                    formatByteSizeExact(node.bytes);
   if (node.kind == graph::NodeKind::Op)
     out += "\nforward " + std::to_string(node.fwdTime.value) + " " + g.timeUnit() + ", backward " +
            std::to_string(node.bwdTime.value) + " " + g.timeUnit();
