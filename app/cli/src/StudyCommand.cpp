@@ -71,7 +71,8 @@ BudgetSpec parseBudgetSpec(const std::string& text) {
     const double value = std::strtod(number.c_str(), &end);
     const double f = percent ? value / 100.0 : value;
     if (end != number.c_str() + number.size() || !std::isfinite(f) || f <= 0 || f > 100)
-      throw CliError(kUsage, "invalid budget '" + text + "': a fraction of the plain run's peak must be above 0");
+      throw CliError(kUsage, "invalid budget '" + text +
+                                 "': a fraction of the plain run's peak must be above 0 and at most 100 (10000%)");
     spec.fraction = f;
     return spec;
   }
