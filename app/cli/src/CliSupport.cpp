@@ -226,6 +226,12 @@ void printTable(const std::vector<std::vector<std::string>>& cells, const std::s
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << '\n'; }
 
+std::string percentText(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f%%", decimals, v);
+  return buf;
+}
+
 std::string bytesText(std::optional<Bytes> b) {
   if (!b) return "-";
   return formatByteSize(*b) + " (" + std::to_string(b->value) + " bytes)";

@@ -37,12 +37,6 @@ struct CompareOptions {
   static constexpr double kDefaultTimeLimit = 60.0;
 };
 
-std::string percent(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", v);
-  return buf;
-}
-
 std::string seconds(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f", v);
@@ -237,9 +231,9 @@ int runCompare(const CompareOptions& o) {
              solvers::fitsBudget(r) ? "yes" : "no",
              m.modelPeak ? formatByteSize(*m.modelPeak) : "-",
              formatByteSize(m.simulatedPeak),
-             percent(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
+             percentText(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
              std::to_string(m.overhead.value),
-             percent(comparison.overheadPercent(r)),
+             percentText(comparison.overheadPercent(r)),
              std::to_string(m.recomputedNodes),
              seconds(m.solveSeconds)};
     }

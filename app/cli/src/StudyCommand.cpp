@@ -294,12 +294,7 @@ std::optional<std::int64_t> integer(const json& v) {
   return v.is_number_integer() ? std::optional<std::int64_t>(v.get<std::int64_t>()) : std::nullopt;
 }
 
-std::string percentText(const json& v) {
-  if (!v.is_number()) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", v.get<double>());
-  return buf;
-}
+std::string percentCell(const json& v) { return v.is_number() ? percentText(v.get<double>()) : "-"; }
 
 // The figures a plan of a line has, for Comparison::best's rule.
 solvers::PlanMetrics lineMetrics(const json& line) {
@@ -413,8 +408,8 @@ int runStudyMerge(const StudyOptions& o) {
                     it != best.end() && it->second == k ? "*" : "", v.value("status", std::string("?")),
                     v["fits_budget"].get<bool>() ? "yes" : "no",
                     budgetBytes ? formatByteSize(Bytes{*budgetBytes}) : "-", peak ? formatByteSize(Bytes{*peak}) : "-",
-                    reduction.is_number() ? percentText(json(0.0 - reduction.get<double>())) : "-",
-                    overhead ? std::to_string(*overhead) : "-", percentText(v.value("overhead_percent", json(nullptr))),
+                    reduction.is_number() ? percentText(0.0 - reduction.get<double>()) : "-",
+                    overhead ? std::to_string(*overhead) : "-", percentCell(v.value("overhead_percent", json(nullptr))),
                     recomputed ? std::to_string(*recomputed) : "-"});
   }
   printTable(rows, o.table, 6);

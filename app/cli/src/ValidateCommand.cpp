@@ -37,12 +37,6 @@ struct ValidateOptions {
   FigureStyleOptions style;
 };
 
-std::string percentText(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f%%", v);
-  return buf;
-}
-
 // `--measured FILE`: the graph's plain run predicted against a training step recorded in PyTorch.
 int runAgainstTrace(const ValidateOptions& o, bool json) {
   if (!o.figure.empty()) {
@@ -85,7 +79,7 @@ int runAgainstTrace(const ValidateOptions& o, bool json) {
             << (c.torchVersion.empty() ? std::string() : " with PyTorch " + c.torchVersion) << " (" << o.measured
             << ")\n\n";
   printTable(runtime::traceComparisonTable(c), o.table, 1);
-  std::cout << "\nPeak error: " << percentText(c.errorPercent()) << " (measured " << c.measuredPeak
+  std::cout << "\nPeak error: " << percentText(c.errorPercent(), 2) << " (measured " << c.measuredPeak
             << " bytes, predicted " << c.predictedPeak << " bytes, at " << c.predictedPeakWhat << ")\n";
   for (const auto& n : c.notes) std::cout << "Note: " << n << '\n';
   if (!o.figure.empty()) std::cout << "wrote " << o.figure << '\n';
@@ -198,14 +192,14 @@ int runValidate(const ValidateOptions& o) {
     for (const auto& r : report.rows) worstPeakPercent = std::max(worstPeakPercent, std::abs(r.peakErrorPercent()));
     std::cout << '\n';
     if (const auto allocatorError = report.maxAbsAllocatorErrorPercent())
-      std::cout << "Allocator error: at most " << percentText(*allocatorError)
+      std::cout << "Allocator error: at most " << percentText(*allocatorError, 2)
                 << " between the framework allocator's peak and the simulator's.\n";
     std::cout << "Table error: at most " << formatByteSize(Bytes{report.maxAbsPeakErrorBytes()}) << " ("
-              << report.maxAbsPeakErrorBytes() << " bytes, " << percentText(worstPeakPercent)
+              << report.maxAbsPeakErrorBytes() << " bytes, " << percentText(worstPeakPercent, 2)
               << ") between the live tensor storage of the runner's tables and the simulator.\n"
               << "Time error: "
               << (timeError
-                      ? "at most " + percentText(*timeError) + " between the measured median and the predicted time."
+                      ? "at most " + percentText(*timeError, 2) + " between the measured median and the predicted time."
                       : std::string("not predicted in seconds (time unit ") + report.timeUnit + ").")
               << '\n';
     for (const auto& n : report.notes) std::cout << "Note: " << n << '\n';
