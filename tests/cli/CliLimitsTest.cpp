@@ -253,7 +253,7 @@ TEST_CASE("every solver answers within its time limit on a 100,000-op chain and 
     std::size_t rows = 0;
     for (const auto& row : doc["rows"]) {
       INFO(row["solver"] << ": " << row["status"] << " " << row["message"]);
-      CHECK(row["status"] != "error");
+      CHECK(row["call"] == "ok");
       ++rows;
     }
     CHECK(rows >= 9);

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "TestGraphs.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/PlanJson.hpp"
@@ -148,7 +150,11 @@ TEST_CASE("a plan read back is judged as the solver's own answer was: same figur
   Plan broken = back.value().plan;
   broken.schedule.resize(broken.schedule.size() / 2);  // ends before most backwards
   const SolveResult bad = judgePlan(g, "p", broken, budget);
-  CHECK(bad.status == SolveStatus::Error);
+  CHECK(bad.call == CallStatus::Error);
+  CHECK(bad.status == SolveStatus::NotSolved);
+  CHECK(outcomeName(bad) == "error");
+  CHECK(nlohmann::json::parse(writePlanJson(g, bad))["call"] == "error");
+  CHECK(nlohmann::json::parse(writePlanJson(g, judged))["call"] == "ok");
   CHECK_FALSE(bad.plan);
   CHECK_THAT(bad.message, Catch::Contains("does not simulate"));
 }

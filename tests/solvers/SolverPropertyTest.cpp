@@ -115,7 +115,8 @@ TEST_CASE("every solver's schedule simulates as valid, with and without a budget
         // incumbent and bound, checked like any other answer; MilpTest proves optimality on smaller graphs.
         if (solver->info().id == "milp") request.timeLimit = std::chrono::milliseconds(200);
         SolveResult r = solver->solve(request);
-        CHECK(r.status != SolveStatus::Error);
+        CHECK(r.call == CallStatus::Ok);
+        CHECK(r.status != SolveStatus::NotSolved);
         if (r.plan) {
           CHECK(r.simulation.valid());
           CHECK(sim::memoryLowerBound(f.graph) <= r.metrics.simulatedPeak);
@@ -228,6 +229,26 @@ TEST_CASE("a cancelled request stops") {
   stop.request_stop();
   SolveResult r = SolverRegistry::builtin().find("chen-sqrtn")->solve({.graph = &g, .stop = stop.get_token()});
   CHECK(r.status == SolveStatus::Cancelled);
+}
+
+TEST_CASE("a call that fails is apart from the answers: call error, no answer, never a plan") {
+  auto g = test::makeChain(8);
+  for (const auto& solver : SolverRegistry::builtin().solvers()) {
+    INFO(solver->info().id);
+    // No graph: every solver's call fails, in solve(), minBudget() and tradeOff() alike.
+    const SolveResult none = solver->solve({});
+    CHECK(none.call == CallStatus::Error);
+    CHECK(none.status == SolveStatus::NotSolved);
+    CHECK_FALSE(none.plan);
+    CHECK(outcomeName(none) == "error");
+    // A call that works answers with a status of its own, even when the answer is that it was stopped.
+    std::stop_source stop;
+    stop.request_stop();
+    const SolveResult stopped = solver->solve({.graph = &g, .stop = stop.get_token()});
+    CHECK(stopped.call == CallStatus::Ok);
+    CHECK(stopped.status != SolveStatus::NotSolved);
+    CHECK(outcomeName(stopped) == statusName(stopped.status));
+  }
 }
 
 TEST_CASE("the registry knows every solver by a stable id, with its citation") {

@@ -184,7 +184,7 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
     }
     const solvers::Solver::TradeOff front = s->tradeOff(request, points);
     // A front with a plan the simulator rejected (a solver bug) is left out whole, with the reason.
-    if (front.plans.empty() || front.status == solvers::SolveStatus::Error) {
+    if (front.plans.empty() || front.call == solvers::CallStatus::Error) {
       out.skipped.push_back(label + ": " + front.message);
       continue;
     }

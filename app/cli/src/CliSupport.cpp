@@ -140,7 +140,8 @@ void writeFileAtomically(const std::string& path, std::string_view bytes) {
     throw CliError(error->kind == io::WriteError::Kind::Target ? kUsage : kInput, error->message);
 }
 
-ExitCode exitCodeFor(solvers::SolveStatus status) {
+ExitCode exitCodeFor(solvers::CallStatus call, solvers::SolveStatus status) {
+  if (call == solvers::CallStatus::Error) return kInternal;
   switch (status) {
     case solvers::SolveStatus::Optimal:
     case solvers::SolveStatus::Feasible:
@@ -150,7 +151,7 @@ ExitCode exitCodeFor(solvers::SolveStatus status) {
     case solvers::SolveStatus::TimeLimit:
     case solvers::SolveStatus::Limit:
     case solvers::SolveStatus::Cancelled: return kInfeasible;
-    case solvers::SolveStatus::Error: return kInternal;
+    case solvers::SolveStatus::NotSolved: return kInternal;
   }
   return kInternal;
 }

@@ -117,8 +117,20 @@ void checkOutputPath(const std::string& path, const std::vector<std::string>& in
 /// for a target that is not a regular file, kInput when the write fails (no such folder, disk full).
 void writeFileAtomically(const std::string& path, std::string_view bytes);
 
-/// The exit code a solve status maps to.
-[[nodiscard]] ExitCode exitCodeFor(solvers::SolveStatus status);
+/// The exit code an answer maps to: kInternal when the call failed, else by the answer's status.
+[[nodiscard]] ExitCode exitCodeFor(solvers::CallStatus call, solvers::SolveStatus status);
+template <class Answer>
+[[nodiscard]] ExitCode exitCodeFor(const Answer& a) {
+  return exitCodeFor(a.call, a.status);
+}
+
+/// An answer's two statuses in JSON: "call" ("ok", or "error" when the call failed: the message says
+/// why) and "status" (the answer's: "optimal", ..., "not-solved" when the call failed).
+template <class Answer>
+void putStatus(nlohmann::json& j, const Answer& a) {
+  j["call"] = std::string(solvers::callStatusName(a.call));
+  j["status"] = std::string(solvers::statusName(a.status));
+}
 
 /// A progress bar on stderr when stderr is a terminal; a no-op sink otherwise.
 [[nodiscard]] solvers::ProgressSink progressBar(const std::string& label);

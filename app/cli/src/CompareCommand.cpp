@@ -157,7 +157,7 @@ int runCompare(const CompareOptions& o) {
   const std::vector<solvers::SolveResult>& results = comparison.rows;
   const double vanillaPeak = double(vanilla.metrics.simulatedPeak.value);
   bool internalError = false;
-  for (const auto& r : results) internalError |= r.status == solvers::SolveStatus::Error;
+  for (const auto& r : results) internalError |= r.call == solvers::CallStatus::Error;
   // With each solver at its own least budget, the bounds are at different budgets: no common gap.
   const std::optional<solvers::OverheadBound>& bound = comparison.bound;
   const std::string bestId = comparison.best ? results[*comparison.best].solver : std::string();
@@ -189,7 +189,7 @@ int runCompare(const CompareOptions& o) {
       if (const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(r.solver))
         row["citation"] = solver->info().citation;
       row["budget_bytes"] = results[k].budget ? nlohmann::json(results[k].budget->value) : nlohmann::json(nullptr);
-      row["status"] = std::string(solvers::statusName(r.status));
+      putStatus(row, r);
       row["message"] = r.message;
       row["metrics"] = solvers::metricsToJson(r.metrics, r.plan.has_value());
       row["fits_budget"] = solvers::fitsBudget(r);
@@ -220,14 +220,14 @@ int runCompare(const CompareOptions& o) {
     if (!r.plan) {
       // A plan-less bound (lp-bound; milp stopped before any schedule) shows the bound as its overhead.
       const std::string overhead = r.overheadLowerBound ? ">= " + std::to_string(r.overheadLowerBound->value) : "-";
-      row = {r.solver, std::string(solvers::statusName(r.status)),
+      row = {r.solver, std::string(solvers::outcomeName(r)),
              "-",      "-",
              "-",      "-",
              overhead, "-",
              "-",      seconds(m.solveSeconds)};
     } else {
       row = {r.solver,
-             std::string(solvers::statusName(r.status)),
+             std::string(solvers::outcomeName(r)),
              solvers::fitsBudget(r) ? "yes" : "no",
              m.modelPeak ? formatByteSize(*m.modelPeak) : "-",
              formatByteSize(m.simulatedPeak),

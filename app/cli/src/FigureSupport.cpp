@@ -77,8 +77,7 @@ std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g, con
     request.progress = quiet ? solvers::ProgressSink{} : progressBar(id);
     solvers::SolveResult r = least ? solvers::solveAtLeastBudget(s, request) : s.solve(request);
     if (!r.plan) {
-      std::cerr << "remat: warning: " << id << ": " << solvers::statusName(r.status) << ": " << r.message
-                << "; left out\n";
+      std::cerr << "remat: warning: " << id << ": " << solvers::outcomeName(r) << ": " << r.message << "; left out\n";
       continue;
     }
     plans.push_back({id, std::move(*r.plan)});

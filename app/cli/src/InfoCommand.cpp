@@ -30,7 +30,7 @@ int runInfo(const InfoOptions& o) {
   }
   const auto lowerSets = graph::countLowerSets(g, o.lowerSetLimit);
   const solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().plainRun().solve({.graph = &g});
-  if (vanilla.status == solvers::SolveStatus::Error) throw CliError(kInternal, vanilla.message);
+  if (vanilla.call == solvers::CallStatus::Error) throw CliError(kInternal, vanilla.message);
   const Bytes bound = sim::memoryLowerBound(g);
 
   if (o.json) {

@@ -44,21 +44,21 @@ int runMaxBatch(const MaxBatchOptions& o) {
   if (o.json) {
     nlohmann::json j{{"graph", g.name()},
                      {"solver", o.solver},
-                     {"status", std::string(solvers::statusName(r.status))},
                      {"memory_bytes", memory->value},
                      {"base_batch", base},
                      {"max_batch", r.batch > 0 ? nlohmann::json(r.batch) : nlohmann::json(nullptr)},
                      {"message", r.message},
                      {"solves", r.solves},
                      {"warnings", loaded.warnings}};
+    putStatus(j, r);
     j["metrics"] = r.result ? solvers::metricsToJson(r.result->metrics, true) : nlohmann::json(nullptr);
     printJson(j);
-    return r.batch > 0 ? kOk : exitCodeFor(r.status);
+    return r.batch > 0 && r.call == solvers::CallStatus::Ok ? kOk : exitCodeFor(r);
   }
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
-  if (r.batch == 0) {
+  if (r.batch == 0 || r.call == solvers::CallStatus::Error) {
     std::cerr << "remat: " << o.solver << ": " << r.message << '\n';
-    return exitCodeFor(r.status);
+    return exitCodeFor(r);
   }
   std::cout << "Largest batch  " << r.batch << "  (graph built for batch " << base << ") with " << o.solver << " in "
             << formatByteSize(*memory) << '\n'

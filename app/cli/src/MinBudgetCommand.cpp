@@ -33,21 +33,22 @@ int runMinBudget(const MinBudgetOptions& o) {
   const bool model = solver.info().budgetMeasure == solvers::BudgetMeasure::DpModel;
   const bool paper = request.model == solvers::DpModelKind::Paper;
   if (o.json) {
-    printJson({{"graph", g.name()},
-               {"solver", o.solver},
-               {"status", std::string(solvers::statusName(r.status))},
-               {"min_budget_bytes", r.bytes ? nlohmann::json(r.bytes->value) : nlohmann::json(nullptr)},
-               {"measure", model ? "dp-model" : "simulated"},
-               {"model", std::string(solvers::dpModelName(request.model))},
-               {"message", r.message},
-               {"solve_seconds", r.seconds},
-               {"warnings", loaded.warnings}});
-    return r.bytes ? kOk : exitCodeFor(r.status);
+    nlohmann::json j{{"graph", g.name()},
+                     {"solver", o.solver},
+                     {"min_budget_bytes", r.bytes ? nlohmann::json(r.bytes->value) : nlohmann::json(nullptr)},
+                     {"measure", model ? "dp-model" : "simulated"},
+                     {"model", std::string(solvers::dpModelName(request.model))},
+                     {"message", r.message},
+                     {"solve_seconds", r.seconds},
+                     {"warnings", loaded.warnings}};
+    putStatus(j, r);
+    printJson(j);
+    return r.bytes ? kOk : exitCodeFor(r);
   }
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
   if (!r.bytes) {
     std::cerr << "remat: " << o.solver << ": " << r.message << '\n';
-    return exitCodeFor(r.status);
+    return exitCodeFor(r);
   }
   std::cout << "Least budget  " << bytesText(r.bytes) << "  for " << o.solver << " on "
             << graph::printableText(g.name()) << '\n'

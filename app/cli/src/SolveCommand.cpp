@@ -49,13 +49,13 @@ int runSolve(const SolveOptions& o) {
     nlohmann::json j = solvers::planToJson(g, r);
     j["warnings"] = loaded.warnings;
     printJson(j);
-    return exitCodeFor(r.status);
+    return exitCodeFor(r);
   }
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
   const auto& m = r.metrics;
   std::cout << "Solver       " << solver->info().id << "  (" << solver->info().name << ")\n"
             << "Graph        " << graph::printableText(g.name()) << "  (" << g.opCount() << " operations)\n"
-            << "Status       " << solvers::statusName(r.status) << '\n'
+            << "Status       " << solvers::outcomeName(r) << '\n'
             << "Budget       " << (budget ? bytesText(budget) : std::string("none")) << '\n';
   if (!request.pins.empty())
     std::cout << "Pins         " << request.pins.keep.size() << " keep, " << request.pins.recompute.size()
@@ -80,8 +80,8 @@ int runSolve(const SolveOptions& o) {
   std::snprintf(seconds, sizeof seconds, "%.3f", m.solveSeconds);
   std::cout << "Solve time   " << seconds << " s\n";
   if (!o.output.empty() && r.plan) std::cout << "Plan written to " << o.output << '\n';
-  if (r.status == solvers::SolveStatus::Error) std::cerr << "remat: error: " << r.message << '\n';
-  return exitCodeFor(r.status);
+  if (r.call == solvers::CallStatus::Error) std::cerr << "remat: error: " << r.message << '\n';
+  return exitCodeFor(r);
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ json taskLine(const StudyOptions& o, const std::string& study, std::size_t task,
   j["solver"] = r.solver;
   j["strategy"] = o.strategy;
   j["model"] = o.model;
-  j["status"] = std::string(solvers::statusName(r.status));
+  putStatus(j, r);
   j["message"] = r.message;
   j["fits_budget"] = solvers::fitsBudget(r);
   j["vanilla_peak_bytes"] = vanilla.metrics.simulatedPeak.value;
@@ -212,7 +212,7 @@ int runStudyTasks(const StudyOptions& o) {
         request.budget = budget.bytes;
       const solvers::SolveResult r =
           budget.least() ? solvers::solveAtLeastBudget(solver, request) : solver.solve(request);
-      internalError |= r.status == solvers::SolveStatus::Error;
+      internalError |= r.call == solvers::CallStatus::Error;
       const std::string line = taskLine(o, study, k, tasks, o.inputs[gi], g, vanilla, budget, r).dump() + '\n';
       if (o.output.empty()) {
         std::cout << line << std::flush;  // a line per finished task: a killed shard keeps what it did
@@ -405,7 +405,8 @@ int runStudyMerge(const StudyOptions& o) {
     const auto recomputed = integer(m["recomputed_nodes"]);
     const json reduction = v.value("reduction_percent", json(nullptr));
     rows.push_back({key.first, key.second, v["solver"].get<std::string>(),
-                    it != best.end() && it->second == k ? "*" : "", v.value("status", std::string("?")),
+                    it != best.end() && it->second == k ? "*" : "",
+                    v.value("call", std::string("ok")) == "error" ? "error" : v.value("status", std::string("?")),
                     v["fits_budget"].get<bool>() ? "yes" : "no",
                     budgetBytes ? formatByteSize(Bytes{*budgetBytes}) : "-", peak ? formatByteSize(Bytes{*peak}) : "-",
                     reduction.is_number() ? percentText(0.0 - reduction.get<double>()) : "-",

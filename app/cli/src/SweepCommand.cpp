@@ -35,8 +35,8 @@ int runSweep(const SweepOptions& o) {
   limits.applyTo(request);
   const solvers::Solver::TradeOff r = solver.tradeOff(request, o.points);
 
-  // tradeOff judged every plan in the simulator; a plan it rejected made the status Error.
-  if (r.status == solvers::SolveStatus::Error) throw CliError(kInternal, o.solver + ": " + r.message);
+  // tradeOff judged every plan in the simulator; a plan it rejected made the call Error.
+  if (r.call == solvers::CallStatus::Error) throw CliError(kInternal, o.solver + ": " + r.message);
   const bool model = solver.info().budgetMeasure == solvers::BudgetMeasure::DpModel;
   if (o.json) {
     nlohmann::json points = nlohmann::json::array();
@@ -45,21 +45,22 @@ int runSweep(const SweepOptions& o) {
       p["budget_bytes"] = plan.budget.value;
       points.push_back(std::move(p));
     }
-    printJson({{"graph", g.name()},
-               {"solver", o.solver},
-               {"status", std::string(solvers::statusName(r.status))},
-               {"message", r.message},
-               {"measure", model ? "dp-model" : "simulated"},
-               {"model", std::string(solvers::dpModelName(request.model))},
-               {"points", std::move(points)},
-               {"solve_seconds", r.seconds},
-               {"warnings", loaded.warnings}});
-    return r.plans.empty() ? exitCodeFor(r.status) : kOk;
+    nlohmann::json j{{"graph", g.name()},
+                     {"solver", o.solver},
+                     {"message", r.message},
+                     {"measure", model ? "dp-model" : "simulated"},
+                     {"model", std::string(solvers::dpModelName(request.model))},
+                     {"points", std::move(points)},
+                     {"solve_seconds", r.seconds},
+                     {"warnings", loaded.warnings}};
+    putStatus(j, r);
+    printJson(j);
+    return r.plans.empty() ? exitCodeFor(r) : kOk;
   }
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
   if (r.plans.empty()) {
     std::cerr << "remat: " << o.solver << ": " << r.message << '\n';
-    return exitCodeFor(r.status);
+    return exitCodeFor(r);
   }
   std::cout << "Budget/overhead trade-off of " << o.solver << " on " << graph::printableText(g.name()) << " (budget in "
             << (model ? "the DP model" : "the simulator") << ", overhead in " << g.timeUnit() << "; " << r.message

@@ -135,7 +135,7 @@ int runValidate(const ValidateOptions& o) {
       request.progress = json ? solvers::ProgressSink{} : progressBar(id);
       solvers::SolveResult r = least ? solvers::solveAtLeastBudget(s, request) : s.solve(request);
       if (!r.plan || r.status == solvers::SolveStatus::Infeasible) {
-        std::cerr << "remat: warning: " << id << ": " << solvers::statusName(r.status) << ": " << r.message
+        std::cerr << "remat: warning: " << id << ": " << solvers::outcomeName(r) << ": " << r.message
                   << "; not validated\n";
         continue;
       }

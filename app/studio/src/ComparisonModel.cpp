@@ -121,9 +121,10 @@ std::optional<int> ComparisonModel::rowOf(const std::string& solver) const {
 
 QString ComparisonModel::statusText(int row) const {
   const Row& r = m_rows.at(static_cast<std::size_t>(row));
-  if (r.result)
-    return QString::fromUtf8(solvers::statusName(r.result->status).data(),
-                             static_cast<qsizetype>(solvers::statusName(r.result->status).size()));
+  if (r.result) {
+    const std::string_view name = solvers::outcomeName(*r.result);
+    return QString::fromUtf8(name.data(), static_cast<qsizetype>(name.size()));
+  }
   return r.running ? tr("running") : tr("waiting");
 }
 

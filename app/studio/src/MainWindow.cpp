@@ -834,10 +834,11 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
               Qt::QueuedConnection);
         };
         progress(0.0, "starting");
-        BatchAnswer answer{id, solvers::SolveStatus::Error, 0, {}};
+        BatchAnswer answer{id, solvers::CallStatus::Error, solvers::SolveStatus::NotSolved, 0, {}};
         try {
           const solvers::MaxBatchResult r =
               solvers::maxBatch(*chosen[k], *graph, baseBatch, memory, stop, progress, model);
+          answer.call = r.call;
           answer.status = r.status;
           answer.batch = r.batch;
           answer.message = r.message;
@@ -858,7 +859,7 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
                                            .arg(a.batch)
                                            .arg(QString::fromStdString(formatByteSize(memory)))
                                      : tr("%1: no batch fits (%2: %3)")
-                                           .arg(QString::fromStdString(a.solver), qstr(solvers::statusName(a.status)),
+                                           .arg(QString::fromStdString(a.solver), qstr(solvers::outcomeName(a)),
                                                 QString::fromStdString(a.message)));
             statusBar()->showMessage(tr("Largest batch: see Messages"), 5000);
             updateActions();
@@ -1284,7 +1285,7 @@ bool MainWindow::openPlan(const QString& path) {
     m_model->setResult(judged);
     selectSolver(label);
     logMessage(tr("Opened plan %1: %2, simulated peak %3, overhead %4 %5")
-                   .arg(QString::fromStdString(label), qstr(solvers::statusName(judged.status)),
+                   .arg(QString::fromStdString(label), qstr(solvers::outcomeName(judged)),
                         QString::fromStdString(formatByteSize(judged.metrics.simulatedPeak)))
                    .arg(judged.metrics.overhead.value)
                    .arg(QString::fromStdString(m_graph->timeUnit())));
@@ -1423,7 +1424,7 @@ void MainWindow::updatePlanTitle() {
   const bool winner = best && m_model->rows()[static_cast<std::size_t>(*best)].solver == r->solver;
   const QString budget = r->budget ? QString::fromStdString(formatByteSize(*r->budget)) : tr("none");
   m_planTitle->setText(tr("Plan views: %1, %2%3; budget %4, strategy %5; simulated peak %6, overhead %7 %8")
-                           .arg(QString::fromStdString(r->solver), qstr(solvers::statusName(r->status)),
+                           .arg(QString::fromStdString(r->solver), qstr(solvers::outcomeName(*r)),
                                 winner ? tr(" (the winner)") : QString(), budget,
                                 qstr(solvers::strategyName(r->strategy)),
                                 QString::fromStdString(formatByteSize(r->metrics.simulatedPeak)))
@@ -1834,7 +1835,8 @@ void MainWindow::computeFronts() {
         try {
           *front = s->tradeOff({.graph = graph.get(), .stop = stop, .progress = progress, .model = model}, 0);
         } catch (const std::exception& e) {
-          front->status = solvers::SolveStatus::Error;
+          front->call = solvers::CallStatus::Error;
+          front->status = solvers::SolveStatus::NotSolved;
           front->message = e.what();
         }
         QMetaObject::invokeMethod(
@@ -1922,11 +1924,11 @@ void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& r
   if (result.metrics.modelPeak) m_budget->extendScale(*result.metrics.modelPeak);
   if (QProgressBar* bar = progressBar(id)) {
     bar->setValue(kProgressSteps);
-    bar->setFormat(qstr(solvers::statusName(result.status)));
+    bar->setFormat(qstr(solvers::outcomeName(result)));
   }
   logMessage(
       QStringLiteral("%1: %2%3")
-          .arg(solver, qstr(solvers::statusName(result.status)),
+          .arg(solver, qstr(solvers::outcomeName(result)),
                result.message.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(result.message)));
   refreshViews();
 }

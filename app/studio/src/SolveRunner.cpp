@@ -34,10 +34,11 @@ class ProgressThrottle {
   std::chrono::steady_clock::time_point m_lastTime;
 };
 
-solvers::SolveResult failed(const solvers::Solver& s, solvers::SolveStatus status, std::string message) {
+// A job whose call failed (an exception escaped the solver's own firewall).
+solvers::SolveResult failed(const solvers::Solver& s, std::string message) {
   solvers::SolveResult r;
   r.solver = s.info().id;
-  r.status = status;
+  r.call = solvers::CallStatus::Error;
   r.message = std::move(message);
   return r;
 }
@@ -70,9 +71,9 @@ solvers::SolveResult runJob(const graph::ComputeGraph& g, const solvers::Solver&
     if (settings.budget.kind == BudgetChoice::Kind::Least) return solvers::solveAtLeastBudget(s, request);
     return s.solve(request);
   } catch (const std::exception& e) {
-    return failed(s, solvers::SolveStatus::Error, e.what());
+    return failed(s, e.what());
   } catch (...) {
-    return failed(s, solvers::SolveStatus::Error, "unknown error");
+    return failed(s, "unknown error");
   }
 }
 

@@ -26,6 +26,14 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
   MaxBatchResult out;
   // Only the paper's model leaves resident memory out; the simulator's counts everything.
   const bool model = solver.info().budgetMeasure == BudgetMeasure::DpModel && dpModel == DpModelKind::Paper;
+  // A solve whose call failed (a solver fault, not a batch that does not fit) ends the search.
+  std::optional<std::string> fault;
+  auto failed = [&] {
+    out.call = CallStatus::Error;
+    out.status = SolveStatus::NotSolved;
+    out.message = *fault;
+    return out;
+  };
   // fits(b): the solver's plan at batch b, when it fits the memory.
   auto fits = [&](std::int64_t batch) -> std::optional<std::pair<SolveResult, graph::ComputeGraph>> {
     auto scaled = graph::scaleBatch(g, baseBatch, batch);
@@ -44,6 +52,10 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
       request.budget = memory;
     }
     SolveResult r = solver.solve(request);
+    if (r.call == CallStatus::Error) {
+      fault = solver.info().id + " at batch " + std::to_string(batch) + ": " + r.message;
+      return std::nullopt;
+    }
     const bool solved = r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible;
     if (!solved || !r.plan || r.metrics.simulatedPeak > memory) return std::nullopt;
     return std::pair{std::move(r), std::move(gb)};
@@ -55,6 +67,7 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
   };
 
   auto first = fits(1);
+  if (fault) return failed();
   if (!first) {
     out.status = stop.stop_requested() ? SolveStatus::Cancelled : SolveStatus::Infeasible;
     out.message = stop.stop_requested() ? "cancelled" : "not even batch 1 fits in the memory with " + solver.info().id;
@@ -72,7 +85,9 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
       out.message = "stopped doubling at batch " + std::to_string(low) + ": the memory is practically unlimited";
       return out;
     }
-    if (auto found = fits(next)) {
+    auto found = fits(next);
+    if (fault) return failed();
+    if (found) {
       record(next, std::move(*found));
       low = next;
     } else {
@@ -82,7 +97,9 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
   }
   while (high - low > 1 && !stop.stop_requested()) {
     const std::int64_t mid = low + (high - low) / 2;
-    if (auto found = fits(mid)) {
+    auto found = fits(mid);
+    if (fault) return failed();
+    if (found) {
       record(mid, std::move(*found));
       low = mid;
     } else {

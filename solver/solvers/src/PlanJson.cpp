@@ -38,6 +38,7 @@ json planToJson(const graph::ComputeGraph& g, const SolveResult& r) {
   j["graph"] = g.name();
   j["solver"] = r.solver;
   j["strategy"] = std::string(strategyName(r.strategy));
+  j["call"] = std::string(callStatusName(r.call));
   j["status"] = std::string(statusName(r.status));
   j["budget_bytes"] = r.budget ? json(r.budget->value) : json(nullptr);
   j["message"] = r.message;

@@ -21,9 +21,18 @@ std::string_view statusName(SolveStatus s) {
     case SolveStatus::TimeLimit: return "time-limit";
     case SolveStatus::Limit: return "limit";
     case SolveStatus::Cancelled: return "cancelled";
-    case SolveStatus::Error: return "error";
+    case SolveStatus::NotSolved: return "not-solved";
   }
-  return "error";
+  return "not-solved";
+}
+
+std::string_view callStatusName(CallStatus s) { return s == CallStatus::Ok ? "ok" : "error"; }
+
+SolverOutput SolverOutput::failed(std::string why) {
+  SolverOutput out;
+  out.call = CallStatus::Error;
+  out.message = std::move(why);
+  return out;
 }
 
 std::string_view strategyName(Strategy s) {
@@ -85,7 +94,10 @@ SolveResult judgePlan(const graph::ComputeGraph& g, std::string label, Plan plan
   result.plan = std::move(plan);
   evaluatePlan(g, *result.plan, true, result.metrics, result.simulation);
   if (!result.simulation.valid()) {
-    result.status = result.simulation.error->timeOverflow ? SolveStatus::Limit : SolveStatus::Error;
+    if (result.simulation.error->timeOverflow)
+      result.status = SolveStatus::Limit;
+    else
+      result.call = CallStatus::Error;
     result.message = (result.simulation.error->timeOverflow ? "the plan's time cannot be counted: "
                                                             : "the schedule does not simulate: ") +
                      result.simulation.error->message;
@@ -119,7 +131,7 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
   const auto start = std::chrono::steady_clock::now();
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   if (request.graph == nullptr) {
-    result.status = SolveStatus::Error;
+    result.call = CallStatus::Error;
     result.message = "no graph given";
     return result;
   }
@@ -127,6 +139,7 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
   try {
     SolverOutput out = produce();
     result.metrics.solveSeconds = seconds();
+    result.call = out.call;
     result.status = out.status;
     result.message = std::move(out.message);
     result.plan = std::move(out.plan);
@@ -143,7 +156,8 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
       return result;
     }
     if (!result.simulation.valid()) {
-      result.status = SolveStatus::Error;
+      result.call = CallStatus::Error;
+      result.status = SolveStatus::NotSolved;
       result.message = "internal error: " + solver.info().id +
                        " produced a schedule the simulator rejects: " + result.simulation.error->message;
       return result;
@@ -160,7 +174,8 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
       const std::vector<std::string> broken =
           pinViolations(*request.graph, result.plan->schedule, sets, honoured, recompute);
       if (!broken.empty()) {
-        result.status = SolveStatus::Error;
+        result.call = CallStatus::Error;
+        result.status = SolveStatus::NotSolved;
         result.message = "internal error: " + solver.info().id + " broke a pin: " + broken.front();
         result.plan.reset();
         return result;
@@ -193,7 +208,8 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
       }
     }
   } catch (const std::exception& e) {
-    result.status = SolveStatus::Error;
+    result.call = CallStatus::Error;
+    result.status = SolveStatus::NotSolved;
     result.message = "internal error in " + solver.info().id + ": " + e.what();
     result.plan.reset();
     result.overheadLowerBound.reset();
@@ -231,6 +247,7 @@ Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
   open.budget.reset();
   const SolveResult r = solve(open);
   MinBudget out;
+  out.call = r.call;
   out.status = r.status;
   out.message = r.message;
   out.seconds = r.metrics.solveSeconds;
@@ -255,7 +272,7 @@ Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t point
       return out;
     }
     sim::SimulationResult simulation;
-    evaluatePlan(*request.graph, p.plan, true, p.metrics, simulation);
+    evaluatePlan(*request.graph, p.plan, request.liveness, p.metrics, simulation);
     if (simulation.valid()) {
       judged.push_back(std::move(p));
       continue;
@@ -263,7 +280,8 @@ Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t point
     const std::string why = "the plan of the front at budget " + formatByteSizeExact(p.budget) +
                             " does not simulate: " + simulation.error->message;
     out.message = out.message.empty() ? why : out.message + "; " + why;
-    out.status = SolveStatus::Error;
+    out.call = CallStatus::Error;
+    out.status = SolveStatus::NotSolved;
     out.whole = false;
   }
   out.plans = std::move(judged);
@@ -275,6 +293,7 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
   TradeOff out;
   const MinBudget least = minBudget(request);
   if (!least.bytes) {
+    out.call = least.call;
     out.status = least.status;
     out.message = least.message;
     return out;
@@ -283,6 +302,7 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
   open.budget.reset();
   const SolveResult loose = solve(open);
   if (!loose.plan) {
+    out.call = loose.call;
     out.status = loose.status;
     out.message = loose.message;
     return out;
@@ -302,6 +322,13 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
     SolveRequest at = request;
     at.budget = budget;
     SolveResult r = solve(at);
+    if (r.call == CallStatus::Error) {
+      out.call = CallStatus::Error;
+      out.status = SolveStatus::NotSolved;
+      out.message = "at budget " + formatByteSizeExact(budget) + ": " + r.message;
+      out.plans.clear();
+      return out;
+    }
     if (!r.plan || (r.status != SolveStatus::Optimal && r.status != SolveStatus::Feasible)) continue;
     if (previous && r.metrics.overhead >= *previous) continue;  // not a new point of the trade-off
     previous = r.metrics.overhead;
@@ -319,7 +346,12 @@ SolveResult solveAtLeastBudget(const Solver& solver, SolveRequest request) {
     SolveResult failed;
     failed.solver = solver.info().id;
     failed.strategy = request.strategy;
-    failed.status = request.stop.stop_requested() ? SolveStatus::Cancelled : least.status;
+    failed.call = least.call;
+    failed.status = least.status;
+    if (request.stop.stop_requested()) {
+      failed.call = CallStatus::Ok;
+      failed.status = SolveStatus::Cancelled;
+    }
     failed.message = "no least budget: " + least.message;
     return failed;
   }

@@ -209,6 +209,7 @@ Solver::MinBudget ChainDp::minBudget(const SolveRequest& request) const {
   };
   try {
     if (request.graph == nullptr) {
+      out.call = CallStatus::Error;
       out.message = "no graph given";
       return finish();
     }
@@ -227,6 +228,7 @@ Solver::MinBudget ChainDp::minBudget(const SolveRequest& request) const {
     }
     if (interruption.any()) {
       const SolverOutput stopped = interruption.output("");
+      out.call = stopped.call;
       out.status = stopped.status;
       out.message = stopped.message;
       return finish();
@@ -236,7 +238,8 @@ Solver::MinBudget ChainDp::minBudget(const SolveRequest& request) const {
     out.bytes = best->simulation.peak;
     out.message = p.setting + "; " + limitText(p, best->limit);
   } catch (const std::exception& e) {
-    out.status = SolveStatus::Error;
+    out.call = CallStatus::Error;
+    out.status = SolveStatus::NotSolved;
     out.message = std::string("internal error in chain-dp: ") + e.what();
   }
   return finish();

@@ -421,7 +421,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
       return infeasible(least);
     }
     // The incumbent's own path survives pruning, so this is a bug.
-    return {SolveStatus::Error, std::nullopt, "internal error: the DP lost every plan despite a feasible budget"};
+    return SolverOutput::failed("internal error: the DP lost every plan despite a feasible budget");
   }
   const std::size_t point = strategy == Strategy::Memory ? front.size() - 1 : 0;
   return {SolveStatus::Optimal, planFromPath(g, family, reconstructPath(run, last, point)), {}};

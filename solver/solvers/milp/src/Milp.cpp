@@ -91,8 +91,7 @@ std::optional<SolverOutput> refuse(const SolveRequest& request) {
                         "the MILP is for small graphs: " + std::to_string(combined) +
                             " combined forward and backward nodes, more than " +
                             std::to_string(Milp::kMaxCombinedNodes) + "; give a time limit to try anyway"};
-  if (request.graph->opCount() == 0)
-    return SolverOutput{SolveStatus::Error, std::nullopt, "the graph has no operations"};
+  if (request.graph->opCount() == 0) return SolverOutput::failed("the graph has no operations");
   // The formulation has about 3n^2 variables (R and S over 2n stages), each at least 44 bytes in our
   // arrays alone (bounds, cost, index, one matrix entry) before CBC copies them: where that already
   // passes the memory limit, refusing at once beats building until the limit stops the child.
@@ -153,6 +152,7 @@ class Reader {
 
 std::string encodeOutput(const SolverOutput& o) {
   Writer w;
+  w.pod(static_cast<std::int32_t>(o.call));
   w.pod(static_cast<std::int32_t>(o.status));
   w.text(o.message);
   w.pod(static_cast<std::uint8_t>(o.plan.has_value()));
@@ -171,6 +171,7 @@ std::string encodeOutput(const SolverOutput& o) {
 SolverOutput decodeOutput(const std::string& bytes) {
   Reader r(bytes);
   SolverOutput o;
+  o.call = static_cast<CallStatus>(r.pod<std::int32_t>());
   o.status = static_cast<SolveStatus>(r.pod<std::int32_t>());
   o.message = r.text();
   if (r.pod<std::uint8_t>()) {
@@ -202,7 +203,7 @@ SolverOutput isolated(const SolveRequest& request, std::chrono::steady_clock::ti
   switch (o.kind) {
     case IsolatedOutcome::Kind::Finished: try { return decodeOutput(o.bytes);
       } catch (const std::exception& e) {
-        return {SolveStatus::Error, std::nullopt, e.what()};
+        return SolverOutput::failed(e.what());
       }
     case IsolatedOutcome::Kind::Deadline:
       return {SolveStatus::TimeLimit, std::nullopt,
@@ -217,7 +218,7 @@ SolverOutput isolated(const SolveRequest& request, std::chrono::steady_clock::ti
     case IsolatedOutcome::Kind::Cancelled: return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
     case IsolatedOutcome::Kind::Failed: break;
   }
-  return {SolveStatus::Error, std::nullopt, what + " failed: " + o.why};
+  return SolverOutput::failed(what + " failed: " + o.why);
 }
 
 }  // namespace
@@ -228,6 +229,7 @@ LpBound lpRelaxation(const ComputeGraph& g, std::optional<Bytes> budget,
                      std::optional<std::chrono::milliseconds> timeLimit) {
   LpBound out;
   if (g.opCount() == 0) {
+    out.call = CallStatus::Error;
     out.message = "the graph has no operations";
     return out;
   }
@@ -258,6 +260,7 @@ LpBound lpRelaxation(const ComputeGraph& g, std::optional<Bytes> budget,
     out.status = SolveStatus::TimeLimit;
     out.message = "CLP did not solve the LP relaxation within the time limit";
   } else {
+    out.call = CallStatus::Error;
     out.message = "CLP did not solve the LP relaxation";
   }
   return out;
@@ -410,6 +413,7 @@ SolverOutput lpBoundOutput(const SolveRequest& request) {
                 " (LP relaxation of the Checkmate formulation; no plan)",
             std::nullopt, bound};
   }
+  if (b.call == CallStatus::Error) return SolverOutput::failed(b.message);
   return {b.status, std::nullopt, b.message};
 }
 

@@ -203,7 +203,8 @@ class MainWindow : public QMainWindow {
   /// One checked solver's answer to Solve > Largest batch.
   struct BatchAnswer {
     std::string solver;
-    solvers::SolveStatus status = solvers::SolveStatus::Error;
+    solvers::CallStatus call = solvers::CallStatus::Ok;
+    solvers::SolveStatus status = solvers::SolveStatus::NotSolved;
     std::int64_t batch = 0;  ///< the largest batch that fits; 0 when none does
     std::string message;
   };

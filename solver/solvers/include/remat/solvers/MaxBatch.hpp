@@ -11,10 +11,11 @@
 namespace remat::solvers {
 
 struct MaxBatchResult {
-  SolveStatus status = SolveStatus::Error;   ///< Optimal when a largest batch was found
-  std::int64_t batch = 0;                    ///< the largest batch that fits (0 when none)
-  std::optional<SolveResult> result;         ///< the solver's plan at that batch
-  std::optional<graph::ComputeGraph> graph;  ///< the graph at that batch
+  CallStatus call = CallStatus::Ok;             ///< Error when a solve failed (the message says where)
+  SolveStatus status = SolveStatus::NotSolved;  ///< Optimal when a largest batch was found
+  std::int64_t batch = 0;                       ///< the largest batch that fits (0 when none)
+  std::optional<SolveResult> result;            ///< the solver's plan at that batch
+  std::optional<graph::ComputeGraph> graph;     ///< the graph at that batch
   std::string message;
   std::size_t solves = 0;
 };

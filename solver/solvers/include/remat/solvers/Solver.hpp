@@ -17,19 +17,31 @@
 
 namespace remat::solvers {
 
-/// The status of the answer (kept apart from whether the call itself worked, as HiGHS does).
+/// Whether a call worked, kept apart from what it answered (HiGHS's HighsStatus beside its model status):
+/// Ok when the solver ran and its answer's SolveStatus is to be read; Error when it could not answer at
+/// all: no graph, input the solver refuses, an exception, an internal fault (a schedule the simulator
+/// rejects, a broken pin). The message says why; the answer's status is then NotSolved.
+enum class CallStatus { Ok, Error };
+
+/// The status of the answer of a call that worked.
 /// `Limit`: the solver stopped at a size or memory limit of its own (too many lower sets, DP fronts
 /// over their cap) before it could answer; the message says which and what to use instead.
 /// `Bound`: the answer is a proven lower bound on the overhead (SolveResult::overheadLowerBound), not a
 /// plan (`lp-bound`). `OverBudget`: the solver's plan meets the budget in its own model but peaks above
 /// it in the simulator (the paper's DP model can; the message gives the bytes): never optimal or
-/// feasible.
-enum class SolveStatus { Optimal, Feasible, Bound, Infeasible, OverBudget, TimeLimit, Limit, Cancelled, Error };
+/// feasible. `NotSolved`: no answer, because the call failed (CallStatus::Error).
+enum class SolveStatus { Optimal, Feasible, Bound, Infeasible, OverBudget, TimeLimit, Limit, Cancelled, NotSolved };
 
 /// Which of the paper's strategies a DP solver follows; baselines ignore it.
 enum class Strategy { Time, Memory, Auto };
 
 [[nodiscard]] std::string_view statusName(SolveStatus s);
+[[nodiscard]] std::string_view callStatusName(CallStatus s);
+/// One word for a table cell or a log line: "error" when the call failed, else the answer's status.
+template <class Answer>
+[[nodiscard]] std::string_view outcomeName(const Answer& a) {
+  return a.call == CallStatus::Error ? callStatusName(a.call) : statusName(a.status);
+}
 [[nodiscard]] std::string_view strategyName(Strategy s);
 [[nodiscard]] std::optional<Strategy> strategyFromName(std::string_view name);
 
@@ -81,7 +93,10 @@ enum class BudgetMeasure { Simulated, DpModel };
 
 /// What a solver returns before the common evaluation: a status, a plan when it has one, a message.
 struct SolverOutput {
-  SolveStatus status = SolveStatus::Error;
+  /// A call that failed: status NotSolved, no plan, the message saying why.
+  [[nodiscard]] static SolverOutput failed(std::string why);
+
+  SolveStatus status = SolveStatus::NotSolved;
   std::optional<Plan> plan;
   std::string message;
   /// Overrides the solver's usual budget measure for this plan (a memory-centric fallback is judged
@@ -90,6 +105,7 @@ struct SolverOutput {
   /// A proven lower bound on the overhead of every schedule of the solver's formulation at this budget
   /// (not necessarily of every schedule: a solver that restricts its schedules bounds only those).
   std::optional<Ticks> overheadLowerBound = std::nullopt;
+  CallStatus call = CallStatus::Ok;
 };
 
 /// Figures of a plan: the DP model's (section 5.1, in the plan's model; canonical plans only) and the
@@ -110,7 +126,8 @@ struct PlanMetrics {
 struct SolveResult {
   std::string solver;
   Strategy strategy = Strategy::Time;
-  SolveStatus status = SolveStatus::Error;
+  CallStatus call = CallStatus::Ok;
+  SolveStatus status = SolveStatus::NotSolved;
   std::optional<Bytes> budget;
   std::string message;
   std::optional<Plan> plan;
@@ -167,23 +184,25 @@ class Solver {
   /// The plan search itself. Callers use solve(), which evaluates and guards this.
   [[nodiscard]] virtual SolverOutput plan(const SolveRequest& request) const = 0;
 
-  /// Runs plan() behind an exception firewall, times it, simulates the plan (a schedule the simulator
-  /// rejects becomes status Error, never a result), fills the metrics and applies the budget.
+  /// Runs plan() behind an exception firewall (an exception becomes call Error), times it, simulates the
+  /// plan (a schedule the simulator rejects becomes call Error, never a result), fills the metrics and
+  /// applies the budget.
   [[nodiscard]] SolveResult solve(const SolveRequest& request) const;
 
   /// The least budget this solver can meet, in its budget measure, with the status of that answer
   /// (Optimal when found). The default solves without a budget and reports the measured peak of the
   /// plan; the DP solvers compute the least feasible budget of their model exactly.
   struct MinBudget {
-    SolveStatus status = SolveStatus::Error;
+    SolveStatus status = SolveStatus::NotSolved;
     std::optional<Bytes> bytes;
     std::string message;
     double seconds = 0.0;
+    CallStatus call = CallStatus::Ok;
   };
   [[nodiscard]] virtual MinBudget minBudget(const SolveRequest& request) const;
 
   /// One plan of a trade-off: the budget it needs (in the solver's budget measure), the plan, and its
-  /// figures as evaluatePlan gives them (the simulator's, with liveness; the model's for canonical plans).
+  /// figures as evaluatePlan gives them (the simulator's; the model's for canonical plans).
   struct FrontPlan {
     Bytes budget{0};
     Plan plan;
@@ -192,16 +211,18 @@ class Solver {
   /// The budget/overhead trade-off: plans with the budget each needs, by budget ascending, overhead
   /// descending, every one judged by the simulator as solve() judges its plan.
   struct TradeOff {
-    SolveStatus status = SolveStatus::Error;
+    SolveStatus status = SolveStatus::NotSolved;
     std::string message;
     std::vector<FrontPlan> plans;
     double seconds = 0.0;
     /// The plans are the solver's whole front, not a sample: for every budget, the last plan within it
     /// is the time-centric optimum there (solveFromFront answers budgets from it).
     bool whole = false;
+    CallStatus call = CallStatus::Ok;
   };
-  /// The trade-off of planTradeOff(), each plan simulated and its metrics filled. A plan the simulator
-  /// rejects is dropped and makes the status Error naming it (a solver bug, never a point of a figure).
+  /// The trade-off of planTradeOff(), each plan simulated (with the request's liveness, as solve()) and its
+  /// metrics filled. A plan the simulator rejects is dropped and makes the call Error naming it (a solver
+  /// bug, never a point of a figure); the plans that simulated are kept, and the front is not whole.
   [[nodiscard]] TradeOff tradeOff(const SolveRequest& request, std::size_t points) const;
   /// The trade-off search itself (callers use tradeOff(), which evaluates it). The default solves at
   /// `points` budgets spread from minBudget() to the unconstrained plan's peak; the DP solvers return
@@ -232,7 +253,7 @@ void evaluatePlan(const graph::ComputeGraph& g, const Plan& plan, bool liveness,
 /// A plan from elsewhere (a plan file, written by hand or by another tool) judged as a solver's answer
 /// is: simulated with liveness, status Feasible when its simulated peak is within `budget` (or there is
 /// none) and Infeasible naming both sizes when not, so that solvers::fitsBudget and bestResult treat it
-/// like any other row. A schedule the simulator rejects is status Error without a plan, one whose time
+/// like any other row. A schedule the simulator rejects is call Error without a plan, one whose time
 /// cannot be counted status Limit. `label` names the row.
 [[nodiscard]] SolveResult judgePlan(const graph::ComputeGraph& g, std::string label, Plan plan,
                                     std::optional<Bytes> budget);

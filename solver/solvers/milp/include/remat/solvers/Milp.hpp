@@ -15,10 +15,11 @@ namespace remat::solvers {
 
 /// What the LP relaxation of the Checkmate formulation says at a budget (none: unconstrained).
 struct LpBound {
-  SolveStatus status = SolveStatus::Error;  ///< Optimal (bound found), Infeasible (no schedule fits), TimeLimit, Error
+  SolveStatus status = SolveStatus::NotSolved;  ///< Optimal (bound found), Infeasible (no schedule fits), TimeLimit
   double cost = 0.0;      ///< the relaxation's objective: total compute time, in the graph's time unit
   double overhead = 0.0;  ///< cost minus the time of every forward and backward once
   std::string message;
+  CallStatus call = CallStatus::Ok;  ///< Error: no operations, or CLP failed without an answer
 };
 /// `timeLimit` caps CLP's run (status TimeLimit when it ends it).
 [[nodiscard]] LpBound lpRelaxation(const graph::ComputeGraph& g, std::optional<Bytes> budget,
