@@ -141,8 +141,14 @@ class ShardPool {
   std::vector<std::jthread> m_threads;
 };
 
-// Per-thread scratch of the forward DP: the Pareto front of one set, built from runs, each a source
-// front shifted by its step (t + dt, m + dm), sorted by t ascending and m strictly descending.
+// The points the engine builds fronts of: a forward DP's DpPoint (overhead, checkpoint memory, the way
+// back) or the trade-off's TailPoint (overhead, peak relative to the memory held on entry, the way on).
+// The engine reads two coordinates, t (kept least first) and m (kept strictly falling), builds a point
+// as {t, m, set, point} and breaks ties of equal points by linkOf(point), the set it links to.
+[[nodiscard]] inline std::uint32_t linkOf(const DpPoint& p) { return p.prevSet; }
+
+// Per-thread scratch of a DP: the Pareto front of one set, built from runs, each a neighbour's front
+// shifted by its step (t + dt, m + dm), sorted by t ascending and m strictly descending.
 //
 // When the overhead range is small enough (always with the paper's integer costs), candidates go into
 // a dense array indexed by overhead. Beside it, a prefix-minimum array (the least m of the candidates
@@ -152,6 +158,7 @@ class ShardPool {
 // minimum (m falls along a run), so dominated stretches cost a search, not a visit each. On deep
 // graphs almost every run is dominated (a set's front comes from a handful of its hundreds of sources),
 // and visits fall by orders of magnitude. For wide ranges, the candidates are sorted instead.
+template <class Point>
 struct FrontBuilder {
   static constexpr std::int64_t kDenseLimit = std::int64_t{1} << 18;
   std::vector<std::int64_t> bestM;
@@ -163,7 +170,7 @@ struct FrontBuilder {
   std::int64_t dirtyFrom = INT64_MAX;   // least overhead changed since the last rebuild
   std::int64_t highest = -1;            // greatest overhead holding a candidate
   std::size_t changes = 0;              // candidates stored since the last rebuild
-  std::vector<DpPoint> cands;
+  std::vector<Point> cands;
   std::int64_t range = -1;  // dense when >= 0: overheads 0..range
 
   void begin(std::int64_t tMax) {
@@ -203,11 +210,11 @@ struct FrontBuilder {
     changes = 0;
   }
 
-  void addRun(const DpPoint* first, const DpPoint* end, const DpPoint* base, std::int64_t dt, std::int64_t dm,
+  void addRun(const Point* first, const Point* end, const Point* base, std::int64_t dt, std::int64_t dm,
               std::uint32_t source) {
     if (first == end) return;
     if (range < 0) {
-      for (const DpPoint* p = first; p != end; ++p)
+      for (const Point* p = first; p != end; ++p)
         cands.push_back({p->t + dt, p->m + dm, source, static_cast<std::uint32_t>(p - base)});
       return;
     }
@@ -215,7 +222,7 @@ struct FrontBuilder {
     // The run's ideal point (its least t, its least m) dominated means every point of it is: a later
     // point has a larger t, so a prefix minimum at most as large, and an m at least the run's least.
     if (prefixMin(first->t + dt) <= end[-1].m + dm) return;
-    const DpPoint* p = first;
+    const Point* p = first;
     while (p != end) {
       const std::int64_t t = p->t + dt;
       const std::int64_t m = p->m + dm;
@@ -233,12 +240,12 @@ struct FrontBuilder {
   // Whether every point of the run, shifted by (dt, dm), is dominated by a candidate already stored (a
   // conservative answer: false when it cannot tell). A walk with addRun's jumps: far cheaper than the
   // simulation of a segment it spares.
-  [[nodiscard]] bool runDominated(const DpPoint* first, const DpPoint* end, std::int64_t dt, std::int64_t dm) {
+  [[nodiscard]] bool runDominated(const Point* first, const Point* end, std::int64_t dt, std::int64_t dm) {
     if (first == end) return true;
     if (range < 0) return false;
     maybeRebuild();
     if (prefixMin(first->t + dt) <= end[-1].m + dm) return true;
-    for (const DpPoint* p = first; p != end;) {
+    for (const Point* p = first; p != end;) {
       const std::int64_t lowest = prefixMin(p->t + dt);
       if (lowest > p->m + dm) return false;
       p = firstBelow(p + 1, end, lowest - dm);
@@ -247,14 +254,14 @@ struct FrontBuilder {
   }
 
   // The first point from `lo` on with m < below (m falls along a run), by galloping: it is usually near.
-  static const DpPoint* firstBelow(const DpPoint* lo, const DpPoint* end, std::int64_t below) {
+  static const Point* firstBelow(const Point* lo, const Point* end, std::int64_t below) {
     std::ptrdiff_t step = 1;
     while (lo + step < end && lo[step - 1].m >= below) {
       lo += step;
       step *= 2;
     }
-    const DpPoint* hi = lo + step < end ? lo + step : end;
-    return std::partition_point(lo, hi, [below](const DpPoint& x) { return x.m >= below; });
+    const Point* hi = lo + step < end ? lo + step : end;
+    return std::partition_point(lo, hi, [below](const Point& x) { return x.m >= below; });
   }
 
   // Whether a candidate at (t, m) is dominated by one already stored (false when it cannot tell).
@@ -287,14 +294,14 @@ struct FrontBuilder {
 
   // The Pareto front of the candidates, by t ascending and m strictly descending; the builder is then
   // ready for the next set.
-  std::vector<DpPoint> finish() {
-    std::vector<DpPoint> front;
+  std::vector<Point> finish() {
+    std::vector<Point> front;
     finishInto(front);
     return front;
   }
 
   // The same into `front` (cleared first; its room is kept).
-  void finishInto(std::vector<DpPoint>& front) {
+  void finishInto(std::vector<Point>& front) {
     front.clear();
     std::int64_t lowestM = INT64_MAX;
     if (range >= 0) {
@@ -321,7 +328,7 @@ struct FrontBuilder {
       return;
     }
     std::sort(cands.begin(), cands.end(), byPoint);
-    for (const DpPoint& c : cands)
+    for (const Point& c : cands)
       if (c.m < lowestM) {
         lowestM = c.m;
         front.push_back(c);
@@ -330,18 +337,19 @@ struct FrontBuilder {
 
   // Of equal points, the one from the larger source comes first, as in the dense path (sources are
   // added largest first, and the first of equal points stays).
-  static bool byPoint(const DpPoint& a, const DpPoint& b) {
+  static bool byPoint(const Point& a, const Point& b) {
     if (a.t != b.t) return a.t < b.t;
     if (a.m != b.m) return a.m < b.m;
-    return a.prevSet > b.prevSet;
+    return linkOf(a) > linkOf(b);
   }
 };
 
 // The Pareto front of the union of several fronts (each by t ascending, m strictly descending), merged
 // pairwise through two scratch vectors that keep their room from set to set: fresh ones for every set
 // of a deep graph cost more in page faults than the merge. The result has its exact size (it is kept).
-inline std::vector<DpPoint> mergeFronts(const std::vector<std::vector<DpPoint>>& parts, std::vector<DpPoint>& scratch,
-                                        std::vector<DpPoint>& spare) {
+template <class Point>
+std::vector<Point> mergeFronts(const std::vector<std::vector<Point>>& parts, std::vector<Point>& scratch,
+                               std::vector<Point>& spare) {
   scratch.assign(parts[0].begin(), parts[0].end());
   for (std::size_t k = 1; k < parts.size(); ++k) {
     spare.clear();
@@ -349,10 +357,10 @@ inline std::vector<DpPoint> mergeFronts(const std::vector<std::vector<DpPoint>>&
     auto b = parts[k].begin();
     // The first of equal points stays (FrontBuilder::byPoint's order); a point stays when its m is
     // below the last kept one's.
-    auto keep = [&spare](const DpPoint& c) {
+    auto keep = [&spare](const Point& c) {
       if (spare.empty() || c.m < spare.back().m) spare.push_back(c);
     };
-    while (a != scratch.end() && b != parts[k].end()) keep(FrontBuilder::byPoint(*b, *a) ? *b++ : *a++);
+    while (a != scratch.end() && b != parts[k].end()) keep(FrontBuilder<Point>::byPoint(*b, *a) ? *b++ : *a++);
     for (; a != scratch.end(); ++a) keep(*a);
     for (; b != parts[k].end(); ++b) keep(*b);
     std::swap(scratch, spare);
@@ -366,6 +374,7 @@ inline std::vector<DpPoint> mergeFronts(const std::vector<std::vector<DpPoint>>&
 // narrow layer (deep graphs have one set per size) runs its sets in turn, each with its sources shared
 // among the threads when there are enough of them, and the threads' fronts merged. Both the forward DP
 // and the backward trade-off DP run their layers through it.
+template <class Point>
 class LayerScheduler {
  public:
   explicit LayerScheduler(unsigned threads) : m_threads(threads), m_builders(threads), m_parts(threads) {}
@@ -406,9 +415,9 @@ class LayerScheduler {
 
  private:
   unsigned m_threads;
-  std::vector<FrontBuilder> m_builders;
-  std::vector<std::vector<DpPoint>> m_parts;
-  std::vector<DpPoint> m_scratch, m_spare;
+  std::vector<FrontBuilder<Point>> m_builders;
+  std::vector<std::vector<Point>> m_parts;
+  std::vector<Point> m_scratch, m_spare;
   std::optional<ShardPool> m_pool;
 };
 

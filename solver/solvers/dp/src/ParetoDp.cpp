@@ -31,6 +31,22 @@ using dp_detail::layers;
 using dp_detail::LayerScheduler;
 using dp_detail::threadCount;
 
+namespace {
+
+// A continuation from a lower set to V in the trade-off's backward DP (tradeOffFront): its overhead t,
+// its peak m (its highest model term above the checkpoint memory held on entry to the set; INT64_MIN
+// at V, where no term is left), and the set it steps to next with the index of the tail it goes on
+// with there. The engine's other point, DpPoint, is a way from ∅ with the way back.
+struct TailPoint {
+  std::int64_t t = 0;
+  std::int64_t m = 0;
+  std::uint32_t nextSet = 0;
+  std::uint32_t nextTail = 0;
+};
+[[nodiscard]] std::uint32_t linkOf(const TailPoint& p) { return p.nextSet; }
+
+}  // namespace
+
 DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   const std::size_t n = f.size();
   DpRun run;
@@ -96,7 +112,8 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   std::vector<std::uint64_t> aliveMask(f.maskWords(), 0);  // the same as a bitset
   aliveMask[0] = 1;
   // The candidates of j from every shards-th source, starting at `shard`, into `builder`.
-  auto collect = [&](std::size_t j, const Limits& lim, FrontBuilder& builder, unsigned shard, unsigned shards) {
+  auto collect = [&](std::size_t j, const Limits& lim, FrontBuilder<DpPoint>& builder, unsigned shard,
+                     unsigned shards) {
     builder.begin(lim.tMax);
     // Larger sources first: their steps are short, and their runs tend to dominate those of far ones.
     // The alive subsets of j, the nearest (largest) `nearestSources` of them when that is set; shard
@@ -255,13 +272,13 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   };
 
   // j's candidates within its limits, or false when no point can arrive at j.
-  auto build = [&](std::size_t j, FrontBuilder& builder, unsigned shard, unsigned shards) {
+  auto build = [&](std::size_t j, FrontBuilder<DpPoint>& builder, unsigned shard, unsigned shards) {
     const auto lim = limits(j);
     if (!lim) return false;
     collect(j, *lim, builder, shard, shards);
     return true;
   };
-  LayerScheduler scheduler(threads);
+  LayerScheduler<DpPoint> scheduler(threads);
   for (const auto& [begin, end] : layers(f)) {
     const std::size_t sources = o.nearestSources > 0 ? std::min(alive.size(), o.nearestSources) : alive.size();
     if (!scheduler.run(begin, end, sources, build, store, outOfTime)) {
@@ -304,8 +321,8 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   // (t, p) of L_j is the tail (dt + t, max(base, dm + p)); at ∅ the tails are the whole front of plans.
   const std::size_t n = f.size();
   TradeOffRun result;
-  std::vector<std::vector<DpPoint>> tails(n);  // prevSet/prevPoint name the next set and its tail
-  tails[n - 1] = {DpPoint{0, INT64_MIN, 0, 0}};
+  std::vector<std::vector<TailPoint>> tails(n);
+  tails[n - 1] = {TailPoint{0, INT64_MIN, 0, 0}};
   const unsigned threads = threadCount(o.threads);
   std::vector<std::uint32_t> alive{static_cast<std::uint32_t>(n - 1)};  // finished sets with tails
   std::vector<std::uint64_t> aliveMask(f.maskWords(), 0);               // the same as a bitset
@@ -316,7 +333,7 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   };
   const bool exactQuick = f.quickIsExact();
   // The candidates of set i from every shards-th superset with tails, nearest (smallest) first.
-  auto collect = [&](std::size_t i, FrontBuilder& builder, unsigned shard, unsigned shards) {
+  auto collect = [&](std::size_t i, FrontBuilder<TailPoint>& builder, unsigned shard, unsigned shards) {
     builder.begin(f.time(n - 1) - f.time(i));  // a continuation recomputes at most what is left
     // The supersets of i with tails; shard `shard` takes every shards-th.
     thread_local std::vector<std::uint64_t> mask;
@@ -329,19 +346,19 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
       if (!f.allowed(i, j)) return;
       const Transition q = f.quickTransition(i, j);
       if (q.base > o.budget) return;
-      const std::vector<DpPoint>& tail = tails[j];
+      const std::vector<TailPoint>& tail = tails[j];
       // Tails run by t ascending and peak descending: those whose shifted peak exceeds the step's own
       // term are a prefix and keep it; of the rest, all at peak `base`, the first has the least t.
-      const DpPoint* begin = tail.data();
-      const DpPoint* end = begin + tail.size();
+      const TailPoint* begin = tail.data();
+      const TailPoint* end = begin + tail.size();
       auto split = [&](std::int64_t base, std::int64_t dm) {
-        return std::partition_point(begin, end, [&](const DpPoint& p) { return p.m > base - dm; });
+        return std::partition_point(begin, end, [&](const TailPoint& p) { return p.m > base - dm; });
       };
       if (!exactQuick) {
         // With the quick base the step's candidates are no higher than with the exact one, at the same
         // overheads (a higher base moves the split left: the points it passes then sit at the base,
         // above their quick place); when those are all dominated, the segment need not be simulated.
-        const DpPoint* restQ = split(q.base, q.dm);
+        const TailPoint* restQ = split(q.base, q.dm);
         if (builder.runDominated(begin, restQ, q.dt, q.dm) &&
             (restQ == end || builder.pointDominated(restQ->t + q.dt, q.base)))
           return;
@@ -349,22 +366,22 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
       const Transition s = exactQuick ? q : f.transition(i, j);
       const std::int64_t base = s.base;
       if (base > o.budget) return;
-      const DpPoint* rest = split(base, s.dm);
+      const TailPoint* rest = split(base, s.dm);
       builder.addRun(begin, rest, begin, s.dt, s.dm, static_cast<std::uint32_t>(j));
       if (rest != end)
         builder.addPoint(rest->t + s.dt, base, static_cast<std::uint32_t>(j), static_cast<std::uint32_t>(rest - begin));
     });
   };
-  auto store = [&](std::size_t i, std::vector<DpPoint> front) {
+  auto store = [&](std::size_t i, std::vector<TailPoint> front) {
     points += front.size();
     tails[i] = std::move(front);
   };
 
-  auto build = [&](std::size_t i, FrontBuilder& builder, unsigned shard, unsigned shards) {
+  auto build = [&](std::size_t i, FrontBuilder<TailPoint>& builder, unsigned shard, unsigned shards) {
     collect(i, builder, shard, shards);
     return true;
   };
-  LayerScheduler scheduler(threads);
+  LayerScheduler<TailPoint> scheduler(threads);
   auto ls = layers(f);
   ls.insert(ls.begin(), {0, 1});                           // ∅ last of all
   for (std::size_t layer = ls.size() - 1; layer-- > 0;) {  // V's own layer is done
@@ -385,17 +402,17 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
     }
   }
   // ∅'s tails are the plans: by t ascending and peak descending, so reversed they run by peak.
-  const std::vector<DpPoint>& plans = tails[0];
+  const std::vector<TailPoint>& plans = tails[0];
   for (std::size_t k = plans.size(); k-- > 0;) {
     TradeOffPoint point{plans[k].m, plans[k].t, {}};
-    std::size_t set = plans[k].prevSet;
-    std::size_t at = plans[k].prevPoint;
+    std::size_t set = plans[k].nextSet;
+    std::size_t at = plans[k].nextTail;
     for (;;) {
       point.path.push_back(set);
       if (set == n - 1) break;
-      const DpPoint& next = tails[set][at];
-      set = next.prevSet;
-      at = next.prevPoint;
+      const TailPoint& next = tails[set][at];
+      set = next.nextSet;
+      at = next.nextTail;
     }
     result.front.push_back(std::move(point));
   }
