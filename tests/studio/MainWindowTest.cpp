@@ -906,7 +906,7 @@ TEST_CASE("Studio saves a session and opens it again", "[studio][window]") {
     INFO(text);
     std::ofstream(bad) << text;
     CHECK_FALSE(w.openSession(QString::fromStdString(bad.string())));
-    CHECK_FALSE(w.lastError().isEmpty());
+    CHECK(w.lastError().contains(QString::fromStdString(bad.string())));  // readSession's error, naming the file
     CHECK(w.costModel() == QStringLiteral("paper"));
   }
 }

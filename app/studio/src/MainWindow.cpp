@@ -21,10 +21,6 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QItemSelectionModel>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QJsonParseError>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -67,6 +63,7 @@
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/ComparisonModel.hpp"
 #include "remat/studio/JobRunner.hpp"
+#include "remat/studio/Session.hpp"
 #include "remat/studio/SolveRunner.hpp"
 #include "remat/viz/NodeLabel.hpp"
 #include "remat/vizqt/Export.hpp"
@@ -597,7 +594,7 @@ QWidget* MainWindow::buildSolverPanel() {
   });
 
   m_timeLimit = new QDoubleSpinBox;
-  m_timeLimit->setRange(0, 24 * 3600);
+  m_timeLimit->setRange(0, Session::kMaxTimeLimitSeconds);
   m_timeLimit->setDecimals(1);
   m_timeLimit->setSuffix(tr(" s"));
   m_timeLimit->setSpecialValueText(tr("none"));
@@ -1010,10 +1007,6 @@ void MainWindow::copyTableAsCsv() {
   statusBar()->showMessage(tr("Copied the table as CSV"), 3000);
 }
 
-namespace {
-constexpr const char* kSessionFormat = "remat-studio-session";
-}  // namespace
-
 solvers::Strategy MainWindow::strategy() const {
   return static_cast<solvers::Strategy>(m_strategy->currentData().toInt());
 }
@@ -1028,39 +1021,20 @@ bool MainWindow::saveSession(const QString& givenPath) {
     reportError(tr("Cannot save the session"), tr("Open a graph first (File > Open)."));
     return false;
   }
-  QJsonObject session;
-  session[QStringLiteral("format")] = QString::fromLatin1(kSessionFormat);
-  session[QStringLiteral("version")] = 1;
-  session[QStringLiteral("graph")] = QFileInfo(m_path).absoluteFilePath();
-  session[QStringLiteral("cost_model")] = m_costModel->currentText();
-  session[QStringLiteral("workspace")] = m_workspaceModel->currentText();
-  QJsonArray ids;
-  for (const auto& id : checkedSolvers()) ids.append(QString::fromStdString(id));
-  session[QStringLiteral("solvers")] = ids;
-  session[QStringLiteral("strategy")] = qstr(solvers::strategyName(strategy()));
-  session[QStringLiteral("model")] = qstr(solvers::dpModelName(dpModel()));
-  const BudgetChoice& budget = m_budget->budget();
-  // Exact bytes, not the field's rounded text, so that the session runs under the same budget.
-  session[QStringLiteral("budget")] = budget.kind == BudgetChoice::Kind::Fixed   ? QString::number(budget.bytes.value)
-                                      : budget.kind == BudgetChoice::Kind::Least ? QStringLiteral("least")
-                                                                                 : QString();
-  session[QStringLiteral("time_limit_s")] = m_timeLimit->value();
-  if (!m_pins.empty()) {
-    // By name, as a pins file has them (solvers::readPinNames), so that they survive a re-export.
-    auto names = [this](const std::vector<graph::OpIndex>& ops) {
-      QJsonArray out;
-      for (graph::OpIndex op : ops) out.append(QString::fromStdString(m_graph->node(m_graph->opNode(op)).name));
-      return out;
-    };
-    QJsonObject pins;
-    pins[QStringLiteral("keep")] = names(m_pins.keep);
-    pins[QStringLiteral("recompute")] = names(m_pins.recompute);
-    session[QStringLiteral("pins")] = pins;
-  }
-  const QByteArray json = QJsonDocument(session).toJson();
-  if (const QString error = writeOutput(path, {json.constData(), static_cast<std::size_t>(json.size())}, m_path);
-      !error.isEmpty()) {
-    reportError(tr("Cannot save the session"), error);
+  Session session;
+  session.graph = QFileInfo(m_path).absoluteFilePath();
+  session.costModel = m_costModel->currentText().toStdString();
+  session.workspace = m_workspaceModel->currentText().toStdString();
+  session.solvers = checkedSolvers();
+  session.strategy = strategy();
+  session.model = dpModel();
+  session.budget = m_budget->budget();  // exact bytes, not the field's rounded text
+  session.timeLimitSeconds = m_timeLimit->value();
+  // By name, as a pins file has them (solvers::readPinNames), so that they survive a re-export.
+  for (graph::OpIndex op : m_pins.keep) session.keep.push_back(m_graph->node(m_graph->opNode(op)).name);
+  for (graph::OpIndex op : m_pins.recompute) session.recompute.push_back(m_graph->node(m_graph->opNode(op)).name);
+  if (const auto error = writeSession(path, session, {QFile::encodeName(m_path).toStdString()})) {
+    reportError(tr("Cannot save the session"), QString::fromStdString(error->message));
     return false;
   }
   statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
@@ -1069,61 +1043,17 @@ bool MainWindow::saveSession(const QString& givenPath) {
 
 bool MainWindow::openSession(const QString& path) {
   const QString title = tr("Cannot open session %1").arg(QFileInfo(path).fileName());
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    reportError(title, tr("cannot read %1: %2").arg(path, file.errorString()));
+  auto read = readSession(path);
+  if (!read.ok()) {
+    reportError(title, QString::fromStdString(read.errorText()));
     return false;
   }
-  QJsonParseError parseError;
-  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
-  if (doc.isNull() || !doc.isObject()) {
-    reportError(title, tr("%1: not JSON: %2").arg(path, parseError.errorString()));
+  const Session& s = read.value();
+  const int costModel = m_costModel->findText(QString::fromStdString(s.costModel));
+  const int workspaceModel = m_workspaceModel->findText(QString::fromStdString(s.workspace));
+  if (costModel < 0 || workspaceModel < 0 || s.timeLimitSeconds > m_timeLimit->maximum()) {
+    reportError(title, tr("%1: settings this Studio does not offer").arg(path));
     return false;
-  }
-  const QJsonObject s = doc.object();
-  auto bad = [&](const QString& what) {
-    reportError(title, tr("%1: %2").arg(path, what));
-    return false;
-  };
-  if (s.value(QStringLiteral("format")).toString() != QString::fromLatin1(kSessionFormat))
-    return bad(tr("not a Remat Studio session (\"format\" must be \"%1\")").arg(QString::fromLatin1(kSessionFormat)));
-  if (s.value(QStringLiteral("version")).toInt() != 1) return bad(tr("unsupported version (this Studio reads 1)"));
-  const QString graphPath = s.value(QStringLiteral("graph")).toString();
-  if (graphPath.isEmpty()) return bad(tr("\"graph\" must name the graph file"));
-  const int costModel = m_costModel->findText(s.value(QStringLiteral("cost_model")).toString(QStringLiteral("file")));
-  if (costModel < 0) return bad(tr("unknown \"cost_model\""));
-  // Sessions saved before workspace was a setting used the file's.
-  const int workspaceModel =
-      m_workspaceModel->findText(s.value(QStringLiteral("workspace")).toString(QStringLiteral("file")));
-  if (workspaceModel < 0) return bad(tr("unknown \"workspace\" (file, none, libtorch-cpu)"));
-  const auto strategy =
-      solvers::strategyFromName(s.value(QStringLiteral("strategy")).toString(QStringLiteral("time")).toStdString());
-  if (!strategy) return bad(tr("unknown \"strategy\" (time, memory, auto)"));
-  // Sessions saved before the model was a setting planned in the simulator's (the default then too).
-  const auto dpModel =
-      solvers::dpModelFromName(s.value(QStringLiteral("model")).toString(QStringLiteral("simulator")).toStdString());
-  if (!dpModel) return bad(tr("unknown \"model\" (simulator, paper)"));
-  BudgetChoice budget;
-  QString budgetError;
-  if (!BudgetEditor::parse(s.value(QStringLiteral("budget")).toString(), budget, budgetError)) return bad(budgetError);
-  const double limit = s.value(QStringLiteral("time_limit_s")).toDouble(0);
-  if (!(limit >= 0 && limit <= m_timeLimit->maximum())) return bad(tr("\"time_limit_s\" out of range"));
-  // The pins, by node name; checked against the graph once it is open.
-  std::vector<std::string> keep;
-  std::vector<std::string> recompute;
-  if (s.contains(QStringLiteral("pins"))) {
-    const QByteArray text = QJsonDocument(s.value(QStringLiteral("pins")).toObject()).toJson(QJsonDocument::Compact);
-    if (!s.value(QStringLiteral("pins")).isObject())
-      return bad(tr("\"pins\" must be an object {\"keep\": [names], \"recompute\": [names]}"));
-    const auto read = solvers::readPinNames(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
-                                            path.toStdString() + " (pins)", keep, recompute);
-    if (!read.ok()) return bad(QString::fromStdString(read.errorText()));
-  }
-  std::vector<std::string> ids;
-  for (const QJsonValue v : s.value(QStringLiteral("solvers")).toArray()) {
-    const std::string id = v.toString().toStdString();
-    if (!m_solverItems.count(id)) return bad(tr("unknown solver '%1'").arg(v.toString()));
-    ids.push_back(id);
   }
 
   // The cost and workspace models first, so that the graph is opened under them once.
@@ -1135,9 +1065,7 @@ bool MainWindow::openSession(const QString& path) {
     m_costModel->setCurrentIndex(costModel);
     m_workspaceModel->setCurrentIndex(workspaceModel);
   }
-  const QString resolved =
-      QFileInfo(graphPath).isRelative() ? QFileInfo(path).absoluteDir().absoluteFilePath(graphPath) : graphPath;
-  if (!openFile(resolved)) {
+  if (!openFile(s.graph)) {
     const QSignalBlocker block(m_costModel);
     const QSignalBlocker blockWorkspace(m_workspaceModel);
     m_costModel->setCurrentIndex(previousModel);
@@ -1146,18 +1074,21 @@ bool MainWindow::openSession(const QString& path) {
   }
   m_appliedCostModel = costModel;
   m_appliedWorkspaceModel = workspaceModel;
-  if (!keep.empty() || !recompute.empty()) {
-    auto pins = solvers::pinsFromNames(*m_graph, keep, recompute, SourceLocation{path.toStdString(), 0, "/pins"});
-    if (!pins.ok()) return bad(QString::fromStdString(pins.errorText()));
+  if (!s.keep.empty() || !s.recompute.empty()) {
+    auto pins = solvers::pinsFromNames(*m_graph, s.keep, s.recompute, SourceLocation{path.toStdString(), 0, "/pins"});
+    if (!pins.ok()) {
+      reportError(title, tr("%1: %2").arg(path, QString::fromStdString(pins.errorText())));
+      return false;
+    }
     m_pins = std::move(pins).value();
     pinsChanged();
   }
   for (auto& [id, item] : m_solverItems) item->setCheckState(0, Qt::Unchecked);
-  for (const auto& id : ids) setSolverChecked(id, true);
-  setStrategy(*strategy);
-  setDpModel(*dpModel);
-  m_budget->setBudget(budget);
-  m_timeLimit->setValue(limit);
+  for (const auto& id : s.solvers) setSolverChecked(id, true);
+  setStrategy(s.strategy);
+  setDpModel(s.model);
+  m_budget->setBudget(s.budget);
+  m_timeLimit->setValue(s.timeLimitSeconds);
   logMessage(tr("Opened session %1").arg(path));
   return true;
 }
