@@ -21,16 +21,11 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QItemSelectionModel>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QJsonParseError>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QMetaObject>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -67,6 +62,8 @@
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/ComparisonModel.hpp"
+#include "remat/studio/JobRunner.hpp"
+#include "remat/studio/Session.hpp"
 #include "remat/studio/SolveRunner.hpp"
 #include "remat/viz/NodeLabel.hpp"
 #include "remat/vizqt/Export.hpp"
@@ -106,8 +103,8 @@ QString writeOutput(const QString& path, std::string_view bytes, const QString& 
   return error ? QString::fromStdString(error->message) : QString();
 }
 
-// Progress from a worker to the window at most every percent or on a new stage: a DP reports
-// thousands of times a second.
+// Progress from a job to the window at most every percent or on a new stage: a DP reports thousands
+// of times a second.
 class ProgressGate {
  public:
   bool due(double fraction, const std::string& stage) {
@@ -122,16 +119,6 @@ class ProgressGate {
   std::string m_stage;
 };
 
-// Joins the workers (each with its flag for done) whose work has ended, and forgets them; the others
-// are left to finish.
-void joinEnded(std::vector<std::pair<std::jthread, std::shared_ptr<std::atomic<bool>>>>& workers) {
-  std::erase_if(workers, [](auto& worker) {
-    if (!worker.second->load()) return false;
-    worker.first.join();
-    return true;
-  });
-}
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -139,7 +126,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setAcceptDrops(true);
   m_screenMetrics = std::make_shared<const vizqt::QtTextMetrics>(viz::Theme::screen().fontFamily);
   m_paperMetrics = std::make_shared<const vizqt::QtTextMetrics>(viz::Theme::paper().fontFamily);
-  m_runner = new SolveRunner(this);
+  m_jobs = std::make_unique<JobRunner>();
+  m_runner = new SolveRunner(*m_jobs, this);
   m_model = new ComparisonModel(this);
   connect(m_runner, &SolveRunner::progressed, this, &MainWindow::onProgress);
   connect(m_runner, &SolveRunner::finished, this, &MainWindow::onFinished);
@@ -314,15 +302,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-  // Stop and join the workers before the widgets they report to go away.
-  stopPareto();
-  for (auto& [thread, done] : m_retiredPareto) thread.join();
-  for (auto& [thread, done] : m_openWorkers) thread.join();
-  m_batchStop.request_stop();
-  for (auto& [thread, done] : m_batchWorkers) thread.join();
-  stopFronts();
-  for (auto& [kind, view] : m_views) view->waitForBuild();
+  // The solvers' runner leaves its slot first; then every job is asked to stop and joined, before the
+  // widgets they report to go away, and nothing they report after is delivered.
   delete m_runner;
+  m_runner = nullptr;
+  m_jobs.reset();
+  for (auto& [kind, view] : m_views) view->waitForBuild();
 }
 
 QString MainWindow::shortcutsText() const {
@@ -609,7 +594,7 @@ QWidget* MainWindow::buildSolverPanel() {
   });
 
   m_timeLimit = new QDoubleSpinBox;
-  m_timeLimit->setRange(0, 24 * 3600);
+  m_timeLimit->setRange(0, Session::kMaxTimeLimitSeconds);
   m_timeLimit->setDecimals(1);
   m_timeLimit->setSuffix(tr(" s"));
   m_timeLimit->setSpecialValueText(tr("none"));
@@ -718,49 +703,40 @@ bool MainWindow::openFile(const QString& path) {
 
 void MainWindow::openFileInBackground(const QString& path) {
   cancelOpen();
-  const std::uint64_t run = ++m_openRun;
   m_opening = true;
   m_openPath = path;
   m_openStarted = std::chrono::steady_clock::now();
   statusBar()->showMessage(tr("Reading %1... (Esc cancels)").arg(QFileInfo(path).fileName()));
   m_openTicker->start();
   updateActions();
-  auto done = std::make_shared<std::atomic<bool>>(false);
-  std::jthread worker([this, path, run, done] {
-    // Nothing may escape the thread: a failure becomes the read's error.
-    auto read = std::make_shared<std::optional<Result<graph::ComputeGraph>>>();
-    QString failure;
-    try {
-      read->emplace(io::readGraphFile(path.toStdString()));
-    } catch (const std::exception& e) {
-      failure = QString::fromUtf8(e.what());
-    } catch (...) {
-      failure = QStringLiteral("unknown error");
-    }
-    QMetaObject::invokeMethod(
-        this,
-        [this, path, run, read, failure] {
-          if (run != m_openRun) return;  // cancelled, or another read replaced it
-          m_opening = false;
-          m_openTicker->stop();
-          statusBar()->clearMessage();
-          bool opened = false;
-          if (*read) {
-            try {
-              opened = openRead(path, std::move(**read));
-            } catch (const std::exception& e) {
-              reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
-            }
-          } else {
-            reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), failure);
-          }
-          updateActions();
-          emit fileOpened(opened);
-        },
-        Qt::QueuedConnection);
-    *done = true;
-  });
-  m_openWorkers.emplace_back(std::move(worker), std::move(done));
+  // A read cannot stop half way: a cancel drops its answer, the file read to the end on the job.
+  auto ended = [this] {
+    m_opening = false;
+    m_openTicker->stop();
+    statusBar()->clearMessage();
+  };
+  m_jobs->start(kImportJob,
+                [path](std::stop_token, const JobProgress&) { return io::readGraphFile(path.toStdString()); },
+                {.progress = {},
+                 .done =
+                     [this, path, ended](Result<graph::ComputeGraph> read) {
+                       ended();
+                       bool opened = false;
+                       try {
+                         opened = openRead(path, std::move(read));
+                       } catch (const std::exception& e) {
+                         reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
+                       }
+                       updateActions();
+                       emit fileOpened(opened);
+                     },
+                 .failed =
+                     [this, path, ended](const QString& error) {
+                       ended();
+                       reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
+                       updateActions();
+                       emit fileOpened(false);
+                     }});
 }
 
 bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
@@ -798,11 +774,7 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
         return false;
       }
     }
-    // Workers of earlier jobs that have ended are joined; a new job replaces the one running.
-    joinEnded(m_batchWorkers);
-    m_batchStop.request_stop();
-    m_batchStop = std::stop_source();
-    const std::uint64_t run = ++m_batchRun;
+    // A new job replaces the one running.
     m_batchRunning = true;
     m_batchAnswers.clear();
     const Bytes memory = m_budget->budget().bytes;
@@ -812,10 +784,9 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
                    .arg(baseBatch));
     statusBar()->showMessage(tr("Finding the largest batch... (Esc cancels)"));
     updateActions();
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    std::jthread worker([this, graph = m_graph, chosen, baseBatch, memory, model = dpModel(), run,
-                         stop = m_batchStop.get_token(), done] {
-      auto answers = std::make_shared<std::vector<BatchAnswer>>();
+    auto work = [graph = m_graph, chosen, baseBatch, memory, model = dpModel()](std::stop_token stop,
+                                                                                const JobProgress& report) {
+      std::vector<BatchAnswer> answers;
       ProgressGate gate;
       for (std::size_t k = 0; k < chosen.size() && !stop.stop_requested(); ++k) {
         const std::string id = chosen[k]->info().id;
@@ -823,15 +794,7 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
           const double fraction = (double(k) + std::clamp(f, 0.0, 1.0)) / double(chosen.size());
           const std::string what = id + ": " + std::string(stage);
           if (stop.stop_requested() || !gate.due(fraction, what)) return;
-          QMetaObject::invokeMethod(
-              this,
-              [this, run, fraction, text = QString::fromStdString(what)] {
-                if (run != m_batchRun) return;
-                statusBar()->showMessage(
-                    tr("Largest batch: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
-                emit maxBatchProgressed(fraction, text);
-              },
-              Qt::QueuedConnection);
+          report(fraction, what);
         };
         progress(0.0, "starting");
         BatchAnswer answer{id, solvers::CallStatus::Error, solvers::SolveStatus::NotSolved, 0, {}};
@@ -845,30 +808,45 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
         } catch (const std::exception& e) {
           answer.message = e.what();
         }
-        answers->push_back(std::move(answer));
+        answers.push_back(std::move(answer));
       }
-      QMetaObject::invokeMethod(
-          this,
-          [this, run, answers, memory] {
-            if (run != m_batchRun) return;  // cancelled, or replaced by a later job
-            m_batchRunning = false;
-            m_batchAnswers = *answers;
-            for (const BatchAnswer& a : m_batchAnswers)
-              logMessage(a.batch > 0 ? tr("%1: largest batch %2 in %3")
-                                           .arg(QString::fromStdString(a.solver))
-                                           .arg(a.batch)
-                                           .arg(QString::fromStdString(formatByteSize(memory)))
-                                     : tr("%1: no batch fits (%2: %3)")
-                                           .arg(QString::fromStdString(a.solver), qstr(solvers::outcomeName(a)),
-                                                QString::fromStdString(a.message)));
-            statusBar()->showMessage(tr("Largest batch: see Messages"), 5000);
-            updateActions();
-            emit maxBatchFinished();
-          },
-          Qt::QueuedConnection);
-      *done = true;
-    });
-    m_batchWorkers.emplace_back(std::move(worker), std::move(done));
+      return answers;
+    };
+    m_jobs->start(
+        kMaxBatchJob, std::move(work),
+        {.progress =
+             [this](double fraction, const QString& text) {
+               statusBar()->showMessage(
+                   tr("Largest batch: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
+               emit maxBatchProgressed(fraction, text);
+             },
+         .done =
+             [this, memory](std::vector<BatchAnswer> answers) {
+               m_batchRunning = false;
+               m_batchAnswers = std::move(answers);
+               for (const BatchAnswer& a : m_batchAnswers) {
+                 const QString solver = QString::fromStdString(a.solver);
+                 if (a.call == solvers::CallStatus::Error)
+                   logMessage(tr("%1: error: %2").arg(solver, QString::fromStdString(a.message)));
+                 else if (a.batch > 0)
+                   logMessage(tr("%1: largest batch %2 in %3")
+                                  .arg(solver)
+                                  .arg(a.batch)
+                                  .arg(QString::fromStdString(formatByteSize(memory))));
+                 else
+                   logMessage(tr("%1: no batch fits (%2: %3)")
+                                  .arg(solver, qstr(solvers::statusName(a.status)), QString::fromStdString(a.message)));
+               }
+               statusBar()->showMessage(tr("Largest batch: see Messages"), 5000);
+               updateActions();
+               emit maxBatchFinished();
+             },
+         .failed =
+             [this, title](const QString& error) {
+               m_batchRunning = false;
+               reportError(title, error);
+               updateActions();
+             }});
     return true;
   } catch (const std::exception& e) {
     m_batchRunning = false;
@@ -878,10 +856,8 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
 }
 
 bool MainWindow::cancelOpen() {
-  // Workers whose reads have ended are joined (at once); the others stay retired until they end.
-  joinEnded(m_openWorkers);
   if (!m_opening) return false;
-  ++m_openRun;
+  m_jobs->cancel(kImportJob);  // the read goes on to its end on the job; its answer is dropped
   m_opening = false;
   m_openTicker->stop();
   statusBar()->showMessage(tr("Stopped reading %1: the open graph is unchanged").arg(QFileInfo(m_openPath).fileName()),
@@ -1037,10 +1013,6 @@ void MainWindow::copyTableAsCsv() {
   statusBar()->showMessage(tr("Copied the table as CSV"), 3000);
 }
 
-namespace {
-constexpr const char* kSessionFormat = "remat-studio-session";
-}  // namespace
-
 solvers::Strategy MainWindow::strategy() const {
   return static_cast<solvers::Strategy>(m_strategy->currentData().toInt());
 }
@@ -1055,39 +1027,20 @@ bool MainWindow::saveSession(const QString& givenPath) {
     reportError(tr("Cannot save the session"), tr("Open a graph first (File > Open)."));
     return false;
   }
-  QJsonObject session;
-  session[QStringLiteral("format")] = QString::fromLatin1(kSessionFormat);
-  session[QStringLiteral("version")] = 1;
-  session[QStringLiteral("graph")] = QFileInfo(m_path).absoluteFilePath();
-  session[QStringLiteral("cost_model")] = m_costModel->currentText();
-  session[QStringLiteral("workspace")] = m_workspaceModel->currentText();
-  QJsonArray ids;
-  for (const auto& id : checkedSolvers()) ids.append(QString::fromStdString(id));
-  session[QStringLiteral("solvers")] = ids;
-  session[QStringLiteral("strategy")] = qstr(solvers::strategyName(strategy()));
-  session[QStringLiteral("model")] = qstr(solvers::dpModelName(dpModel()));
-  const BudgetChoice& budget = m_budget->budget();
-  // Exact bytes, not the field's rounded text, so that the session runs under the same budget.
-  session[QStringLiteral("budget")] = budget.kind == BudgetChoice::Kind::Fixed   ? QString::number(budget.bytes.value)
-                                      : budget.kind == BudgetChoice::Kind::Least ? QStringLiteral("least")
-                                                                                 : QString();
-  session[QStringLiteral("time_limit_s")] = m_timeLimit->value();
-  if (!m_pins.empty()) {
-    // By name, as a pins file has them (solvers::readPinNames), so that they survive a re-export.
-    auto names = [this](const std::vector<graph::OpIndex>& ops) {
-      QJsonArray out;
-      for (graph::OpIndex op : ops) out.append(QString::fromStdString(m_graph->node(m_graph->opNode(op)).name));
-      return out;
-    };
-    QJsonObject pins;
-    pins[QStringLiteral("keep")] = names(m_pins.keep);
-    pins[QStringLiteral("recompute")] = names(m_pins.recompute);
-    session[QStringLiteral("pins")] = pins;
-  }
-  const QByteArray json = QJsonDocument(session).toJson();
-  if (const QString error = writeOutput(path, {json.constData(), static_cast<std::size_t>(json.size())}, m_path);
-      !error.isEmpty()) {
-    reportError(tr("Cannot save the session"), error);
+  Session session;
+  session.graph = QFileInfo(m_path).absoluteFilePath();
+  session.costModel = m_costModel->currentText().toStdString();
+  session.workspace = m_workspaceModel->currentText().toStdString();
+  session.solvers = checkedSolvers();
+  session.strategy = strategy();
+  session.model = dpModel();
+  session.budget = m_budget->budget();  // exact bytes, not the field's rounded text
+  session.timeLimitSeconds = m_timeLimit->value();
+  // By name, as a pins file has them (solvers::readPinNames), so that they survive a re-export.
+  for (graph::OpIndex op : m_pins.keep) session.keep.push_back(m_graph->node(m_graph->opNode(op)).name);
+  for (graph::OpIndex op : m_pins.recompute) session.recompute.push_back(m_graph->node(m_graph->opNode(op)).name);
+  if (const auto error = writeSession(path, session, {QFile::encodeName(m_path).toStdString()})) {
+    reportError(tr("Cannot save the session"), QString::fromStdString(error->message));
     return false;
   }
   statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
@@ -1096,61 +1049,17 @@ bool MainWindow::saveSession(const QString& givenPath) {
 
 bool MainWindow::openSession(const QString& path) {
   const QString title = tr("Cannot open session %1").arg(QFileInfo(path).fileName());
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    reportError(title, tr("cannot read %1: %2").arg(path, file.errorString()));
+  auto read = readSession(path);
+  if (!read.ok()) {
+    reportError(title, QString::fromStdString(read.errorText()));
     return false;
   }
-  QJsonParseError parseError;
-  const QJsonDocument doc = QJsonDocument::fromJson(file.readAll(), &parseError);
-  if (doc.isNull() || !doc.isObject()) {
-    reportError(title, tr("%1: not JSON: %2").arg(path, parseError.errorString()));
+  const Session& s = read.value();
+  const int costModel = m_costModel->findText(QString::fromStdString(s.costModel));
+  const int workspaceModel = m_workspaceModel->findText(QString::fromStdString(s.workspace));
+  if (costModel < 0 || workspaceModel < 0 || s.timeLimitSeconds > m_timeLimit->maximum()) {
+    reportError(title, tr("%1: settings this Studio does not offer").arg(path));
     return false;
-  }
-  const QJsonObject s = doc.object();
-  auto bad = [&](const QString& what) {
-    reportError(title, tr("%1: %2").arg(path, what));
-    return false;
-  };
-  if (s.value(QStringLiteral("format")).toString() != QString::fromLatin1(kSessionFormat))
-    return bad(tr("not a Remat Studio session (\"format\" must be \"%1\")").arg(QString::fromLatin1(kSessionFormat)));
-  if (s.value(QStringLiteral("version")).toInt() != 1) return bad(tr("unsupported version (this Studio reads 1)"));
-  const QString graphPath = s.value(QStringLiteral("graph")).toString();
-  if (graphPath.isEmpty()) return bad(tr("\"graph\" must name the graph file"));
-  const int costModel = m_costModel->findText(s.value(QStringLiteral("cost_model")).toString(QStringLiteral("file")));
-  if (costModel < 0) return bad(tr("unknown \"cost_model\""));
-  // Sessions saved before workspace was a setting used the file's.
-  const int workspaceModel =
-      m_workspaceModel->findText(s.value(QStringLiteral("workspace")).toString(QStringLiteral("file")));
-  if (workspaceModel < 0) return bad(tr("unknown \"workspace\" (file, none, libtorch-cpu)"));
-  const auto strategy =
-      solvers::strategyFromName(s.value(QStringLiteral("strategy")).toString(QStringLiteral("time")).toStdString());
-  if (!strategy) return bad(tr("unknown \"strategy\" (time, memory, auto)"));
-  // Sessions saved before the model was a setting planned in the simulator's (the default then too).
-  const auto dpModel =
-      solvers::dpModelFromName(s.value(QStringLiteral("model")).toString(QStringLiteral("simulator")).toStdString());
-  if (!dpModel) return bad(tr("unknown \"model\" (simulator, paper)"));
-  BudgetChoice budget;
-  QString budgetError;
-  if (!BudgetEditor::parse(s.value(QStringLiteral("budget")).toString(), budget, budgetError)) return bad(budgetError);
-  const double limit = s.value(QStringLiteral("time_limit_s")).toDouble(0);
-  if (!(limit >= 0 && limit <= m_timeLimit->maximum())) return bad(tr("\"time_limit_s\" out of range"));
-  // The pins, by node name; checked against the graph once it is open.
-  std::vector<std::string> keep;
-  std::vector<std::string> recompute;
-  if (s.contains(QStringLiteral("pins"))) {
-    const QByteArray text = QJsonDocument(s.value(QStringLiteral("pins")).toObject()).toJson(QJsonDocument::Compact);
-    if (!s.value(QStringLiteral("pins")).isObject())
-      return bad(tr("\"pins\" must be an object {\"keep\": [names], \"recompute\": [names]}"));
-    const auto read = solvers::readPinNames(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
-                                            path.toStdString() + " (pins)", keep, recompute);
-    if (!read.ok()) return bad(QString::fromStdString(read.errorText()));
-  }
-  std::vector<std::string> ids;
-  for (const QJsonValue v : s.value(QStringLiteral("solvers")).toArray()) {
-    const std::string id = v.toString().toStdString();
-    if (!m_solverItems.count(id)) return bad(tr("unknown solver '%1'").arg(v.toString()));
-    ids.push_back(id);
   }
 
   // The cost and workspace models first, so that the graph is opened under them once.
@@ -1162,9 +1071,7 @@ bool MainWindow::openSession(const QString& path) {
     m_costModel->setCurrentIndex(costModel);
     m_workspaceModel->setCurrentIndex(workspaceModel);
   }
-  const QString resolved =
-      QFileInfo(graphPath).isRelative() ? QFileInfo(path).absoluteDir().absoluteFilePath(graphPath) : graphPath;
-  if (!openFile(resolved)) {
+  if (!openFile(s.graph)) {
     const QSignalBlocker block(m_costModel);
     const QSignalBlocker blockWorkspace(m_workspaceModel);
     m_costModel->setCurrentIndex(previousModel);
@@ -1173,18 +1080,21 @@ bool MainWindow::openSession(const QString& path) {
   }
   m_appliedCostModel = costModel;
   m_appliedWorkspaceModel = workspaceModel;
-  if (!keep.empty() || !recompute.empty()) {
-    auto pins = solvers::pinsFromNames(*m_graph, keep, recompute, SourceLocation{path.toStdString(), 0, "/pins"});
-    if (!pins.ok()) return bad(QString::fromStdString(pins.errorText()));
+  if (!s.keep.empty() || !s.recompute.empty()) {
+    auto pins = solvers::pinsFromNames(*m_graph, s.keep, s.recompute, SourceLocation{path.toStdString(), 0, "/pins"});
+    if (!pins.ok()) {
+      reportError(title, tr("%1: %2").arg(path, QString::fromStdString(pins.errorText())));
+      return false;
+    }
     m_pins = std::move(pins).value();
     pinsChanged();
   }
   for (auto& [id, item] : m_solverItems) item->setCheckState(0, Qt::Unchecked);
-  for (const auto& id : ids) setSolverChecked(id, true);
-  setStrategy(*strategy);
-  setDpModel(*dpModel);
-  m_budget->setBudget(budget);
-  m_timeLimit->setValue(limit);
+  for (const auto& id : s.solvers) setSolverChecked(id, true);
+  setStrategy(s.strategy);
+  setDpModel(s.model);
+  m_budget->setBudget(s.budget);
+  m_timeLimit->setValue(s.timeLimitSeconds);
   logMessage(tr("Opened session %1").arg(path));
   return true;
 }
@@ -1612,7 +1522,6 @@ void MainWindow::computePareto() {
       return;
     }
     stopPareto();
-    const std::uint64_t run = ++m_paretoRun;
     m_paretoRunning = true;
     m_pareto.reset();  // the fronts of other settings; the pane says what is being computed instead
     m_paretoPlans.clear();
@@ -1620,73 +1529,55 @@ void MainWindow::computePareto() {
     m_paretoStage = tr("starting");
     statusBar()->showMessage(tr("Computing the Pareto front..."));
     m_views[viz::FigureKind::Pareto]->invalidate();
-    m_paretoDone = std::make_shared<std::atomic<bool>>(false);
     m_paretoPins = m_pins;  // a pinned series' plans were made under these
-    m_paretoThread = std::jthread([this, graph = m_graph, chosen, run, model = dpModel(), pins = m_pins,
-                                   done = m_paretoDone](std::stop_token stop) {
-      auto out = std::make_shared<viz::ParetoInputs>();
-      auto error = std::make_shared<std::string>();
-      // Progress to the window at most every percent or on a new stage, never from a cancelled run.
+    auto work = [graph = m_graph, chosen, model = dpModel(), pins = m_pins](std::stop_token stop,
+                                                                            const JobProgress& report) {
+      // Progress to the window at most every percent or on a new stage.
       ProgressGate gate;
       auto progress = [&](double fraction, std::string_view stage) {
         if (stop.stop_requested() || !gate.due(fraction, std::string(stage))) return;
-        QMetaObject::invokeMethod(
-            this,
-            [this, run, fraction, text = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()))] {
-              if (run != m_paretoRun) return;
-              m_paretoFraction = fraction;
-              m_paretoStage = text;
-              statusBar()->showMessage(
-                  tr("Computing the Pareto front: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
-              m_views[viz::FigureKind::Pareto]->invalidate();
-              emit paretoProgressed(fraction, text);
-            },
-            Qt::QueuedConnection);
+        report(fraction, stage);
       };
-      try {
-        *out = viz::paretoInputs(*graph, chosen, kParetoPoints, stop, model, progress, pins);
-      } catch (const std::exception& e) {
-        *error = e.what();
-      } catch (...) {
-        *error = "unknown error";
-      }
-      done->store(true);
-      if (stop.stop_requested()) return;  // cancelled: nobody waits for this answer
-      QMetaObject::invokeMethod(
-          this,
-          [this, out, error, run] {
-            if (run != m_paretoRun) return;
-            m_paretoRunning = false;
-            if (!error->empty()) {
-              reportError(tr("No Pareto front"), QString::fromStdString(*error));
-            } else {
-              for (const auto& skipped : out->skipped)
-                logMessage(tr("no front from %1").arg(QString::fromStdString(skipped)));
-              m_pareto = std::move(out->data);
-              m_paretoPlans = std::move(out->plans);
-              statusBar()->showMessage(tr("Pareto front ready"), 5000);
-              m_views[viz::FigureKind::Pareto]->invalidate();
-            }
-            emit paretoFinished();
-          },
-          Qt::QueuedConnection);
-    });
+      return viz::paretoInputs(*graph, chosen, kParetoPoints, stop, model, progress, pins);
+    };
+    m_jobs->start(
+        kParetoJob, std::move(work),
+        {.progress =
+             [this](double fraction, const QString& text) {
+               m_paretoFraction = fraction;
+               m_paretoStage = text;
+               statusBar()->showMessage(
+                   tr("Computing the Pareto front: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
+               m_views[viz::FigureKind::Pareto]->invalidate();
+               emit paretoProgressed(fraction, text);
+             },
+         .done =
+             [this](viz::ParetoInputs out) {
+               m_paretoRunning = false;
+               for (const auto& skipped : out.skipped)
+                 logMessage(tr("no front from %1").arg(QString::fromStdString(skipped)));
+               m_pareto = std::move(out.data);
+               m_paretoPlans = std::move(out.plans);
+               statusBar()->showMessage(tr("Pareto front ready"), 5000);
+               m_views[viz::FigureKind::Pareto]->invalidate();
+               emit paretoFinished();
+             },
+         .failed =
+             [this](const QString& error) {
+               m_paretoRunning = false;
+               reportError(tr("No Pareto front"), error);
+               emit paretoFinished();
+             }});
   } catch (const std::exception& e) {
     reportError(tr("No Pareto front"), QString::fromUtf8(e.what()));
   }
 }
 
 void MainWindow::stopPareto() {
-  // The worker is told to stop and set aside, not joined: the DP notices the stop within one lower
-  // set's work, which on a large graph can be longer than a cancel may take. Those already done are
-  // joined now.
-  ++m_paretoRun;
+  // The job is told to stop and left to finish on its own, its answer dropped: the DP notices the stop
+  // within one lower set's work, which on a large graph can be longer than a cancel may take.
+  m_jobs->cancel(kParetoJob);
   m_paretoRunning = false;
-  if (m_paretoThread.joinable()) {
-    m_paretoThread.request_stop();
-    m_retiredPareto.emplace_back(std::move(m_paretoThread), m_paretoDone);
-  }
-  joinEnded(m_retiredPareto);
   if (m_pareto) return;
   m_paretoStage.clear();
   m_views[viz::FigureKind::Pareto]->invalidate();
@@ -1802,94 +1693,88 @@ void MainWindow::computeFronts() {
     }
     if (wanted.empty()) return;
     stopFronts();
-    const std::uint64_t run = ++m_frontRun;
     m_frontsRunning = true;
     m_frontsFraction = 0.0;
     m_frontsStage = tr("starting");
     statusBar()->showMessage(tr("Computing the budget fronts... (Esc cancels)"));
-    m_frontThread = std::jthread([this, graph = m_graph, wanted, run, model = dpModel()](std::stop_token stop) {
-      // Progress to the window at most every percent or on a new stage, never from a cancelled run.
-      ProgressGate gate;
-      for (std::size_t k = 0; k < wanted.size(); ++k) {
-        const solvers::Solver* s = wanted[k];
-        const std::string id = s->info().id;
-        auto progress = [&, k](double f, std::string_view stage) {
-          const double fraction = (double(k) + std::clamp(f, 0.0, 1.0)) / double(wanted.size());
-          const std::string what = id + ": " + std::string(stage);
-          if (stop.stop_requested() || !gate.due(fraction, what)) return;
-          QMetaObject::invokeMethod(
-              this,
-              [this, run, fraction, text = QString::fromStdString(what)] {
-                if (run != m_frontRun) return;
-                m_frontsFraction = fraction;
-                m_frontsStage = text;
-                statusBar()->showMessage(tr("Computing the budget fronts: %1, %2% (Esc cancels)")
-                                             .arg(text)
-                                             .arg(std::lround(100 * fraction)));
-                emit frontsProgressed(fraction, text);
-              },
-              Qt::QueuedConnection);
-        };
-        progress(0.0, "starting");
-        auto front = std::make_shared<solvers::Solver::TradeOff>();
-        try {
-          *front = s->tradeOff({.graph = graph.get(), .stop = stop, .progress = progress, .model = model}, 0);
-        } catch (const std::exception& e) {
-          front->call = solvers::CallStatus::Error;
-          front->status = solvers::SolveStatus::NotSolved;
-          front->message = e.what();
-        }
-        QMetaObject::invokeMethod(
-            this,
-            [this, front, id, run] {
-              if (run != m_frontRun) return;
-              if (front->whole) {
-                m_fronts[id] = front;
-                if (!front->plans.empty()) m_budget->extendScale(front->plans.back().budget);
-                logMessage(tr("%1: its whole budget/overhead front (%n plan(s), %2 s) now answers every budget",
-                              nullptr, static_cast<int>(front->plans.size()))
-                               .arg(QString::fromStdString(id))
-                               .arg(front->seconds, 0, 'f', 2));
-              } else if (front->status != solvers::SolveStatus::Cancelled) {
-                logMessage(tr("%1: no whole front (%2); budget changes re-solve it")
-                               .arg(QString::fromStdString(id), QString::fromStdString(front->message)));
-              }
-            },
-            Qt::QueuedConnection);
-        if (stop.stop_requested()) break;
-      }
-      QMetaObject::invokeMethod(
-          this,
-          [this, run] {
-            if (run != m_frontRun) return;
-            m_frontsRunning = false;
-            m_frontsFraction = 1.0;
-            statusBar()->showMessage(tr("Budget fronts ready"), 3000);
-            emit frontsFinished();
-          },
-          Qt::QueuedConnection);
-    });
+    computeFront(m_graph, wanted, 0, dpModel());
   } catch (const std::exception& e) {
     m_frontsRunning = false;
     reportError(tr("No budget fronts"), QString::fromUtf8(e.what()));
   }
 }
 
-void MainWindow::stopFronts() {
-  ++m_frontRun;
-  m_frontsRunning = false;
-  if (m_frontThread.joinable()) {
-    m_frontThread.request_stop();
-    m_frontThread.join();
+void MainWindow::computeFront(const std::shared_ptr<const graph::ComputeGraph>& graph,
+                              const std::vector<const solvers::Solver*>& wanted, std::size_t k,
+                              solvers::DpModelKind model) {
+  if (k == wanted.size()) {
+    m_frontsRunning = false;
+    m_frontsFraction = 1.0;
+    statusBar()->showMessage(tr("Budget fronts ready"), 3000);
+    emit frontsFinished();
+    return;
   }
+  const solvers::Solver* s = wanted[k];
+  const std::string id = s->info().id;
+  // Each solver an equal share of the progress.
+  auto work = [graph, s, id, k, count = wanted.size(), model](std::stop_token stop, const JobProgress& report) {
+    ProgressGate gate;
+    auto progress = [&](double f, std::string_view stage) {
+      const double fraction = (double(k) + std::clamp(f, 0.0, 1.0)) / double(count);
+      const std::string what = id + ": " + std::string(stage);
+      if (stop.stop_requested() || !gate.due(fraction, what)) return;
+      report(fraction, what);
+    };
+    progress(0.0, "starting");
+    auto front = std::make_shared<solvers::Solver::TradeOff>();
+    try {
+      *front = s->tradeOff({.graph = graph.get(), .stop = stop, .progress = progress, .model = model}, 0);
+    } catch (const std::exception& e) {
+      front->call = solvers::CallStatus::Error;
+      front->status = solvers::SolveStatus::NotSolved;
+      front->message = e.what();
+    }
+    return std::shared_ptr<const solvers::Solver::TradeOff>(std::move(front));
+  };
+  m_jobs->start(
+      kFrontJob, std::move(work),
+      {.progress =
+           [this](double fraction, const QString& text) {
+             m_frontsFraction = fraction;
+             m_frontsStage = text;
+             statusBar()->showMessage(
+                 tr("Computing the budget fronts: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
+             emit frontsProgressed(fraction, text);
+           },
+       .done =
+           [this, graph, wanted, k, model, id](const std::shared_ptr<const solvers::Solver::TradeOff>& front) {
+             if (front->whole) {
+               m_fronts[id] = front;
+               if (!front->plans.empty()) m_budget->extendScale(front->plans.back().budget);
+               logMessage(tr("%1: its whole budget/overhead front (%n plan(s), %2 s) now answers every "
+                             "budget",
+                             nullptr, static_cast<int>(front->plans.size()))
+                              .arg(QString::fromStdString(id))
+                              .arg(front->seconds, 0, 'f', 2));
+             } else if (front->status != solvers::SolveStatus::Cancelled) {
+               logMessage(tr("%1: no whole front (%2); budget changes re-solve it")
+                              .arg(QString::fromStdString(id), QString::fromStdString(front->message)));
+             }
+             computeFront(graph, wanted, k + 1, model);
+           },
+       .failed = {}});
+}
+
+void MainWindow::stopFronts() {
+  m_jobs->cancel(kFrontJob);  // never waits: the job is left to notice its stop, its answer dropped
+  m_frontsRunning = false;
 }
 
 void MainWindow::cancelSolvers() {
   m_scrubTimer->stop();
   cancelOpen();
   if (m_batchRunning) {
-    m_batchStop.request_stop();  // the worker stops at its next check; its answer is dropped
-    ++m_batchRun;
+    m_jobs->cancel(kMaxBatchJob);  // the job stops at its next check; its answer is dropped
     m_batchRunning = false;
     statusBar()->showMessage(tr("Largest batch cancelled"), 3000);
     updateActions();

@@ -1,14 +1,11 @@
 #include "remat/studio/SolveRunner.hpp"
 
-#include <QMetaObject>
-
-#include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <exception>
 #include <mutex>
 #include <utility>
 
+#include "remat/studio/JobRunner.hpp"
 #include "remat/viz/PlanFigures.hpp"
 
 namespace remat::studio {
@@ -79,14 +76,9 @@ solvers::SolveResult runJob(const graph::ComputeGraph& g, const solvers::Solver&
 
 }  // namespace
 
-SolveRunner::SolveRunner(QObject* parent) : QObject(parent) {}
+SolveRunner::SolveRunner(JobRunner& jobs, QObject* parent) : QObject(parent), m_jobs(jobs) {}
 
-SolveRunner::~SolveRunner() {
-  // Join here, while this object is whole: a worker may still be posting a call to it.
-  for (Job& job : m_jobs) job.thread.request_stop();
-  for (Job& job : m_jobs)
-    if (job.thread.joinable()) job.thread.join();
-}
+SolveRunner::~SolveRunner() { abandon(); }
 
 std::vector<std::string> SolveRunner::labels(const std::vector<const solvers::Solver*>& chosen,
                                              const solvers::Pins& pins) {
@@ -100,66 +92,44 @@ std::vector<std::string> SolveRunner::labels(const std::vector<const solvers::So
 
 void SolveRunner::start(const std::shared_ptr<const graph::ComputeGraph>& graph,
                         const std::vector<const solvers::Solver*>& chosen, const Settings& settings) {
-  cancel();
-  const std::uint64_t run = ++m_run;
+  // A new generation of the slot: the run before is asked to stop, and what it still reports dropped.
+  m_jobs.cancel(kSlot);
   std::vector<std::pair<const solvers::Solver*, bool>> jobs;  // (solver, under the pins)
   jobs.reserve(2 * chosen.size());
   for (const solvers::Solver* solver : chosen) jobs.emplace_back(solver, false);
   for (const solvers::Solver* solver : chosen)
     if (solvers::honoursAll(solver->info().pins, settings.pins)) jobs.emplace_back(solver, true);
-  m_pending = static_cast<int>(jobs.size());
   for (const auto& job : jobs) {
     // Named variables, not a structured binding: the job's lambda captures them (clang 14 cannot).
     const solvers::Solver* solver = job.first;
     const bool pinned = job.second;
-    const std::uint64_t serial = ++m_nextSerial;
     const std::string label = pinned ? viz::pinnedLabel(solver->info().id) : solver->info().id;
     const QString id = QString::fromStdString(label);
-    auto body = [this, graph, solver, pinned, settings, serial, run, id, label](std::stop_token stop) {
+    auto body = [graph, solver, pinned, settings, label](std::stop_token stop, const JobProgress& report) {
       auto throttle = std::make_shared<ProgressThrottle>();
-      solvers::ProgressSink sink = [this, throttle, id, run](double fraction, std::string_view stage) {
-        if (!throttle->due(fraction)) return;
-        const QString text = QString::fromUtf8(stage.data(), static_cast<qsizetype>(stage.size()));
-        QMetaObject::invokeMethod(
-            this,
-            [this, id, run, fraction, text] {
-              if (run == m_run) emit progressed(id, fraction, text);
-            },
-            Qt::QueuedConnection);
+      solvers::ProgressSink sink = [throttle, report](double fraction, std::string_view stage) {
+        if (throttle->due(fraction)) report(fraction, stage);
       };
-      auto result =
-          std::make_shared<solvers::SolveResult>(runJob(*graph, *solver, settings, pinned, stop, std::move(sink)));
-      result->solver = label;
-      QMetaObject::invokeMethod(
-          this, [this, serial, run, result] { jobDone(serial, run, *result); }, Qt::QueuedConnection);
+      solvers::SolveResult result = runJob(*graph, *solver, settings, pinned, std::move(stop), std::move(sink));
+      result.solver = label;
+      return result;
     };
-    m_jobs.push_back({serial, run, std::jthread(std::move(body))});
+    m_jobs.add(kSlot, std::move(body),
+               {.progress = [this, id](double fraction, const QString& stage) { emit progressed(id, fraction, stage); },
+                .done =
+                    [this, id](const solvers::SolveResult& result) {
+                      emit finished(id, result);
+                      if (!running()) emit runFinished();
+                    },
+                .failed = {}});
   }
-  if (chosen.empty()) emit runFinished();
+  if (jobs.empty()) emit runFinished();
 }
 
-void SolveRunner::cancel() {
-  for (Job& job : m_jobs)
-    if (job.run == m_run) job.thread.request_stop();
-}
+void SolveRunner::cancel() { m_jobs.requestStop(kSlot); }
 
-void SolveRunner::abandon() {
-  cancel();
-  ++m_run;
-  m_pending = 0;
-}
+void SolveRunner::abandon() { m_jobs.cancel(kSlot); }
 
-void SolveRunner::jobDone(std::uint64_t serial, std::uint64_t run, const solvers::SolveResult& result) {
-  const auto it = std::find_if(m_jobs.begin(), m_jobs.end(), [serial](const Job& j) { return j.serial == serial; });
-  if (it != m_jobs.end()) {
-    // The worker posted this call as its last act, so the join returns at once.
-    if (it->thread.joinable()) it->thread.join();
-    m_jobs.erase(it);
-  }
-  if (run != m_run) return;
-  --m_pending;
-  emit finished(QString::fromStdString(result.solver), result);
-  if (m_pending == 0) emit runFinished();
-}
+bool SolveRunner::running() const { return m_jobs.running(kSlot) > 0; }
 
 }  // namespace remat::studio

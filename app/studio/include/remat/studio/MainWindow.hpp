@@ -4,16 +4,13 @@
 #include <QString>
 #include <QStringList>
 
-#include <functional>
-
-#include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
-#include <stop_token>
 #include <string>
-#include <thread>
+#include <string_view>
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
@@ -50,15 +47,23 @@ namespace remat::studio {
 
 class BudgetEditor;
 class ComparisonModel;
+class JobRunner;
 class SolveRunner;
 
 /// Remat Studio's window: open a graph, run solvers side by side on worker threads, compare their
 /// plans in a table and in figures (memory timeline, checkpoints on the graph, schedule, memory layout),
-/// export a figure. Every number and picture comes from the engine and viz libraries.
+/// export a figure. Every number and picture comes from the engine and viz libraries. Every long job
+/// (solves, budget fronts, Pareto fronts, imports, largest batches) runs on the window's one JobRunner.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
+  /// The JobRunner slots of the window's long jobs; the solvers run in SolveRunner::kSlot.
+  static constexpr std::string_view kImportJob = "import";
+  static constexpr std::string_view kMaxBatchJob = "max-batch";
+  static constexpr std::string_view kParetoJob = "pareto";
+  static constexpr std::string_view kFrontJob = "front";
+
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
   MainWindow(const MainWindow&) = delete;
@@ -249,6 +254,8 @@ class MainWindow : public QMainWindow {
   /// The plain run (store-all) of the open graph: the timeline's baseline and the slider's scale.
   [[nodiscard]] const std::optional<solvers::SolveResult>& vanilla() const { return m_vanilla; }
 
+  /// The runner of every long job of the window: what a test watches of a job (JobRunner::latest).
+  [[nodiscard]] const JobRunner& jobs() const { return *m_jobs; }
   [[nodiscard]] ComparisonModel* comparisonModel() const { return m_model; }
   [[nodiscard]] BudgetEditor* budgetEditor() const { return m_budget; }
   [[nodiscard]] QTabWidget* views() const { return m_tabs; }
@@ -321,6 +328,9 @@ class MainWindow : public QMainWindow {
   void onRunFinished();
   void stopPareto();
   void stopFronts();
+  /// The budget front of `wanted[k]`, as a job; once it is in, the next solver's.
+  void computeFront(const std::shared_ptr<const graph::ComputeGraph>& graph,
+                    const std::vector<const solvers::Solver*>& wanted, std::size_t k, solvers::DpModelKind model);
   void onBudgetChanged();
   void refreshViews();
   void updateActions();
@@ -350,34 +360,17 @@ class MainWindow : public QMainWindow {
   std::optional<viz::ParetoData> m_pareto;
   std::vector<std::vector<solvers::Plan>> m_paretoPlans;  ///< parallel to m_pareto's points
   solvers::Pins m_paretoPins;                             ///< the pins m_pareto's pinned series were made under
-  std::jthread m_paretoThread;
-  /// Cancelled Pareto workers still finishing, each with its flag for done; joined once done (and all
-  /// of them when the window closes), so that a cancel never waits for one.
-  std::vector<std::pair<std::jthread, std::shared_ptr<std::atomic<bool>>>> m_retiredPareto;
-  std::shared_ptr<std::atomic<bool>> m_paretoDone;
-  std::uint64_t m_paretoRun = 0;
   bool m_paretoRunning = false;
   double m_paretoFraction = 0.0;
   QString m_paretoStage;
   std::map<std::string, std::shared_ptr<const solvers::Solver::TradeOff>> m_fronts;
-  std::jthread m_frontThread;
-  std::uint64_t m_frontRun = 0;
   bool m_frontsRunning = false;
   bool m_batchRunning = false;
-  std::uint64_t m_batchRun = 0;
-  std::stop_source m_batchStop;
   std::vector<BatchAnswer> m_batchAnswers;
-  /// The largest-batch workers (the current one, and cancelled ones that may still run), each with its
-  /// flag for done; joined once done (and all of them when the window closes).
-  std::vector<std::pair<std::jthread, std::shared_ptr<std::atomic<bool>>>> m_batchWorkers;
   bool m_opening = false;
-  std::uint64_t m_openRun = 0;
   QString m_openPath;
   std::chrono::steady_clock::time_point m_openStarted;
   QTimer* m_openTicker = nullptr;  ///< refreshes the status bar's "Reading ... 3 s" while a read runs
-  /// The workers of background reads (the current one, and cancelled ones that may still run), each with
-  /// its flag for done; joined once done (and all of them when the window closes).
-  std::vector<std::pair<std::jthread, std::shared_ptr<std::atomic<bool>>>> m_openWorkers;
   double m_frontsFraction = 0.0;
   QString m_frontsStage;
 
@@ -387,6 +380,8 @@ class MainWindow : public QMainWindow {
   // Shared with the view builds on worker threads (QtTextMetrics keeps no state).
   std::shared_ptr<const vizqt::QtTextMetrics> m_screenMetrics;
   std::shared_ptr<const vizqt::QtTextMetrics> m_paperMetrics;
+  /// Runs every long job; made first and destroyed first (it joins the jobs before the widgets go).
+  std::unique_ptr<JobRunner> m_jobs;
   SolveRunner* m_runner = nullptr;
   ComparisonModel* m_model = nullptr;
   BudgetEditor* m_budget = nullptr;

@@ -4,12 +4,11 @@
 #include <QString>
 
 #include <chrono>
-#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
+#include <string_view>
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
@@ -19,13 +18,18 @@
 
 namespace remat::studio {
 
-/// Runs solvers side by side, each as a job on its own worker thread, and reports their progress and
-/// results on the thread the runner lives in (the GUI thread), through queued calls. Each run may be
-/// cancelled; a new run cancels the one before it, whose late results are dropped.
+class JobRunner;
+
+/// Runs solvers side by side, each as a job of the window's JobRunner (slot kSlot, one generation per
+/// run), and reports their progress and results on the GUI thread. Each run may be cancelled; a new run
+/// cancels the one before it, whose late results are dropped.
 class SolveRunner : public QObject {
   Q_OBJECT
 
  public:
+  /// The JobRunner slot the solver jobs run in.
+  static constexpr std::string_view kSlot = "solve";
+
   struct Settings {
     BudgetChoice budget;
     solvers::Strategy strategy = solvers::Strategy::Time;
@@ -44,8 +48,9 @@ class SolveRunner : public QObject {
   [[nodiscard]] static std::vector<std::string> labels(const std::vector<const solvers::Solver*>& chosen,
                                                        const solvers::Pins& pins);
 
-  explicit SolveRunner(QObject* parent = nullptr);
-  /// Requests every job to stop and waits for them (solvers poll their stop token).
+  /// Runs its jobs on `jobs`, which must outlive it.
+  explicit SolveRunner(JobRunner& jobs, QObject* parent = nullptr);
+  /// Abandons the current run: its jobs are asked to stop and nothing they report reaches this object.
   ~SolveRunner() override;
   SolveRunner(const SolveRunner&) = delete;
   SolveRunner& operator=(const SolveRunner&) = delete;
@@ -59,7 +64,7 @@ class SolveRunner : public QObject {
   /// Cancels the current run and drops whatever its jobs still report (a new graph was opened).
   void abandon();
   /// Whether jobs of the current run are still working.
-  [[nodiscard]] bool running() const { return m_pending > 0; }
+  [[nodiscard]] bool running() const;
 
  signals:
   void progressed(const QString& solver, double fraction, const QString& stage);
@@ -68,17 +73,7 @@ class SolveRunner : public QObject {
   void runFinished();
 
  private:
-  struct Job {
-    std::uint64_t serial = 0;
-    std::uint64_t run = 0;
-    std::jthread thread;
-  };
-  void jobDone(std::uint64_t serial, std::uint64_t run, const solvers::SolveResult& result);
-
-  std::vector<Job> m_jobs;
-  std::uint64_t m_run = 0;
-  std::uint64_t m_nextSerial = 0;
-  int m_pending = 0;
+  JobRunner& m_jobs;
 };
 
 }  // namespace remat::studio

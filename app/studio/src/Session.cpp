@@ -1,0 +1,142 @@
+#include "remat/studio/Session.hpp"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonParseError>
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+#include "remat/graph/CostModel.hpp"
+#include "remat/graph/WorkspaceModel.hpp"
+#include "remat/solvers/Pins.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::studio {
+
+namespace {
+
+QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+bool oneOf(const std::string& name, const std::vector<std::string>& names) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+}  // namespace
+
+Result<Session> readSession(const QString& path) {
+  const std::string file = path.toStdString();
+  auto fail = [&file](std::size_t line, std::string where, std::string message) {
+    return Result<Session>::failure(Diagnostic{{file, line, std::move(where)}, std::move(message)});
+  };
+  QFile in(path);
+  if (!in.open(QIODevice::ReadOnly)) return fail(0, {}, "cannot read it: " + in.errorString().toStdString());
+  const QByteArray bytes = in.readAll();
+  QJsonParseError parseError;
+  const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
+  if (parseError.error != QJsonParseError::NoError) {
+    const auto line = static_cast<std::size_t>(std::count(bytes.begin(), bytes.begin() + parseError.offset, '\n')) + 1;
+    return fail(line, {}, "not JSON: " + parseError.errorString().toStdString());
+  }
+  const std::string notSession =
+      std::string("not a Remat Studio session (\"format\" must be \"") + Session::kFormat + "\")";
+  if (!doc.isObject()) return fail(0, {}, notSession);
+  const QJsonObject s = doc.object();
+  if (s.value(QStringLiteral("format")).toString() != QString::fromLatin1(Session::kFormat))
+    return fail(0, "/format", notSession);
+  if (s.value(QStringLiteral("version")).toInt() != Session::kVersion)
+    return fail(0, "/version", "unsupported version (this Studio reads " + std::to_string(Session::kVersion) + ")");
+
+  Session session;
+  session.graph = s.value(QStringLiteral("graph")).toString();
+  if (session.graph.isEmpty()) return fail(0, "/graph", "\"graph\" must name the graph file");
+  if (QFileInfo(session.graph).isRelative())
+    session.graph = QFileInfo(path).absoluteDir().absoluteFilePath(session.graph);
+  session.costModel = s.value(QStringLiteral("cost_model")).toString(QStringLiteral("file")).toStdString();
+  if (!oneOf(session.costModel, graph::costModelNames()))
+    return fail(0, "/cost_model", "unknown \"cost_model\" (" + joined(graph::costModelNames()) + ")");
+  // Sessions saved before workspace was a setting used the file's.
+  session.workspace = s.value(QStringLiteral("workspace")).toString(QStringLiteral("file")).toStdString();
+  if (!oneOf(session.workspace, graph::workspaceModelNames()))
+    return fail(0, "/workspace", "unknown \"workspace\" (" + joined(graph::workspaceModelNames()) + ")");
+  const auto strategy =
+      solvers::strategyFromName(s.value(QStringLiteral("strategy")).toString(QStringLiteral("time")).toStdString());
+  if (!strategy) return fail(0, "/strategy", "unknown \"strategy\" (time, memory, auto)");
+  session.strategy = *strategy;
+  // Sessions saved before the model was a setting planned in the simulator's (the default then too).
+  const auto model =
+      solvers::dpModelFromName(s.value(QStringLiteral("model")).toString(QStringLiteral("simulator")).toStdString());
+  if (!model) return fail(0, "/model", "unknown \"model\" (simulator, paper)");
+  session.model = *model;
+  QString budgetError;
+  if (!BudgetEditor::parse(s.value(QStringLiteral("budget")).toString(), session.budget, budgetError))
+    return fail(0, "/budget", budgetError.toStdString());
+  session.timeLimitSeconds = s.value(QStringLiteral("time_limit_s")).toDouble(0);
+  if (!(session.timeLimitSeconds >= 0 && session.timeLimitSeconds <= Session::kMaxTimeLimitSeconds))
+    return fail(0, "/time_limit_s", "\"time_limit_s\" out of range");
+  if (s.contains(QStringLiteral("pins"))) {
+    if (!s.value(QStringLiteral("pins")).isObject())
+      return fail(0, "/pins", "\"pins\" must be an object {\"keep\": [names], \"recompute\": [names]}");
+    const QByteArray text = QJsonDocument(s.value(QStringLiteral("pins")).toObject()).toJson(QJsonDocument::Compact);
+    const auto read = solvers::readPinNames(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
+                                            file + " (pins)", session.keep, session.recompute);
+    if (!read.ok()) return Result<Session>::failure(read.errors());
+  }
+  const QJsonArray ids = s.value(QStringLiteral("solvers")).toArray();
+  for (qsizetype k = 0; k < ids.size(); ++k) {
+    const std::string id = ids[k].toString().toStdString();
+    if (!solvers::SolverRegistry::builtin().find(id))
+      return fail(0, "/solvers/" + std::to_string(k), "unknown solver '" + id + "'");
+    session.solvers.push_back(id);
+  }
+  return session;
+}
+
+std::optional<io::WriteError> writeSession(const QString& path, const Session& session,
+                                           const std::vector<std::string>& inputs) {
+  QJsonObject out;
+  out[QStringLiteral("format")] = QString::fromLatin1(Session::kFormat);
+  out[QStringLiteral("version")] = Session::kVersion;
+  out[QStringLiteral("graph")] = session.graph;
+  out[QStringLiteral("cost_model")] = QString::fromStdString(session.costModel);
+  out[QStringLiteral("workspace")] = QString::fromStdString(session.workspace);
+  QJsonArray ids;
+  for (const auto& id : session.solvers) ids.append(QString::fromStdString(id));
+  out[QStringLiteral("solvers")] = ids;
+  out[QStringLiteral("strategy")] = qstr(solvers::strategyName(session.strategy));
+  out[QStringLiteral("model")] = qstr(solvers::dpModelName(session.model));
+  const BudgetChoice& budget = session.budget;
+  out[QStringLiteral("budget")] = budget.kind == BudgetChoice::Kind::Fixed   ? QString::number(budget.bytes.value)
+                                  : budget.kind == BudgetChoice::Kind::Least ? QStringLiteral("least")
+                                                                             : QString();
+  out[QStringLiteral("time_limit_s")] = session.timeLimitSeconds;
+  if (!session.keep.empty() || !session.recompute.empty()) {
+    // By name, as a pins file has them (solvers::readPinNames), so that they survive a re-export.
+    auto names = [](const std::vector<std::string>& all) {
+      QJsonArray list;
+      for (const auto& name : all) list.append(QString::fromStdString(name));
+      return list;
+    };
+    QJsonObject pins;
+    pins[QStringLiteral("keep")] = names(session.keep);
+    pins[QStringLiteral("recompute")] = names(session.recompute);
+    out[QStringLiteral("pins")] = pins;
+  }
+  const QByteArray json = QJsonDocument(out).toJson();
+  const std::string target = QFile::encodeName(path).toStdString();
+  if (auto error = io::checkOutputPath(target, inputs)) return error;
+  return io::writeFileAtomically(target, std::string_view(json.constData(), static_cast<std::size_t>(json.size())));
+}
+
+}  // namespace remat::studio

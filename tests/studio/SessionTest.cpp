@@ -1,0 +1,181 @@
+#include <unistd.h>
+#include <catch2/catch.hpp>
+
+#include <QDir>
+#include <QString>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "remat/studio/Session.hpp"
+
+using remat::Bytes;
+using remat::studio::BudgetChoice;
+using remat::studio::readSession;
+using remat::studio::Session;
+using remat::studio::writeSession;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path scratch() {
+  fs::path dir = fs::temp_directory_path() / ("remat-session-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+QString write(const std::string& name, const std::string& text) {
+  const fs::path file = scratch() / name;
+  std::ofstream(file) << text;
+  return QString::fromStdString(file.string());
+}
+
+}  // namespace
+
+TEST_CASE("A session written by writeSession reads back the same", "[studio][session]") {
+  Session session;
+  session.graph = QStringLiteral("/data/graphs/unet.json");
+  session.costModel = "paper";
+  session.workspace = "none";
+  session.solvers = {"approx-dp", "chen-greedy"};
+  session.strategy = remat::solvers::Strategy::Memory;
+  session.model = remat::solvers::DpModelKind::Paper;
+  session.budget = {BudgetChoice::Kind::Fixed, Bytes{1'234'567'891}};  // exact bytes, no rounding
+  session.timeLimitSeconds = 12.5;
+  session.keep = {"conv1"};
+  session.recompute = {"relu2", "relu3"};
+  const QString path = QString::fromStdString((scratch() / "round.remat-session.json").string());
+  REQUIRE_FALSE(writeSession(path, session));
+  const auto read = readSession(path);
+  INFO(read.errorText());
+  REQUIRE(read.ok());
+  CHECK(read.value() == session);
+
+  // "least" and no budget, no pins, no solvers.
+  for (const BudgetChoice::Kind kind : {BudgetChoice::Kind::Least, BudgetChoice::Kind::None}) {
+    Session plain;
+    plain.graph = session.graph;
+    plain.budget.kind = kind;
+    REQUIRE_FALSE(writeSession(path, plain));
+    const auto again = readSession(path);
+    REQUIRE(again.ok());
+    CHECK(again.value() == plain);
+  }
+}
+
+TEST_CASE("writeSession refuses to write over the graph file or into a folder", "[studio][session]") {
+  Session session;
+  session.graph = write("graph.json", "{}");
+  const auto error = writeSession(session.graph, session, {session.graph.toStdString()});
+  REQUIRE(error);
+  CHECK(error->kind == remat::io::WriteError::Kind::Target);
+  const auto folder = writeSession(QString::fromStdString(scratch().string()), session);
+  REQUIRE(folder);
+  CHECK(folder->message.find(scratch().string()) != std::string::npos);
+}
+
+TEST_CASE("readSession takes a relative graph path from the session's folder", "[studio][session]") {
+  const QString path = write("relative.remat-session.json",
+                             R"({"format": "remat-studio-session", "version": 1, "graph": "models/unet.json"})");
+  const auto read = readSession(path);
+  REQUIRE(read.ok());
+  CHECK(read.value().graph == QDir(QString::fromStdString(scratch().string())).absoluteFilePath("models/unet.json"));
+}
+
+TEST_CASE("readSession reads sessions saved before workspace, model and pins were settings", "[studio][session]") {
+  // As the first Studio wrote them: the settings of then, nothing more.
+  const QString path = write("old.remat-session.json", R"({
+  "format": "remat-studio-session",
+  "version": 1,
+  "graph": "/data/unet.json",
+  "cost_model": "paper",
+  "solvers": ["exact-dp"],
+  "strategy": "auto",
+  "budget": "least",
+  "time_limit_s": 3
+})");
+  const auto read = readSession(path);
+  INFO(read.errorText());
+  REQUIRE(read.ok());
+  const Session& s = read.value();
+  CHECK(s.graph == QStringLiteral("/data/unet.json"));
+  CHECK(s.costModel == "paper");
+  CHECK(s.workspace == "file");                              // the file's, as then
+  CHECK(s.model == remat::solvers::DpModelKind::Simulator);  // the default then too
+  CHECK(s.keep.empty());
+  CHECK(s.recompute.empty());
+  CHECK(s.solvers == std::vector<std::string>{"exact-dp"});
+  CHECK(s.strategy == remat::solvers::Strategy::Auto);
+  CHECK(s.budget.kind == BudgetChoice::Kind::Least);
+  CHECK(s.timeLimitSeconds == 3);
+}
+
+TEST_CASE("readSession refuses another format, naming the file and the field", "[studio][session]") {
+  const QString path = write("graph.remat-session.json", R"({"format": "remat-graph", "version": 1})");
+  const auto read = readSession(path);
+  REQUIRE_FALSE(read.ok());
+  REQUIRE(read.errors().size() == 1);
+  CHECK(read.errors().front().where.file == path.toStdString());
+  CHECK(read.errors().front().where.path == "/format");
+  CHECK(read.errorText().find("remat-studio-session") != std::string::npos);
+  // A JSON value that is no object is no session either.
+  const auto array = readSession(write("array.remat-session.json", "[1, 2]"));
+  REQUIRE_FALSE(array.ok());
+  CHECK(array.errorText().find("not a Remat Studio session") != std::string::npos);
+}
+
+TEST_CASE("readSession reports malformed JSON at its line", "[studio][session]") {
+  const QString path = write("broken.remat-session.json",
+                             "{\n  \"format\": \"remat-studio-session\",\n"
+                             "  \"version\": 1,\n  graph: \"unet.json\"\n}\n");
+  const auto read = readSession(path);
+  REQUIRE_FALSE(read.ok());
+  REQUIRE(read.errors().size() == 1);
+  CHECK(read.errors().front().where.file == path.toStdString());
+  CHECK(read.errors().front().where.line == 4);
+  CHECK(read.errorText().find("not JSON") != std::string::npos);
+}
+
+TEST_CASE("readSession reports a missing file by its name", "[studio][session]") {
+  const QString path = QString::fromStdString((scratch() / "no-such.remat-session.json").string());
+  const auto read = readSession(path);
+  REQUIRE_FALSE(read.ok());
+  CHECK(read.errors().front().where.file == path.toStdString());
+  CHECK(read.errorText().find("no-such.remat-session.json") != std::string::npos);
+}
+
+TEST_CASE("readSession refuses unknown settings at their JSON path", "[studio][session]") {
+  const std::string head = R"({"format": "remat-studio-session", "version": 1, "graph": "unet.json", )";
+  const struct {
+    std::string rest;
+    std::string path;
+    std::string says;
+  } cases[] = {
+      {R"("solvers": ["approx-dp", "magic"]})", "/solvers/1", "magic"},
+      {R"("cost_model": "guess"})", "/cost_model", "cost_model"},
+      {R"("workspace": "guess"})", "/workspace", "workspace"},
+      {R"("strategy": "fast"})", "/strategy", "strategy"},
+      {R"("model": "exact"})", "/model", "model"},
+      {R"("time_limit_s": -1})", "/time_limit_s", "time_limit_s"},
+      {R"("budget": "lots"})", "/budget", ""},
+      {R"("pins": ["conv1"]})", "/pins", "pins"},
+      {R"("pins": {"keep": [1]}})", "/keep/0", "node name"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.rest);
+    const auto read = readSession(write("bad.remat-session.json", head + c.rest));
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.errors().front().where.path == c.path);
+    CHECK(read.errorText().find(c.says) != std::string::npos);
+  }
+  const auto noGraph =
+      readSession(write("nograph.remat-session.json", R"({"format": "remat-studio-session", "version": 1})"));
+  REQUIRE_FALSE(noGraph.ok());
+  CHECK(noGraph.errors().front().where.path == "/graph");
+  const auto version = readSession(
+      write("v2.remat-session.json", R"({"format": "remat-studio-session", "version": 2, "graph": "g.json"})"));
+  REQUIRE_FALSE(version.ok());
+  CHECK(version.errors().front().where.path == "/version");
+}
