@@ -55,6 +55,7 @@ std::vector<std::int64_t> budgets(const LowerSetFamily& f) {
 
 std::vector<Reach> reaches(const std::vector<DpPoint>& front) {
   std::vector<Reach> out;
+  out.reserve(front.size());
   for (const DpPoint& p : front) out.push_back({Ticks{p.t}, Bytes{p.m}});
   return out;
 }
