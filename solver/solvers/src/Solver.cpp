@@ -55,6 +55,14 @@ std::string_view scheduleClassName(ScheduleClass c) {
   return "?";
 }
 
+std::string_view dpModelName(DpModelKind m) { return m == DpModelKind::Paper ? "paper" : "simulator"; }
+
+std::optional<DpModelKind> dpModelFromName(std::string_view name) {
+  if (name == "simulator") return DpModelKind::Simulator;
+  if (name == "paper") return DpModelKind::Paper;
+  return std::nullopt;
+}
+
 std::optional<Strategy> strategyFromName(std::string_view name) {
   if (name == "time") return Strategy::Time;
   if (name == "memory") return Strategy::Memory;

@@ -113,14 +113,6 @@ REMAT_POPCNT_CLONES Transition quickFigures(const std::uint64_t* prev, const Sou
 
 }  // namespace
 
-std::string_view dpModelName(DpModelKind m) { return m == DpModelKind::Paper ? "paper" : "simulator"; }
-
-std::optional<DpModelKind> dpModelFromName(std::string_view name) {
-  if (name == "simulator") return DpModelKind::Simulator;
-  if (name == "paper") return DpModelKind::Paper;
-  return std::nullopt;
-}
-
 SimulatedDpModel::SimulatedDpModel(const graph::ComputeGraph& g) {
   m_ops = g.opCount();
   m_words = (m_ops + 63) / 64;

@@ -8,7 +8,7 @@
 
 #include "remat/graph/Diagnostic.hpp"
 #include "remat/io/OutputFile.hpp"
-#include "remat/solvers/SimulatedDpModel.hpp"
+#include "remat/solvers/DpModelKind.hpp"
 #include "remat/solvers/Solver.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 

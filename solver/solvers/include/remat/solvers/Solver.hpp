@@ -12,8 +12,8 @@
 #include "remat/graph/NodeSet.hpp"
 #include "remat/sim/Schedule.hpp"
 #include "remat/sim/Simulator.hpp"
+#include "remat/solvers/DpModelKind.hpp"
 #include "remat/solvers/Pins.hpp"
-#include "remat/solvers/SimulatedDpModel.hpp"
 
 namespace remat::solvers {
 

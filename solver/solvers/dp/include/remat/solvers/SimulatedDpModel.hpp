@@ -7,15 +7,9 @@
 
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/graph/NodeSet.hpp"
+#include "remat/solvers/DpModelKind.hpp"
 
 namespace remat::solvers {
-
-/// Which memory model the DPs optimize: the simulator's (the default; docs/dp.md) or the paper's
-/// (Kusumoto et al. 2019, Section 3; `--model paper`), kept so the paper's tables reproduce.
-enum class DpModelKind { Simulator, Paper };
-
-[[nodiscard]] std::string_view dpModelName(DpModelKind m);
-[[nodiscard]] std::optional<DpModelKind> dpModelFromName(std::string_view name);
 
 /// What one transition L ⊊ L' of a lower-set chain costs in the simulator's model (docs/dp.md, "The
 /// simulator's model"): `base` is the highest memory of its segment's forward phase and of its
