@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "remat/io/NativeJson.hpp"
+#include "remat/io/PlanJson.hpp"
 #include "remat/sim/Simulator.hpp"
-#include "remat/solvers/PlanJson.hpp"
 
 namespace {
 
@@ -46,12 +46,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace remat;
   const graph::ComputeGraph& g = fixtureGraph();
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  auto read = solvers::readPlanJson(text, "fuzz.plan.json", g);
+  auto read = io::readPlanJson(text, "fuzz.plan.json", g);
   if (!read.ok()) {
     if (read.errors().empty()) fail("the plan reader failed without an error message", "");
     return 0;
   }
-  const solvers::LoadedPlan& loaded = read.value();
+  const io::LoadedPlan& loaded = read.value();
   if (loaded.budget && loaded.budget->value <= 0) fail("a non-positive budget was accepted", "");
   if (!sim::Simulator(g).run(loaded.plan.schedule).valid()) fail("a plan the simulator rejects was accepted", "");
 
@@ -61,10 +61,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   result.budget = loaded.budget;
   result.plan = loaded.plan;
   solvers::evaluatePlan(g, *result.plan, true, result.metrics, result.simulation);
-  const std::string written = solvers::writePlanJson(g, result);
-  auto back = solvers::readPlanJson(written, "roundtrip.plan.json", g);
+  const std::string written = io::writePlanJson(g, result);
+  auto back = io::readPlanJson(written, "roundtrip.plan.json", g);
   if (!back.ok()) fail("the plan written back does not read:", back.errorText() + "\n--- written text:\n" + written);
-  const solvers::LoadedPlan& again = back.value();
+  const io::LoadedPlan& again = back.value();
   if (again.plan.schedule != loaded.plan.schedule || again.plan.lowerSets != loaded.plan.lowerSets ||
       (loaded.plan.lowerSets && again.plan.model != loaded.plan.model) || again.budget != loaded.budget ||
       again.solver != loaded.solver)

@@ -16,8 +16,8 @@
 
 #include "ProgramRun.hpp"
 #include "remat/io/GraphReader.hpp"
+#include "remat/io/PlanJson.hpp"
 #include "remat/sim/Simulator.hpp"
-#include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace {
@@ -99,7 +99,7 @@ std::int64_t playAndCompare(const std::string& name, const remat::graph::Compute
             << " recomputations)");
   const fs::path planFile = scratch() / (stem + ".plan.json");
   const fs::path out = scratch() / (stem + ".measurement.json");
-  write(planFile, remat::solvers::writePlanJson(g, result));
+  write(planFile, remat::io::writePlanJson(g, result));
   const Run r = runner({small(name), "--plan", planFile.string(), "--check-grads", "--warmup", "0", "--iterations", "1",
                         "--threads", "1", "-o", out.string()});
   INFO(r.err);
@@ -195,7 +195,7 @@ TEST_CASE("without liveness the runner frees only what the schedule states, as t
   REQUIRE(result.plan);
   const fs::path planFile = scratch() / "cnn-no-liveness.plan.json";
   const fs::path out = scratch() / "cnn-no-liveness.json";
-  write(planFile, remat::solvers::writePlanJson(g, result));
+  write(planFile, remat::io::writePlanJson(g, result));
   const Run r = runner({small("cnn-skip"), "--plan", planFile.string(), "--no-liveness", "--check-grads", "--warmup",
                         "0", "--iterations", "1", "-o", out.string()});
   INFO(r.err);
@@ -232,7 +232,7 @@ TEST_CASE("the runner's baseline and a saved-gradient comparison agree") {
       remat::solvers::solveAtLeastBudget(*remat::solvers::SolverRegistry::builtin().find("approx-dp"), request);
   REQUIRE(result.plan);
   const fs::path planFile = scratch() / "cnn-approx.plan.json";
-  write(planFile, remat::solvers::writePlanJson(g, result));
+  write(planFile, remat::io::writePlanJson(g, result));
   const fs::path out2 = scratch() / "cnn-approx.json";
   r = runner({small("cnn-skip"), "--plan", planFile.string(), "--grads-ref", grads.string(), "--warmup", "0",
               "--iterations", "1", "-o", out2.string()});
@@ -276,7 +276,7 @@ TEST_CASE("bad input: documented exit codes, messages naming file, node and step
   request.graph = &mlp;
   const auto storeAll = remat::solvers::SolverRegistry::builtin().find("store-all")->solve(request);
   REQUIRE(storeAll.plan);
-  const std::string planText = remat::solvers::writePlanJson(mlp, storeAll);
+  const std::string planText = remat::io::writePlanJson(mlp, storeAll);
   const fs::path mlpPlan = dir / "mlp.plan.json";
   write(mlpPlan, planText);
 

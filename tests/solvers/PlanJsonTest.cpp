@@ -10,12 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "TestGraphs.hpp"
+#include "remat/io/PlanJson.hpp"
 #include "remat/solvers/Comparison.hpp"
-#include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 using namespace remat;
 using namespace remat::solvers;
+using namespace remat::io;
 
 TEST_CASE("plan JSON round-trips the schedule and lower sets") {
   auto g = test::makeUNet(3);

@@ -33,10 +33,10 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/CostModel.hpp"
 #include "remat/graph/WorkspaceModel.hpp"
+#include "remat/io/PlanJson.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/MaxBatch.hpp"
 #include "remat/solvers/Pins.hpp"
-#include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/ComparisonModel.hpp"
@@ -732,7 +732,7 @@ TEST_CASE("Studio saves the shown plan as plan JSON that reads back", "[studio][
   REQUIRE(w.savePlan(QString::fromStdString(out.string())));
   std::ifstream in(out);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto plan = solvers::readPlanJson(text, out.string(), *w.graph());
+  auto plan = io::readPlanJson(text, out.string(), *w.graph());
   REQUIRE(plan.ok());
   CHECK(plan.value().solver == "approx-dp");
   const auto& row = w.comparisonModel()->rows().front();

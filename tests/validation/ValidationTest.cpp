@@ -19,11 +19,11 @@
 #include "ProgramRun.hpp"
 #include "remat/io/GraphReader.hpp"
 #include "remat/io/NativeJson.hpp"
+#include "remat/io/PlanJson.hpp"
 #include "remat/runtime/Profiler.hpp"
 #include "remat/runtime/Validation.hpp"
 #include "remat/runtime/ValidationError.hpp"
 #include "remat/sim/Simulator.hpp"
-#include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/viz/Theme.hpp"
 
@@ -334,7 +334,7 @@ TEST_CASE("validate and profile: bad input gets a clear message, its exit code, 
   request.graph = &mlp;
   const auto storeAll = remat::solvers::SolverRegistry::builtin().find("store-all")->solve(request);
   REQUIRE(storeAll.plan);
-  const std::string planText = remat::solvers::writePlanJson(mlp, storeAll);
+  const std::string planText = remat::io::writePlanJson(mlp, storeAll);
   const fs::path mlpPlan = dir / "mlp.plan.json";
   write(mlpPlan, planText);
   auto validate = [&](const std::string& graph, const std::vector<std::string>& more) {
@@ -426,8 +426,8 @@ TEST_CASE("the library's errors carry their kind") {
   const auto mlp = load(small("mlp"));
   remat::solvers::SolveRequest request;
   request.graph = &mlp;
-  write(plan, remat::solvers::writePlanJson(
-                  mlp, remat::solvers::SolverRegistry::builtin().find("store-all")->solve(request)));
+  write(plan,
+        remat::io::writePlanJson(mlp, remat::solvers::SolverRegistry::builtin().find("store-all")->solve(request)));
   try {
     (void)remat::runtime::readPlanForValidation(plan.string(), cnn);
     FAIL("a plan for another graph was accepted");

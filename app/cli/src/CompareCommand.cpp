@@ -11,9 +11,9 @@
 #include "FigureSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/PrintableText.hpp"
+#include "remat/io/PlanJsonValue.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/Isolated.hpp"
-#include "remat/solvers/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::cli {
@@ -191,7 +191,7 @@ int runCompare(const CompareOptions& o) {
       row["budget_bytes"] = results[k].budget ? nlohmann::json(results[k].budget->value) : nlohmann::json(nullptr);
       putStatus(row, r);
       row["message"] = r.message;
-      row["metrics"] = solvers::metricsToJson(r.metrics, r.plan.has_value());
+      row["metrics"] = io::metricsToJson(r.metrics, r.plan.has_value());
       row["fits_budget"] = solvers::fitsBudget(r);
       row["overhead_percent"] = r.plan ? nlohmann::json(comparison.overheadPercent(r)) : nlohmann::json(nullptr);
       row["best"] = comparison.best == k;

@@ -5,8 +5,8 @@
 #include "Commands.hpp"
 #include "remat/graph/BatchScaling.hpp"
 #include "remat/graph/ByteSize.hpp"
+#include "remat/io/PlanJsonValue.hpp"
 #include "remat/solvers/MaxBatch.hpp"
-#include "remat/solvers/PlanJsonValue.hpp"
 
 namespace remat::cli {
 
@@ -51,7 +51,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
                      {"solves", r.solves},
                      {"warnings", loaded.warnings}};
     putStatus(j, r);
-    j["metrics"] = r.result ? solvers::metricsToJson(r.result->metrics, true) : nlohmann::json(nullptr);
+    j["metrics"] = r.result ? io::metricsToJson(r.result->metrics, true) : nlohmann::json(nullptr);
     printJson(j);
     return r.batch > 0 && r.call == solvers::CallStatus::Ok ? kOk : exitCodeFor(r);
   }

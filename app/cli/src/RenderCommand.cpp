@@ -5,7 +5,7 @@
 #include "CliSupport.hpp"
 #include "Commands.hpp"
 #include "FigureSupport.hpp"
-#include "remat/solvers/PlanJson.hpp"
+#include "remat/io/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/viz/TorchSnapshot.hpp"
 
@@ -58,7 +58,7 @@ int runRender(const RenderOptions& o) {
   request.graphOptions.showParams = o.showParams;
   if (!o.budget.empty() && o.budget != "least") request.budget = parseBudget(o.budget);
   for (const std::string& file : o.planFiles) {
-    auto plan = solvers::readPlanFile(file, g);
+    auto plan = io::readPlanFile(file, g);
     if (!plan.ok()) throw CliError(kInput, plan.errorText());
     request.plans.push_back({std::filesystem::path(file).stem().string(), std::move(plan).value().plan});
   }

@@ -6,8 +6,8 @@
 #include "Commands.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/PrintableText.hpp"
-#include "remat/solvers/PlanJson.hpp"
-#include "remat/solvers/PlanJsonValue.hpp"
+#include "remat/io/PlanJson.hpp"
+#include "remat/io/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::cli {
@@ -43,10 +43,10 @@ int runSolve(const SolveOptions& o) {
   request.progress = o.json ? solvers::ProgressSink{} : progressBar(o.solver);
   limits.applyTo(request);
   const solvers::SolveResult r = solver->solve(request);
-  if (!o.output.empty() && r.plan) writeFileAtomically(o.output, solvers::writePlanJson(g, r));
+  if (!o.output.empty() && r.plan) writeFileAtomically(o.output, io::writePlanJson(g, r));
 
   if (o.json) {
-    nlohmann::json j = solvers::planToJson(g, r);
+    nlohmann::json j = io::planToJson(g, r);
     j["warnings"] = loaded.warnings;
     printJson(j);
     return exitCodeFor(r);

@@ -18,8 +18,8 @@
 #include "FigureSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/PrintableText.hpp"
+#include "remat/io/PlanJsonValue.hpp"
 #include "remat/solvers/Comparison.hpp"
-#include "remat/solvers/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/viz/Pareto.hpp"
 
@@ -134,7 +134,7 @@ json taskLine(const StudyOptions& o, const std::string& study, std::size_t task,
   j["fits_budget"] = solvers::fitsBudget(r);
   j["vanilla_peak_bytes"] = vanilla.metrics.simulatedPeak.value;
   j["vanilla_time"] = vanilla.metrics.totalTime.value;
-  json metrics = solvers::metricsToJson(r.metrics, r.plan.has_value());
+  json metrics = io::metricsToJson(r.metrics, r.plan.has_value());
   // Solve times differ from run to run; without --timings the lines are the same on every machine.
   if (!o.timings) metrics.erase("solve_seconds");
   j["metrics"] = std::move(metrics);

@@ -6,7 +6,7 @@
 #include "Commands.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/PrintableText.hpp"
-#include "remat/solvers/PlanJsonValue.hpp"
+#include "remat/io/PlanJsonValue.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::cli {
@@ -41,7 +41,7 @@ int runSweep(const SweepOptions& o) {
   if (o.json) {
     nlohmann::json points = nlohmann::json::array();
     for (const solvers::Solver::FrontPlan& plan : r.plans) {
-      nlohmann::json p = solvers::metricsToJson(plan.metrics, true);
+      nlohmann::json p = io::metricsToJson(plan.metrics, true);
       p["budget_bytes"] = plan.budget.value;
       points.push_back(std::move(p));
     }

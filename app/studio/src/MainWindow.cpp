@@ -56,9 +56,9 @@
 #include "remat/graph/WorkspaceModel.hpp"
 #include "remat/io/GraphReader.hpp"
 #include "remat/io/OutputFile.hpp"
+#include "remat/io/PlanJson.hpp"
 #include "remat/solvers/MaxBatch.hpp"
 #include "remat/solvers/Pins.hpp"
-#include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/ComparisonModel.hpp"
@@ -1175,12 +1175,12 @@ bool MainWindow::openPlan(const QString& path) {
       reportError(title, tr("open a graph first: a plan is read onto the graph it was made for"));
       return false;
     }
-    auto read = solvers::readPlanFile(path.toStdString(), *m_graph);
+    auto read = io::readPlanFile(path.toStdString(), *m_graph);
     if (!read.ok()) {
       reportError(title, QString::fromStdString(read.errorText()));
       return false;
     }
-    solvers::LoadedPlan loaded = std::move(read).value();
+    io::LoadedPlan loaded = std::move(read).value();
     const std::string label =
         QFileInfo(path).fileName().toStdString() + (loaded.solver.empty() ? "" : " (" + loaded.solver + ")");
     // Judged before it joins the table: readPlanFile simulated it, so only a time that cannot be
@@ -1359,7 +1359,7 @@ bool MainWindow::savePlan(const QString& path) {
       reportError(tr("Cannot save the plan"), tr("There is no plan: open a graph and run a solver."));
       return false;
     }
-    if (const QString error = writeOutput(path, solvers::writePlanJson(*m_graph, *r), m_path); !error.isEmpty()) {
+    if (const QString error = writeOutput(path, io::writePlanJson(*m_graph, *r), m_path); !error.isEmpty()) {
       reportError(tr("Cannot save the plan"), error);
       return false;
     }

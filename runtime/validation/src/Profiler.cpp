@@ -8,9 +8,9 @@
 #include "WorkDir.hpp"
 #include "remat/io/NativeJson.hpp"
 #include "remat/io/OutputFile.hpp"
+#include "remat/io/PlanJson.hpp"
 #include "remat/runtime/MeasuredRun.hpp"
 #include "remat/runtime/ValidationError.hpp"
-#include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::runtime {
@@ -41,7 +41,7 @@ void Profiler::run() {
   const std::string planFile = work.file("store-all.plan.json");
   const std::string out = work.file("store-all.measurement.json");
   writeTextAtomically(graphFile, io::writeNativeJson(g));
-  writeTextAtomically(planFile, solvers::writePlanJson(g, storeAll));
+  writeTextAtomically(planFile, io::writePlanJson(g, storeAll));
   const std::vector<std::pair<std::string, std::string>> renames{
       {graphFile, m_graphLabel}, {planFile, "the store-all plan"}, {work.path() + "/", ""}};
   std::vector<std::string> args{graphFile,

@@ -10,10 +10,10 @@
 #include "WorkDir.hpp"
 #include "remat/io/NativeJson.hpp"
 #include "remat/io/OutputFile.hpp"
+#include "remat/io/PlanJson.hpp"
 #include "remat/runtime/MeasuredRun.hpp"
 #include "remat/runtime/Profiler.hpp"
 #include "remat/runtime/ValidationError.hpp"
-#include "remat/solvers/PlanJson.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::runtime {
@@ -102,9 +102,9 @@ viz::TimelineSeries measuredSeries(const viz::TimelineSeries& predicted, const M
 }  // namespace
 
 PlanToValidate readPlanForValidation(const std::string& path, const graph::ComputeGraph& g) {
-  auto read = solvers::readPlanFile(path, g);
+  auto read = io::readPlanFile(path, g);
   if (!read.ok()) throw ValidationError(ValidationFailure::Input, read.errorText());
-  solvers::LoadedPlan loaded = std::move(read).value();
+  io::LoadedPlan loaded = std::move(read).value();
   // Stricter than drawing a plan: measurements set against another graph's predictions mean nothing.
   if (!loaded.graphName.empty() && loaded.graphName != g.name())
     throw ValidationError(ValidationFailure::Input, path + ": /graph: the plan is for graph '" + loaded.graphName +
@@ -204,7 +204,7 @@ void ValidationRun::run() {
     const std::string planFile = m_work->file(label + ".plan.json");
     const std::string out = m_work->file(label + ".measurement.json");
     const std::string log = m_work->file(label + ".runner.log");
-    writeTextAtomically(planFile, solvers::writePlanJson(g, result));
+    writeTextAtomically(planFile, io::writePlanJson(g, result));
     std::vector<std::string> args{graphFile, "--plan", planFile};
     for (auto& a : measureArgs(m_options)) args.push_back(std::move(a));
     if (checkGrads) args.emplace_back("--check-grads");

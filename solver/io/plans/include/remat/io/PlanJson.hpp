@@ -9,22 +9,25 @@
 #include "remat/graph/Diagnostic.hpp"
 #include "remat/solvers/Solver.hpp"
 
-namespace remat::solvers {
+namespace remat::io {
 
+/// Plan files sit with the other formats, in a library of their own above the solvers whose answers
+/// they hold (remat_io, the graph formats, stays below them).
+///
 /// Plan JSON (`"format": "remat-plan", "version": 1`): solver, strategy, status, budget, message,
 /// metrics, the pins it was made under (null for none), for canonical plans the segments V_i and the lower sets L_i
 /// (the latter null when they would list more than a million ids in all: they grow quadratically) and the checkpoints
 /// (the kept boundaries), and the schedule, with node ids by name. Its keys are those of `remat solve --json`
 /// (ARCHITECTURE.md section 7).
-[[nodiscard]] std::string writePlanJson(const graph::ComputeGraph& g, const SolveResult& result);
+[[nodiscard]] std::string writePlanJson(const graph::ComputeGraph& g, const solvers::SolveResult& result);
 
 /// A plan read back for a graph; every node name must belong to that graph.
 struct LoadedPlan {
   std::string solver;
   std::string graphName;
   std::optional<Bytes> budget;  ///< `budget_bytes`; none when null or absent
-  Pins pins;                    ///< `pins`: what the plan was made under; none when null or absent
-  Plan plan;
+  solvers::Pins pins;           ///< `pins`: what the plan was made under; none when null or absent
+  solvers::Plan plan;
 };
 
 /// Plan files larger than this are refused before anything is read, as graph files are.
@@ -46,4 +49,4 @@ inline constexpr std::uintmax_t kMaxPlanFileBytes = std::uintmax_t{1} << 30;
 /// naming the file. Never throws.
 [[nodiscard]] Result<LoadedPlan> readPlanFile(const std::string& path, const graph::ComputeGraph& g);
 
-}  // namespace remat::solvers
+}  // namespace remat::io

@@ -1,16 +1,27 @@
-#include "remat/solvers/PlanJson.hpp"
+#include "remat/io/PlanJson.hpp"
 
 #include <exception>
 #include <utility>
 
 #include "remat/graph/LowerSets.hpp"
+#include "remat/io/PlanJsonValue.hpp"
 #include "remat/io/detail/JsonSupport.hpp"
 #include "remat/sim/Simulator.hpp"
-#include "remat/solvers/PlanJsonValue.hpp"
 
-namespace remat::solvers {
+namespace remat::io {
 
 using nlohmann::json;
+using solvers::callStatusName;
+using solvers::dpModelFromName;
+using solvers::DpModelKind;
+using solvers::dpModelName;
+using solvers::Pins;
+using solvers::pinsJson;
+using solvers::Plan;
+using solvers::PlanMetrics;
+using solvers::SolveResult;
+using solvers::statusName;
+using solvers::strategyName;
 
 namespace {
 // Beyond this many node ids in all cumulative lower sets together, only the segments are written.
@@ -95,7 +106,7 @@ std::string writePlanJson(const graph::ComputeGraph& g, const SolveResult& resul
 
 namespace {
 
-namespace jd = io::detail;
+namespace jd = detail;
 
 // The reader's state for one document: the graph, the collected errors, and whether the plan names
 // another graph (then a node it lacks means "wrong graph", said once at /graph).
@@ -355,4 +366,4 @@ Result<LoadedPlan> readPlanFile(const std::string& path, const graph::ComputeGra
   }
 }
 
-}  // namespace remat::solvers
+}  // namespace remat::io

@@ -8,13 +8,13 @@
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/solvers/Solver.hpp"
 
-namespace remat::solvers {
+namespace remat::io {
 
 /// {model_peak_bytes, model_overhead, simulated_peak_bytes, peak_step, overhead, total_time,
 ///  recomputed_nodes, recomputations, solve_seconds}; model figures are null for non-canonical plans.
-[[nodiscard]] nlohmann::json metricsToJson(const PlanMetrics& m, bool hasPlan);
+[[nodiscard]] nlohmann::json metricsToJson(const solvers::PlanMetrics& m, bool hasPlan);
 
 /// The whole plan document.
-[[nodiscard]] nlohmann::json planToJson(const graph::ComputeGraph& g, const SolveResult& result);
+[[nodiscard]] nlohmann::json planToJson(const graph::ComputeGraph& g, const solvers::SolveResult& result);
 
-}  // namespace remat::solvers
+}  // namespace remat::io
