@@ -121,8 +121,9 @@ TEST_CASE("a node name of 100 KB: the graph and schedule figures draw it elided"
 
 TEST_CASE("render --figure graph beyond the size limit: a long chain is drawn collapsed, a dense graph refused") {
   std::vector<std::pair<std::string, std::vector<std::string>>> chain;
+  chain.reserve(6000);
   for (int i = 0; i < 6000; ++i)
-    chain.push_back({"n" + std::to_string(i), {i == 0 ? "x" : "n" + std::to_string(i - 1)}});
+    chain.emplace_back("n" + std::to_string(i), std::vector<std::string>{i == 0 ? "x" : "n" + std::to_string(i - 1)});
   const std::string longChain = writeGraph("chain6000.json", "chain", chain);
   const fs::path svg = scratch() / "limits.svg";
   Run collapsed = runRemat({"render", longChain, "--figure", "graph", "-o", svg.string()});
@@ -134,10 +135,11 @@ TEST_CASE("render --figure graph beyond the size limit: a long chain is drawn co
 
   // 150 ops, each reading every op before it: 11,325 edges, no chain to collapse.
   std::vector<std::pair<std::string, std::vector<std::string>>> dense;
+  dense.reserve(150);
   for (int i = 0; i < 150; ++i) {
     std::vector<std::string> inputs{"x"};
     for (int j = 0; j < i; ++j) inputs.push_back("d" + std::to_string(j));
-    dense.push_back({"d" + std::to_string(i), inputs});
+    dense.emplace_back("d" + std::to_string(i), std::move(inputs));
   }
   const std::string denseGraph = writeGraph("dense150.json", "dense", dense);
   fs::remove(svg);
@@ -262,7 +264,9 @@ TEST_CASE("every solver answers within its time limit on a 100,000-op chain and 
 
 TEST_CASE("pins on the command line: a kept op is computed once, bad names and files are refused") {
   std::vector<std::pair<std::string, std::vector<std::string>>> ops;
-  for (int i = 0; i < 10; ++i) ops.push_back({"r" + std::to_string(i), {i == 0 ? "x" : "r" + std::to_string(i - 1)}});
+  ops.reserve(10);
+  for (int i = 0; i < 10; ++i)
+    ops.emplace_back("r" + std::to_string(i), std::vector<std::string>{i == 0 ? "x" : "r" + std::to_string(i - 1)});
   const std::string g = writeGraph("pins-chain.json", "pins-chain", ops);
   auto forwards = [](const nlohmann::json& plan, const std::string& node) {
     int count = 0;

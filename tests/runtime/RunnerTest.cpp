@@ -140,7 +140,9 @@ TEST_CASE("every solver's plan on the small graphs: the runner's bytes equal the
       for (const auto& s : result.plan->schedule) key.emplace_back(static_cast<int>(s.kind), s.node.value);
       if (!played.insert(key).second) continue;
       ++plans;
-      const std::int64_t alias = playAndCompare(name, g, id, name + "-" + id + (least ? "-least" : ""), result);
+      std::string label = name;
+      label.append("-").append(id).append(least ? "-least" : "");
+      const std::int64_t alias = playAndCompare(name, g, id, label, result);
       if (!views) CHECK(alias == 0);
       aliasHeld = std::max(aliasHeld, alias);
     }

@@ -340,6 +340,7 @@ TEST_CASE("the auto strategy falls back to the memory-centric plan when the budg
 
 TEST_CASE("exact-dp refuses graphs with too many lower sets and names approx-dp") {
   std::vector<test::OpSketch> ops;
+  ops.reserve(24);
   for (int i = 0; i < 24; ++i) ops.push_back({"p" + std::to_string(i), {"x"}});  // 2^24 lower sets
   auto g = test::makeGraph(ops);
   SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g});

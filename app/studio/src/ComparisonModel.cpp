@@ -17,12 +17,15 @@ const char* const kHeaders[] = {"solver",     "best",     "status",     "fits", 
                                 "vs vanilla", "overhead", "overhead %", "over bound", "recomputed", "solve s"};
 static_assert(std::size(kHeaders) == ComparisonModel::ColumnCount);
 
-// What each column means, as its header's tooltip.
+// What each column means, as its header's tooltip. Long tips are literals joined on purpose; the
+// static_assert below counts them.
+// NOLINTBEGIN(bugprone-suspicious-missing-comma)
 const char* const kHeaderTips[] = {
     "the solver (hover a row for its message)",
     "* marks the winner: the least simulated overhead among the plans that fit the budget in the simulator "
     "(with each solver at its own least budget: the lowest simulated peak)",
-    "the solver's answer: optimal, feasible, infeasible, over-budget, time-limit, limit, ...",
+    "the solver's answer: optimal, feasible, infeasible, over-budget, time-limit, limit, ...; error when the "
+    "call itself failed",
     "whether the plan's simulated peak is within the budget",
     "the peak in the DP model the plan was optimized in (DP solvers only)",
     "the plan's peak in the simulator, the authority on memory",
@@ -34,6 +37,7 @@ const char* const kHeaderTips[] = {
     "nodes computed more than once",
     "the solver's wall-clock time",
 };
+// NOLINTEND(bugprone-suspicious-missing-comma)
 static_assert(std::size(kHeaderTips) == ComparisonModel::ColumnCount);
 
 QString percentText(double value) {
