@@ -235,7 +235,7 @@ TEST_CASE("a call that fails is apart from the answers: call error, no answer, n
   auto g = test::makeChain(8);
   for (const auto& solver : SolverRegistry::builtin().solvers()) {
     INFO(solver->info().id);
-    // No graph: every solver's call fails, in solve(), minBudget() and tradeOff() alike.
+    // No graph: every solver's call fails.
     const SolveResult none = solver->solve({});
     CHECK(none.call == CallStatus::Error);
     CHECK(none.status == SolveStatus::NotSolved);
