@@ -235,12 +235,18 @@ TEST_CASE("a call that fails is apart from the answers: call error, no answer, n
   auto g = test::makeChain(8);
   for (const auto& solver : SolverRegistry::builtin().solvers()) {
     INFO(solver->info().id);
-    // No graph: every solver's call fails.
+    // No graph: every solver's call fails, in solve(), minBudget() and tradeOff() alike.
     const SolveResult none = solver->solve({});
     CHECK(none.call == CallStatus::Error);
     CHECK(none.status == SolveStatus::NotSolved);
     CHECK_FALSE(none.plan);
     CHECK(outcomeName(none) == "error");
+    const Solver::MinBudget least = solver->minBudget({});
+    CHECK(least.call == CallStatus::Error);
+    CHECK_FALSE(least.bytes);
+    const Solver::TradeOff front = solver->tradeOff({}, 4);
+    CHECK(front.call == CallStatus::Error);
+    CHECK(front.plans.empty());
     // A call that works answers with a status of its own, even when the answer is that it was stopped.
     std::stop_source stop;
     stop.request_stop();

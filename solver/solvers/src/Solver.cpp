@@ -268,6 +268,12 @@ Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
 }
 
 Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t points) const {
+  if (request.graph == nullptr) {
+    TradeOff none;
+    none.call = CallStatus::Error;
+    none.message = "no graph given";
+    return none;
+  }
   TradeOff out = planTradeOff(request, points);
   std::vector<FrontPlan> judged;
   judged.reserve(out.plans.size());

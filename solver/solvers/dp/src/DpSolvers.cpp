@@ -496,6 +496,7 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
 }
 
 Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
+  if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   const auto start = std::chrono::steady_clock::now();
   const StopAtDeadline guard(request.stop, deadlineOf(request, start));
   return leastBudgetOver(
@@ -504,6 +505,7 @@ Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
 }
 
 Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
+  if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   const auto start = std::chrono::steady_clock::now();
   const StopAtDeadline guard(request.stop, deadlineOf(request, start));
   return leastBudgetOver(

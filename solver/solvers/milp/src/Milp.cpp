@@ -427,7 +427,8 @@ SolverOutput LpBoundSolver::plan(const SolveRequest& request) const {
       request, started, [&] { return lpBoundOutput(request); }, "CLP", "bound");
 }
 
-Solver::MinBudget LpBoundSolver::minBudget(const SolveRequest&) const {
+Solver::MinBudget LpBoundSolver::minBudget(const SolveRequest& request) const {
+  if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   return {SolveStatus::Limit, std::nullopt,
           "lp-bound bounds the overhead at a given budget and makes no plans, so it has no least budget", 0.0};
 }
