@@ -1,4 +1,4 @@
-// remat-runner: plays a plan's schedule with real tensors and measures it (ARCHITECTURE.md section 6).
+// remat-runner: plays a plan's schedule with real tensors and measures it (docs/architecture.md section 6).
 
 #include <cstdlib>
 #include <iostream>

@@ -1,5 +1,5 @@
 // The memory layout's overlap check: the one translation unit that includes CGAL, so that its heavy
-// headers stay out of everything else (CONVENTIONS.md, Build).
+// headers stay out of everything else (docs/architecture.md section 10, Build).
 #include <CGAL/box_intersection_d.h>
 
 #include <algorithm>

@@ -15,7 +15,7 @@
 
 namespace remat::cli {
 
-/// Exit codes (ARCHITECTURE.md section 7). kMeasurement: `profile` and `validate` could not measure, or
+/// Exit codes (docs/architecture.md section 7). kMeasurement: `profile` and `validate` could not measure, or
 /// measured something wrong (no remat-runner, the device unavailable or out of memory, an operation
 /// failed on it, gradients that differ from the plain run's).
 enum ExitCode : int { kOk = 0, kInfeasible = 1, kUsage = 2, kInput = 3, kInternal = 4, kMeasurement = 5 };

@@ -1,4 +1,4 @@
-// remat: the command-line front end (ARCHITECTURE.md section 7).
+// remat: the command-line front end (docs/architecture.md section 7).
 
 #include <exception>
 #include <iostream>

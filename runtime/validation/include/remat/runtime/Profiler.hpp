@@ -10,7 +10,7 @@
 namespace remat::runtime {
 
 /// Measures every operation's forward and backward time on a device and writes them into the graph as
-/// the `profiled` cost model (ARCHITECTURE.md sections 2 and 6).
+/// the `profiled` cost model (docs/architecture.md sections 2 and 6).
 ///
 /// run() has remat-runner play the store-all plan (every forward once, every backward once, no
 /// recomputation) `warmup + iterations` times; the median wall time of step `fwd v` becomes v's fwd_time

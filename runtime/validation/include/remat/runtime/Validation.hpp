@@ -35,7 +35,7 @@ struct PlanToValidate {
 /// Where a progress message goes (a line of text per plan measured); may be empty.
 using ProgressLine = std::function<void(std::string_view)>;
 
-/// Predicted against measured memory and time for plans of one graph (ARCHITECTURE.md section 6).
+/// Predicted against measured memory and time for plans of one graph (docs/architecture.md section 6).
 ///
 /// Construct on a graph and its plans, run(), read report(). run() simulates every plan (a schedule the
 /// simulator rejects is an input error naming the plan and step), checks once that remat-runner can

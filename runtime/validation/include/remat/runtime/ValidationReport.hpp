@@ -88,7 +88,7 @@ struct ValidationReport {
 /// predicted time, measured time, time error, predicted overhead, measured overhead, grads.
 [[nodiscard]] std::vector<std::vector<std::string>> validationTable(const ValidationReport& report);
 
-/// The machine-readable report (ARCHITECTURE.md section 7: `device`, `rows` with `solver`,
+/// The machine-readable report (docs/architecture.md section 7: `device`, `rows` with `solver`,
 /// `predicted_peak_bytes`, `measured_peak_bytes`, `allocator_peak_bytes`, `measured_seconds`,
 /// `gradients_match`, and more; docs/cli.md lists them).
 [[nodiscard]] nlohmann::json validationJson(const ValidationReport& report);

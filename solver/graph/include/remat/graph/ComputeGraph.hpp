@@ -19,7 +19,7 @@ namespace detail {
 struct Topology;
 }
 
-/// An immutable computation graph (ARCHITECTURE.md section 2), built and validated by GraphBuilder.
+/// An immutable computation graph (docs/architecture.md section 2), built and validated by GraphBuilder.
 ///
 /// Nodes are stored in a topological order with every input and parameter first, so that the operation
 /// nodes (the paper's V) occupy the contiguous range [firstOp(), size()) and OpIndex i is NodeId

@@ -9,7 +9,7 @@
 
 namespace remat::graph {
 
-/// Cost models fill fwd_time and bwd_time (ARCHITECTURE.md section 2).
+/// Cost models fill fwd_time and bwd_time (docs/architecture.md section 2).
 ///  - `file`: the times the graph file carries (measured by `profile`, given by Checkmate, ...).
 ///  - `paper`: T_v = 10 when the operation type starts with "Conv", 1 otherwise, as in the released
 ///    program of Kusumoto et al.; the paper defines no backward time, so bwd_time = T_v.

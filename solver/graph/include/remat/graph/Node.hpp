@@ -32,7 +32,7 @@ struct Saves {
   bool operator==(const Saves&) const = default;
 };
 
-/// A tensor and the operation that produces it (ARCHITECTURE.md section 2).
+/// A tensor and the operation that produces it (docs/architecture.md section 2).
 struct Node {
   std::string name;  ///< the id in the file; unique within a graph
   NodeKind kind = NodeKind::Op;

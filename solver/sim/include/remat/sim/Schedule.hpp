@@ -11,7 +11,7 @@
 
 namespace remat::sim {
 
-/// One step of a training-step schedule (ARCHITECTURE.md section 4).
+/// One step of a training-step schedule (docs/architecture.md section 4).
 enum class StepKind : std::uint8_t {
   Forward,   ///< `fwd v`: compute the value of v from its inputs (a second one is a recomputation)
   Backward,  ///< `bwd v`: run v's backward, producing gradients of its inputs

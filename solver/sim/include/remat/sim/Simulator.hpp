@@ -74,7 +74,7 @@ struct ViewInfo {
 };
 [[nodiscard]] ViewInfo viewInfo(const graph::ComputeGraph& g);
 
-/// The single authority on memory and time (ARCHITECTURE.md section 4). Checks that each step is legal:
+/// The single authority on memory and time (docs/architecture.md section 4). Checks that each step is legal:
 /// a forward needs its operation inputs in memory; a backward needs the gradient of its node complete
 /// (the backward of every consumer done; an output's gradient is seeded by its own backward), the values
 /// its `saves` lists, and runs once; frees need what they free. A backward produces gradients for each

@@ -108,8 +108,8 @@ struct SolverOutput {
   CallStatus call = CallStatus::Ok;
 };
 
-/// Figures of a plan: the DP model's (section 5.1, in the plan's model; canonical plans only) and the
-/// simulator's.
+/// Figures of a plan: the DP model's (docs/architecture.md section 5.1, in the plan's model; canonical
+/// plans only) and the simulator's.
 struct PlanMetrics {
   std::optional<Bytes> modelPeak;
   std::optional<Ticks> modelOverhead;

@@ -18,7 +18,7 @@ namespace remat::io {
 /// metrics, the pins it was made under (null for none), for canonical plans the segments V_i and the lower sets L_i
 /// (the latter null when they would list more than a million ids in all: they grow quadratically) and the checkpoints
 /// (the kept boundaries), and the schedule, with node ids by name. Its keys are those of `remat solve --json`
-/// (ARCHITECTURE.md section 7).
+/// (docs/architecture.md section 7).
 [[nodiscard]] std::string writePlanJson(const graph::ComputeGraph& g, const solvers::SolveResult& result);
 
 /// A plan read back for a graph; every node name must belong to that graph.

@@ -10,7 +10,7 @@
 namespace remat::solvers {
 
 /// The memory and time of a lower-set sequence in the model of Kusumoto et al. 2019, Section 3
-/// (ARCHITECTURE.md section 5.1). Only operation nodes count: inputs and parameters are outside V.
+/// (docs/architecture.md section 5.1). Only operation nodes count: inputs and parameters are outside V.
 struct DpModelCost {
   Bytes peak{0};                ///< M = max_i [M(U_{i-1}) + 2 M(V_i) + M(A_i) + M(B_i)]
   Ticks overhead{0};            ///< T = Σ_i T(V_i \ ∂(L_i))

@@ -7,7 +7,7 @@
 
 namespace remat::solvers {
 
-/// The paper's recurrence, plainly (Kusumoto et al. 2019, section 4; ARCHITECTURE.md section 5.1): what
+/// The paper's recurrence, plainly (Kusumoto et al. 2019, section 4; docs/architecture.md section 5.1): what
 /// runParetoDp computes with its accelerations (bounds, incumbent pruning, the beam, nearest sources,
 /// threads), and the oracle the tests hold it to. Change the recurrence here first; DpRecurrenceTest then
 /// says whether the fast DP still agrees.

@@ -9,7 +9,7 @@ namespace remat::solvers {
 
 /// `exact-dp`: the exact dynamic program of Kusumoto et al., "A Graph Theoretic Framework of
 /// Recomputation Algorithms for Memory-Efficient Backpropagation", NeurIPS 2019, over all lower sets
-/// and every pair L ⊊ L' (ARCHITECTURE.md section 5.1). Exact for its model, the simulator's by default
+/// and every pair L ⊊ L' (docs/architecture.md section 5.1). Exact for its model, the simulator's by default
 /// (SimulatedDpModel: a plan within the budget fits it in the simulator) or the paper's
 /// (SolveRequest::model): the time-centric strategy returns the least overhead under the budget, the
 /// memory-centric one the least checkpoint memory. Any DAG; exponential in the graph's width (the

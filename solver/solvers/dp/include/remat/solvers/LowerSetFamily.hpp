@@ -15,7 +15,7 @@ namespace remat::solvers {
 
 /// A family of lower sets of a graph's operations, ordered by size (so that a set comes after all of its
 /// subsets), with ∅ first and V last, and the per-set quantities of the DP model of Kusumoto et al.
-/// (ARCHITECTURE.md section 5.1) precomputed: M(L), T(L), ∂(L) with its M and T, and M(A) + M(B) where
+/// (docs/architecture.md section 5.1) precomputed: M(L), T(L), ∂(L) with its M and T, and M(A) + M(B) where
 /// A = δ+(L) \ L and B = δ−(A) \ L. The sets are stored as one flat array of 64-bit words, W per set,
 /// so that the DP's subset tests run over contiguous memory.
 class LowerSetFamily {
@@ -30,7 +30,7 @@ class LowerSetFamily {
   [[nodiscard]] static std::optional<LowerSetFamily> ancestorClosures(const graph::ComputeGraph& g,
                                                                       std::stop_token stop);
 
-  /// Makes the family's transitions those of `kind`'s model of g (ARCHITECTURE.md section 5.1): the
+  /// Makes the family's transitions those of `kind`'s model of g (docs/architecture.md section 5.1): the
   /// paper's, from the per-set quantities below (the default of a new family), or the simulator's
   /// (SimulatedDpModel), which needs the terms each set shares. Computing those takes a pass over every
   /// set (seconds on families of millions of sets), so a stop is honoured between sets: false when

@@ -118,7 +118,7 @@ struct DpRun {
   std::size_t points = 0;
 };
 
-/// The exact dynamic program of Kusumoto et al. 2019 over a family of lower sets (ARCHITECTURE.md
+/// The exact dynamic program of Kusumoto et al. 2019 over a family of lower sets (docs/architecture.md
 /// section 5.1): every pair L ⊊ L' of the family is a transition, allowed when
 /// m + 2 M(L' \ L) + M(A') + M(B') ≤ B, and it adds T((L' \ L) \ ∂L') to t and M(∂L' \ L) to m.
 /// Each lower set keeps the Pareto front of (t, m); sets are processed by size, and the sets of one

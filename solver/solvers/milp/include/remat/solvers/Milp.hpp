@@ -10,7 +10,7 @@
 namespace remat::solvers {
 
 /// Size of the training graph the MILP schedules: forward ops, then their backwards in reverse
-/// topological order (ARCHITECTURE.md section 5, docs/milp.md).
+/// topological order (docs/architecture.md section 5, docs/milp.md).
 [[nodiscard]] std::size_t milpCombinedNodes(const graph::ComputeGraph& g);
 
 /// What the LP relaxation of the Checkmate formulation says at a budget (none: unconstrained).
