@@ -206,9 +206,13 @@ TEST_CASE("refused graph files: duplicate JSON keys and cg ids beyond N exit wit
   }
 }
 
-TEST_CASE("time and memory limits: non-finite and negative time limits, bad memory limits are usage errors") {
+TEST_CASE(
+    "time, work and memory limits: non-finite and negative time limits, bad work and memory limits are usage errors") {
   const std::string g = fixture("cli/chain3.json");
   for (const auto& [option, value, message] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"--work-limit", "-1", "invalid work limit '-1': give a whole number of units"},
+           {"--work-limit", "1.5", "invalid work limit '1.5'"},
+           {"--work-limit", "many", "invalid work limit 'many'"},
            {"--time-limit", "nan", "the time limit must be a number of seconds, 0 or more"},
            {"--time-limit", "inf", "the time limit must be a number of seconds, 0 or more"},
            {"--time-limit", "-1", "the time limit must be a number of seconds, 0 or more"},
@@ -224,6 +228,20 @@ TEST_CASE("time and memory limits: non-finite and negative time limits, bad memo
       CHECK_THAT(r.err, Catch::Contains(message));
     }
   }
+  // A work limit stops a solve at the same point every time: exact-dp on a chain of twelve (least budget
+  // 512 bytes), after two units, answers the same time limit twice; 0 is none.
+  std::vector<std::pair<std::string, std::vector<std::string>>> chain;
+  for (int i = 0; i < 12; ++i)
+    chain.emplace_back("r" + std::to_string(i), std::vector<std::string>{i == 0 ? "x" : "r" + std::to_string(i - 1)});
+  const std::string twelve = writeGraph("work-chain.json", "work-chain", chain);
+  const Run stopped = runRemat({"solve", twelve, "-s", "exact-dp", "-b", "600", "--work-limit", "2", "--json"});
+  CHECK(stopped.code == 1);
+  CHECK(stopped.json()["status"] == "time-limit");
+  const Run again = runRemat({"solve", twelve, "-s", "exact-dp", "-b", "600", "--work-limit", "2", "--json"});
+  CHECK(again.json()["message"] == stopped.json()["message"]);
+  const Run unlimited = runRemat({"solve", twelve, "-s", "exact-dp", "-b", "600", "--work-limit", "0", "--json"});
+  CHECK(unlimited.code == 0);
+  CHECK(unlimited.json()["status"] == "optimal");
   // A limit of 10^10 s is none (it used to overflow the deadline and stop at once).
   Run far = runRemat({"solve", g, "-s", "dtr", "-b", "200", "--time-limit", "1e10", "--json"});
   CHECK(far.code == 0);

@@ -377,63 +377,95 @@ graph::ComputeGraph chainsOfThree(int count) {
 }  // namespace
 
 TEST_CASE("exact-dp answers 'cancelled' when stopped in the middle of a long run") {
-  auto g = chainsOfThree(8);
+  // The stop comes from the DP's own progress report, a third of the way through its sets: the middle
+  // of the run on any machine, where a timer might fire before the DP starts or after it ends.
+  auto g = chainsOfThree(6);
   std::stop_source stop;
-  std::jthread canceller([&stop] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    stop.request_stop();
-  });
-  SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g, .stop = stop.get_token()});
+  SolveRequest request{.graph = &g, .stop = stop.get_token()};
+  double stoppedAt = -1;
+  request.progress = [&](double fraction, std::string_view) {
+    if (fraction >= 1.0 / 3 && stoppedAt < 0) {
+      stoppedAt = fraction;
+      stop.request_stop();
+    }
+  };
+  SolveResult r = SolverRegistry::builtin().find("exact-dp")->solve(request);
+  CHECK(stoppedAt < 1.0);
   CHECK(r.status == SolveStatus::Cancelled);
   CHECK(r.message == "cancelled");
   CHECK_FALSE(r.plan);
 }
 
-TEST_CASE("the DPs, Chen's methods and chain-dp honour a time limit while they build the closures of a deep chain") {
-  // 30,000 ops: each closure (and for the DPs its terms) costs a pass over the chain, some 10^9 steps in
-  // all, so the limit falls while they are built, which used to run to the end whatever the limit.
-  auto g = test::makeChain(30000);
+TEST_CASE("the DPs, Chen's methods and chain-dp stop at their work limit while they build the closures of a chain") {
+  // Each closure (and for the DPs its terms) costs a pass over the chain; building them used to run to the
+  // end whatever the limit. A thousand units of work end each solver among the chain's 3,000 closures, on
+  // any machine.
+  auto g = test::makeChain(3000);
   for (const char* id : {"approx-dp", "exact-dp", "chen-sqrtn", "chen-greedy", "chain-dp"}) {
     INFO(id);
-    SolveResult r =
-        SolverRegistry::builtin().find(id)->solve({.graph = &g, .timeLimit = std::chrono::milliseconds(200)});
+    const SolveResult r = SolverRegistry::builtin().find(id)->solve({.graph = &g, .workLimit = 1000});
     CHECK(r.status == SolveStatus::TimeLimit);
+    CHECK_FALSE(r.plan);
+    CHECK_THAT(r.message, Catch::Contains("time limit reached"));
   }
 }
 
-TEST_CASE("exact-dp answers approx-dp's plan when the lower sets alone take half its time limit") {
-  // Eleven chains: 4^11 = 4,194,304 lower sets, which take seconds to enumerate in any build; the DP's
-  // work grows with the square of their number, so exact-dp gives up at half the limit. The other half
-  // must hold approx-dp's solve and the release of the half-built family: 100 ms left too little of it
-  // once on a loaded two-core machine (no plan), so the limit is 400 ms.
-  auto g = chainsOfThree(11);
+TEST_CASE("exact-dp answers approx-dp's plan when the lower sets alone take half its work limit") {
+  // Eight chains: 4^8 = 65,536 lower sets, a unit of work each to count and again to store; the DP's work
+  // grows with the square of their number, so exact-dp gives up at half the limit, and the other half
+  // holds approx-dp's solve.
+  auto g = chainsOfThree(8);
   const ExactDp exact(10'000'000);
-  SolveResult r = exact.solve({.graph = &g, .timeLimit = std::chrono::milliseconds(400)});
+  SolveResult r = exact.solve({.graph = &g, .workLimit = 40'000});
   CHECK(r.status == SolveStatus::TimeLimit);
   CHECK_THAT(r.message, Catch::Contains("the lower sets alone took half of it") && Catch::Contains("approx-dp's plan"));
   REQUIRE(r.plan);
+  const SolveResult approx = SolverRegistry::builtin().find("approx-dp")->solve({.graph = &g});
+  CHECK(r.metrics.overhead == approx.metrics.overhead);
 }
 
-TEST_CASE("exact-dp honours a time limit with the best plan so far, never worse than approx-dp's") {
-  // Nine chains, past the registry's lower-set limit: eight now finish within the limit below.
-  auto g = chainsOfThree(9);
-  const ExactDp exact(1'000'000);
-  // The whole run takes some 44 s. Depending on the machine's speed and load the limit falls while the
-  // lower sets are enumerated (2 s in a debug ASan build, more under load; past half the limit exact-dp
-  // gives up), while their simulator terms are computed (7 s there), in the bounds pass or in the DP
-  // itself, so both answers are right: approx-dp's plan, computed before the terms, or the DP's best so
-  // far. The clock runs from the call: CI once took 24 s here, when the enumeration and the terms did
-  // not count against the limit.
-  SolveResult r = exact.solve({.graph = &g, .timeLimit = std::chrono::milliseconds(3000)});
-  CHECK(r.status == SolveStatus::TimeLimit);
-  REQUIRE(r.plan);
-  const bool warmStart = r.message.find("approx-dp's plan") != std::string::npos;
-  const bool bestSoFar = r.message.find("the best plan found so far") != std::string::npos;
-  CHECK((warmStart || bestSoFar));
-  const SolveResult approx = SolverRegistry::builtin().find("approx-dp")->solve({.graph = &g});
+TEST_CASE("exact-dp stopped by work answers the best plan so far, never worse than approx-dp's, the same each time") {
+  // Six chains: 4,096 lower sets, at 1.1 times approx-dp's least budget. Work limits growing by half from 256
+  // units until the run finishes: each stops somewhere else (in the enumeration, the terms, the bounds,
+  // a beam, the DP itself), and every answer is a time limit with approx-dp's plan, the best plan the
+  // finished fronts allow, or none; the same limit gives the same answer again.
+  auto g = chainsOfThree(6);
+  const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
+  const Solver& approxDp = *SolverRegistry::builtin().find("approx-dp");
+  const auto least = approxDp.minBudget({.graph = &g});
+  REQUIRE(least.bytes);
+  const Bytes budget{least.bytes->value * 11 / 10};
+  const SolveResult approx = approxDp.solve({.graph = &g, .budget = budget});
+  const SolveResult optimum = exact.solve({.graph = &g, .budget = budget});
   REQUIRE(approx.metrics.modelOverhead);
-  REQUIRE(r.metrics.modelOverhead);
-  CHECK(*r.metrics.modelOverhead <= *approx.metrics.modelOverhead);
-  const auto least = exact.minBudget({.graph = &g, .timeLimit = std::chrono::milliseconds(200)});
-  CHECK(least.status == SolveStatus::TimeLimit);
+  REQUIRE(optimum.status == SolveStatus::Optimal);
+  bool bestSoFar = false;
+  std::uint64_t work = 256;
+  for (;; work += work / 2) {
+    INFO("work limit " << work);
+    const SolveResult r = exact.solve({.graph = &g, .budget = budget, .workLimit = work});
+    INFO(r.message);
+    if (r.status == SolveStatus::Optimal) {
+      CHECK(r.metrics.modelOverhead == optimum.metrics.modelOverhead);
+      break;
+    }
+    REQUIRE(r.status == SolveStatus::TimeLimit);
+    const SolveResult again = exact.solve({.graph = &g, .budget = budget, .workLimit = work});
+    CHECK(again.message == r.message);
+    CHECK(again.plan.has_value() == r.plan.has_value());
+    if (!r.plan) continue;
+    CHECK(again.plan->schedule == r.plan->schedule);
+    CHECK(r.metrics.simulatedPeak <= budget);
+    REQUIRE(r.metrics.modelOverhead);
+    CHECK(*r.metrics.modelOverhead <= *approx.metrics.modelOverhead);
+    CHECK(*optimum.metrics.modelOverhead <= *r.metrics.modelOverhead);
+    const bool warm = r.message.find("approx-dp's plan") != std::string::npos;
+    const bool best = r.message.find("the best plan found so far") != std::string::npos;
+    CHECK((warm || best));
+    bestSoFar = bestSoFar || best;
+  }
+  CHECK(bestSoFar);
+  // min-budget stops by work too.
+  const auto stopped = exact.minBudget({.graph = &g, .workLimit = 256});
+  CHECK(stopped.status == SolveStatus::TimeLimit);
 }

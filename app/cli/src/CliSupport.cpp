@@ -105,6 +105,9 @@ std::optional<Bytes> parseBudget(const std::string& text) {
 
 CLI::Option* addLimitOptions(CLI::App* cmd, LimitOptions& o, const std::string& timeHelp) {
   CLI::Option* time = cmd->add_option("--time-limit", o.timeLimit, timeHelp);
+  cmd->add_option("--work-limit", o.workLimit,
+                  "Stop after this many units of deterministic work (0: none): the same answer on any machine, "
+                  "where a time limit answers by the machine's speed");
   cmd->add_option("--memory-limit", o.memoryLimit,
                   "The most memory a solver may take, such as 8GiB (default: half the machine's memory); a solver "
                   "that needs more stops with status limit")
@@ -123,6 +126,15 @@ SolveLimits parseLimits(const LimitOptions& o) {
   constexpr double kLongest = 1e9;
   if (o.timeLimit > 0 && o.timeLimit <= kLongest)
     out.time = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(o.timeLimit * 1000)));
+  if (!o.workLimit.empty()) {
+    std::uint64_t units = 0;
+    const char* end = o.workLimit.data() + o.workLimit.size();
+    const auto [last, error] = std::from_chars(o.workLimit.data(), end, units);
+    if (error != std::errc() || last != end)
+      throw CliError(kUsage,
+                     "invalid work limit '" + o.workLimit + "': give a whole number of units, 0 or more (0: none)");
+    if (units > 0) out.work = units;
+  }
   if (!o.memoryLimit.empty()) {
     out.memory = parseByteSize(o.memoryLimit);
     if (!out.memory || out.memory->value <= 0)

@@ -86,27 +86,32 @@ void addPinOptions(CLI::App* cmd, PinOptions& o);
 /// Parses "2GiB"-style budgets; throws CliError(kUsage) on a bad or non-positive value.
 [[nodiscard]] std::optional<Bytes> parseBudget(const std::string& text);
 
-/// The limits every solving command takes: --time-limit (seconds, 0: none) and --memory-limit (a size;
-/// none: solvers::defaultMemoryLimit(), half the machine's memory).
+/// The limits every solving command takes: --time-limit (seconds, 0: none), --work-limit (units of
+/// deterministic work, 0: none; SolveRequest::workLimit) and --memory-limit (a size; none:
+/// solvers::defaultMemoryLimit(), half the machine's memory).
 struct LimitOptions {
   double timeLimit = 0;
+  std::string workLimit;
   std::string memoryLimit;
 };
-/// Adds --time-limit (with `timeHelp`) and --memory-limit to cmd; returns the --time-limit option.
+/// Adds --time-limit (with `timeHelp`), --work-limit and --memory-limit to cmd; returns the --time-limit
+/// option.
 CLI::Option* addLimitOptions(CLI::App* cmd, LimitOptions& o,
                              const std::string& timeHelp = "Stop after this many seconds (0: none)");
 /// The limits as the solvers take them.
 struct SolveLimits {
   std::optional<std::chrono::milliseconds> time;
+  std::optional<std::uint64_t> work;
   std::optional<Bytes> memory;
   void applyTo(solvers::SolveRequest& request) const {
     request.timeLimit = time;
+    request.workLimit = work;
     request.memoryLimit = memory;
   }
 };
 /// Checks the limits (a time limit must be a finite number of seconds, at least 0; a memory limit a
-/// positive size); throws CliError(kUsage) naming a bad value. A time limit over 10^9 s (some 31 years)
-/// stands for no limit, so that a deadline never overflows the clock.
+/// positive size; a work limit a whole number, at least 0); throws CliError(kUsage) naming a bad value. A time limit
+/// over 10^9 s (some 31 years) stands for no limit, so that a deadline never overflows the clock.
 [[nodiscard]] SolveLimits parseLimits(const LimitOptions& o);
 
 /// Refuses an output path before any work: one that is an input (same file, by device and inode) or

@@ -164,19 +164,20 @@ int runStudyTasks(const StudyOptions& o) {
   if (!o.output.empty()) checkOutputPath(o.output, o.inputs);
 
   // Everything that decides the lines, so that --merge refuses shards of different studies.
-  const json parameters = {{"graphs", o.inputs},
-                           {"budgets", o.budgets},
-                           {"solvers", o.solvers},
-                           {"strategy", o.strategy},
-                           {"model", o.model},
-                           {"format", o.graph.format},
-                           {"cost_model", o.graph.costModel},
-                           {"workspace", o.graph.workspace},
-                           {"batch", o.graph.batch},
-                           {"time_limit_seconds", o.limits.timeLimit},
-                           {"time_limit_given", o.timeLimitGiven},
-                           {"memory_limit", o.limits.memoryLimit},
-                           {"timings", o.timings}};
+  json parameters = {{"graphs", o.inputs},
+                     {"budgets", o.budgets},
+                     {"solvers", o.solvers},
+                     {"strategy", o.strategy},
+                     {"model", o.model},
+                     {"format", o.graph.format},
+                     {"cost_model", o.graph.costModel},
+                     {"workspace", o.graph.workspace},
+                     {"batch", o.graph.batch},
+                     {"time_limit_seconds", o.limits.timeLimit},
+                     {"time_limit_given", o.timeLimitGiven},
+                     {"memory_limit", o.limits.memoryLimit},
+                     {"timings", o.timings}};
+  if (limits.work) parameters["work_limit"] = *limits.work;  // only when given: older studies keep their print
   const std::string study = fingerprint(parameters.dump());
   const std::size_t perGraph = budgets.size() * chosen.size();
   const std::size_t tasks = o.inputs.size() * perGraph;

@@ -254,6 +254,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   addDockWidget(Qt::LeftDockWidgetArea, solverDock);
 
   m_log = new QPlainTextEdit;
+  m_log->setObjectName(QStringLiteral("log"));
   m_log->setReadOnly(true);
   m_log->setMaximumBlockCount(2000);
   auto* logDock = new QDockWidget(tr("Messages"), this);
@@ -594,6 +595,7 @@ QWidget* MainWindow::buildSolverPanel() {
   });
 
   m_timeLimit = new QDoubleSpinBox;
+  m_timeLimit->setObjectName(QStringLiteral("timeLimit"));
   m_timeLimit->setRange(0, Session::kMaxTimeLimitSeconds);
   m_timeLimit->setDecimals(1);
   m_timeLimit->setSuffix(tr(" s"));
@@ -1491,13 +1493,15 @@ void MainWindow::runSolvers() {
     const QString pinsText =
         m_pins.empty() ? QString()
                        : tr(", pins: keep %1, recompute %2").arg(m_pins.keep.size()).arg(m_pins.recompute.size());
-    logMessage(tr("Running %1 (strategy %2, DP model %3, budget %4%5)")
+    const QString limitText =
+        settings.timeLimit ? tr(", time limit %1 s").arg(double(settings.timeLimit->count()) / 1000) : QString();
+    logMessage(tr("Running %1 (strategy %2, DP model %3, budget %4%5%6)")
                    .arg(QString::fromStdString([&] {
                      std::string all;
                      for (const auto& id : ids) all += (all.empty() ? "" : ", ") + id;
                      return all;
                    }()))
-                   .arg(m_strategy->currentText(), m_dpModel->currentText(), budgetText, pinsText));
+                   .arg(m_strategy->currentText(), m_dpModel->currentText(), budgetText, limitText, pinsText));
     m_runner->start(m_graph, chosen, settings);
     refreshViews();
     updateActions();

@@ -1,6 +1,5 @@
 #include "remat/solvers/ChenGreedy.hpp"
 
-#include <chrono>
 #include <cmath>
 #include <set>
 
@@ -23,11 +22,10 @@ const SolverInfo& ChenGreedy::info() const {
 
 SolverOutput ChenGreedy::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  const auto deadline =
-      request.timeLimit ? std::optional(std::chrono::steady_clock::now() + *request.timeLimit) : std::nullopt;
-  auto expired = [&] { return deadline && std::chrono::steady_clock::now() >= *deadline; };
-  const auto found = chenCutChain(g, [&] { return request.stop.stop_requested() || expired(); });
-  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  // A unit of work: a closure while finding the cuts, a threshold of the grid after.
+  TimeLimit limit = startLimit(request);
+  const auto found = chenCutChain(g, [&] { return limit.charge(); });
+  if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
   if (!found)
     return {SolveStatus::TimeLimit, std::nullopt, "time limit reached while finding the single-boundary cuts"};
   const std::vector<graph::NodeSet>& chain = *found;
@@ -51,8 +49,8 @@ SolverOutput ChenGreedy::plan(const SolveRequest& request) const {
   Ticks bestOverhead{0};
   const sim::Simulator simulator(g, {.liveness = request.liveness, .requireComplete = true});
   for (int step = 0; step <= kGrid; ++step) {
-    if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::move(best), "cancelled"};
-    if (expired()) {
+    if (limit.charge()) {
+      if (limit.cancelled()) return {SolveStatus::Cancelled, std::move(best), "cancelled"};
       std::string why = best ? "time limit reached: the best segmentation so far" : "time limit reached";
       return {SolveStatus::TimeLimit, std::move(best), std::move(why)};
     }

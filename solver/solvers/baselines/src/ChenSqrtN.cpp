@@ -1,6 +1,5 @@
 #include "remat/solvers/ChenSqrtN.hpp"
 
-#include <chrono>
 #include <cmath>
 
 #include "remat/graph/LowerSets.hpp"
@@ -30,11 +29,10 @@ std::string noCutMessage() {
 
 SolverOutput ChenSqrtN::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  const auto deadline =
-      request.timeLimit ? std::optional(std::chrono::steady_clock::now() + *request.timeLimit) : std::nullopt;
-  const auto found = chenCutChain(
-      g, [&] { return request.stop.stop_requested() || (deadline && std::chrono::steady_clock::now() >= *deadline); });
-  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  // A unit of work: a closure while finding the cuts.
+  TimeLimit limit = startLimit(request);
+  const auto found = chenCutChain(g, [&] { return limit.charge(); });
+  if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
   if (!found)
     return {SolveStatus::TimeLimit, std::nullopt, "time limit reached while finding the single-boundary cuts"};
   const std::vector<graph::NodeSet>& chain = *found;

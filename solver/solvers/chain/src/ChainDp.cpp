@@ -15,24 +15,12 @@ using Clock = std::chrono::steady_clock;
 
 std::string bytesText(std::int64_t b) { return formatByteSize(Bytes{b}); }
 
-// Why a long step stopped: the caller's stop token or the request's deadline.
-class Interruption {
- public:
-  explicit Interruption(const SolveRequest& request) : m_stop(request.stop) {
-    if (request.timeLimit) m_deadline = Clock::now() + *request.timeLimit;
-  }
-  [[nodiscard]] bool cancelled() const { return m_stop.stop_requested(); }
-  [[nodiscard]] bool expired() const { return m_deadline && Clock::now() >= *m_deadline; }
-  [[nodiscard]] bool any() const { return cancelled() || expired(); }
-  [[nodiscard]] SolverOutput output(const std::string& what) const {
-    if (cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
-    return {SolveStatus::TimeLimit, std::nullopt, "time limit reached" + (what.empty() ? "" : " " + what)};
-  }
-
- private:
-  std::stop_token m_stop;
-  std::optional<Clock::time_point> m_deadline;
-};
+// The answer of a run that `limit` stopped: cancelled, or out of time or work. Every poll of the limit
+// charges one unit of work: a closure while finding the cuts, an interval of the table, a breakpoint.
+SolverOutput interrupted(const TimeLimit& limit, const std::string& what) {
+  if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  return {SolveStatus::TimeLimit, std::nullopt, "time limit reached" + (what.empty() ? "" : " " + what)};
+}
 
 // The chain, its discretised model and the filled table.
 struct Prepared {
@@ -45,10 +33,10 @@ struct Prepared {
 };
 
 Prepared prepare(const graph::ComputeGraph& g, std::int64_t requestedSlots, const SolveRequest& request,
-                 const Interruption& interruption) {
+                 TimeLimit& limit) {
   Prepared p;
   // Without a table when stopped while finding the cuts.
-  auto chain = linearizeGraph(g, ChainDp::kMaxStages, [&] { return interruption.any(); });
+  auto chain = linearizeGraph(g, ChainDp::kMaxStages, [&] { return limit.charge(); });
   if (!chain) return p;
   p.chain = std::move(*chain);
   const ChainModel& bytes = p.chain.model;
@@ -84,7 +72,7 @@ Prepared prepare(const graph::ComputeGraph& g, std::int64_t requestedSlots, cons
   if (slots != requestedSlots) p.setting += " (reduced from " + std::to_string(requestedSlots) + " to bound the table)";
 
   ChainDpTable::Hooks hooks;
-  hooks.interrupted = [&] { return interruption.any(); };
+  hooks.interrupted = [&limit] { return limit.charge(); };
   if (request.progress) hooks.progress = [&](double f) { request.progress(0.8 * f, "chain DP"); };
   p.table.emplace(model, width - 1, hooks);
   return p;
@@ -158,10 +146,10 @@ const SolverInfo& ChainDp::info() const {
 
 SolverOutput ChainDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  const Interruption interruption(request);
-  const Prepared p = prepare(g, m_slots, request, interruption);
-  if (!p.table) return interruption.output("while finding the single-boundary cuts");
-  if (!p.table->complete()) return interruption.output("while filling the chain DP table");
+  TimeLimit limit = startLimit(request);
+  const Prepared p = prepare(g, m_slots, request, limit);
+  if (!p.table) return interrupted(limit, "while finding the single-boundary cuts");
+  if (!p.table->complete()) return interrupted(limit, "while filling the chain DP table");
   const auto points = breakpoints(*p.table);
   if (points.empty()) throw std::logic_error("chain-dp: storing everything does not fit its own model");
   const std::int64_t storeAll = p.chain.model.storeAllTime();
@@ -181,7 +169,7 @@ SolverOutput ChainDp::plan(const SolveRequest& request) const {
   std::optional<Bytes> leastPeak;
   std::optional<std::string> uncounted;  // why the first schedule whose time cannot be counted failed
   for (std::size_t k = points.size(); k-- > 0;) {
-    if (interruption.any()) return interruption.output("while searching the chain-model memory limit");
+    if (limit.charge()) return interrupted(limit, "while searching the chain-model memory limit");
     if (request.progress) request.progress(0.8 + 0.2 * double(points.size() - k) / double(points.size()), "limits");
     Candidate c = evaluate(p, simulator, points[k]);
     if (!c.simulation.valid()) {  // its time passes 2^63 - 1, and its peak is unknown: not an answer
@@ -214,20 +202,20 @@ Solver::MinBudget ChainDp::minBudget(const SolveRequest& request) const {
       return finish();
     }
     const graph::ComputeGraph& g = *request.graph;
-    const Interruption interruption(request);
-    const Prepared p = prepare(g, m_slots, request, interruption);
+    TimeLimit limit = startLimit(request);
+    const Prepared p = prepare(g, m_slots, request, limit);
     const sim::Simulator simulator(g, {.liveness = request.liveness, .requireComplete = true});
     std::optional<Candidate> best;
     if (p.table && p.table->complete()) {
       for (const auto& point : breakpoints(*p.table)) {
-        if (interruption.any()) break;
+        if (limit.charge()) break;
         Candidate c = evaluate(p, simulator, point);
         if (!c.simulation.valid()) continue;  // its time cannot be counted, nor its peak
         if (!best || c.simulation.peak < best->simulation.peak) best = std::move(c);
       }
     }
-    if (interruption.any()) {
-      const SolverOutput stopped = interruption.output("");
+    if (limit.reached()) {
+      const SolverOutput stopped = interrupted(limit, "");
       out.call = stopped.call;
       out.status = stopped.status;
       out.message = stopped.message;

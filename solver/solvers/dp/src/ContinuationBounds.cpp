@@ -96,7 +96,7 @@ std::int64_t ContinuationBounds::remaining(std::size_t i, std::int64_t m) const 
   return std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(best - margin)));
 }
 
-std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, std::stop_token stop, unsigned threads,
+std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, TimeLimit* stop, unsigned threads,
                                                      std::optional<BoundTarget> target) {
   const std::size_t n = f.size();
   ContinuationBounds b;
@@ -307,14 +307,18 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
     } else if (workers > 1 && blocks >= workers) {
       parallelOver(0, blocks, workers, [&, begin = begin, end = end, top](std::size_t block, unsigned) {
         const std::size_t first = begin + block * kBlock;
-        if (!stop.stop_requested())
-          boundsOf(first, std::min(first + kBlock, top), end);  // a stop is honoured within one block's work
+        const std::size_t last = std::min(first + kBlock, top);
+        if (stop == nullptr || !stop->charge(last - first))
+          boundsOf(first, last, end);  // a stop is honoured within one block's work
       });
       --k;
     } else if (top - begin > kBlock) {
       layerEnd.assign(kBlock, end);
-      for (std::size_t first = begin; first < top && !stop.stop_requested(); first += kBlock)
-        blockBounds(first, std::min(first + kBlock, top), layerEnd);
+      for (std::size_t first = begin; first < top; first += kBlock) {
+        const std::size_t last = std::min(first + kBlock, top);
+        if (stop != nullptr && stop->charge(last - first)) break;
+        blockBounds(first, last, layerEnd);
+      }
       --k;
     } else {
       // As many whole layers below as the block holds.
@@ -324,17 +328,18 @@ std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& f, st
       layerEnd.assign(top - first, 0);
       for (std::size_t l = below; l < k; ++l)
         for (std::size_t s = ls[l].first; s < std::min(ls[l].second, top); ++s) layerEnd[s - first] = ls[l].second;
+      if (stop != nullptr && stop->charge(top - first)) return std::nullopt;
       blockBounds(first, top, layerEnd);
       k = below;
     }
-    if (stop.stop_requested()) return std::nullopt;
+    if (stop != nullptr && stop->reached()) return std::nullopt;
   }
   boundsOf(0, 1, 1);  // ∅, which no layer holds
   return b;
 }
 
 std::optional<std::vector<double>> refinedLambdas(const LowerSetFamily& probe, const BoundTarget& target,
-                                                  std::stop_token stop) {
+                                                  TimeLimit* stop) {
   if (target.strategy == Strategy::Memory || target.budget < 0 || target.budget == INT64_MAX)
     return std::vector<double>{};
   BoundTarget coarseTarget = target;
@@ -368,8 +373,7 @@ std::optional<std::vector<double>> refinedLambdas(const LowerSetFamily& probe, c
   return out;
 }
 
-std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& f, const ContinuationBounds& bounds,
-                                           std::stop_token stop) {
+std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& f, const ContinuationBounds& bounds, TimeLimit* stop) {
   if (bounds.overheadCap != INT64_MAX)
     throw std::logic_error("exactLeastPeak: bounds capped at an overhead do not bound every plan's peak");
   if (f.quickIsExact()) return bounds.minPeak[0];
@@ -383,7 +387,7 @@ std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& f, const Contin
       if (greedyPath(f, bounds, bounds.minPeak[0], s)) return bounds.minPeak[0];
     DpOptions beam;
     beam.budget = bounds.minPeak[0];
-    beam.stop = stop;
+    beam.limit = stop;
     beam.bounds = &bounds;
     beam.strategy = Strategy::Memory;
     beam.beamWidth = 64;
@@ -431,15 +435,15 @@ std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& f, const Contin
     const std::size_t top = std::min(end, n - 1);  // V's own least peak is given
     if (begin >= top) continue;
     parallelOver(begin, top, workers, [&, end = end](std::size_t i, unsigned w) {
-      if (!stop.stop_requested()) leastOf(i, end, w);
+      if (stop == nullptr || !stop->charge()) leastOf(i, end, w);
     });
-    if (stop.stop_requested()) return std::nullopt;
+    if (stop != nullptr && stop->reached()) return std::nullopt;
   }
   leastOf(0, 1, 0);  // ∅, which no layer holds
   return least[0];
 }
 
-std::optional<std::int64_t> leastFeasibleBudget(const LowerSetFamily& f, std::stop_token stop) {
+std::optional<std::int64_t> leastFeasibleBudget(const LowerSetFamily& f, TimeLimit* stop) {
   // From ∅ with nothing kept, the least peak over all continuations is the least feasible budget.
   auto bounds = continuationBounds(f, stop);
   if (!bounds) return std::nullopt;

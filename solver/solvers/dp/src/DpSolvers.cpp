@@ -1,9 +1,5 @@
 #include "remat/solvers/DpSolvers.hpp"
 
-#include <condition_variable>
-#include <functional>
-#include <mutex>
-#include <thread>
 #include <tuple>
 
 #include "remat/graph/ByteSize.hpp"
@@ -16,42 +12,12 @@
 namespace remat::solvers {
 namespace {
 
-// A stop token that fires when the request is cancelled or when its deadline passes, for the work that
-// has no deadline of its own (lower-set enumeration, the bounds pass): a timer thread requests the
-// stop at the deadline, and goes away with the guard.
-class StopAtDeadline {
- public:
-  StopAtDeadline(std::stop_token outer, std::optional<std::chrono::steady_clock::time_point> deadline)
-      : m_forward(std::move(outer), std::function<void()>([this] { m_source.request_stop(); })), m_deadline(deadline) {
-    if (!deadline) return;
-    m_timer = std::jthread([this](std::stop_token self) {
-      std::mutex mutex;
-      std::condition_variable_any wake;
-      std::unique_lock lock(mutex);
-      // Returns at the deadline, or early when the guard's destructor stops this thread.
-      wake.wait_until(lock, self, *m_deadline, [] { return false; });
-      if (!self.stop_requested()) m_source.request_stop();
-    });
-  }
-  StopAtDeadline(const StopAtDeadline&) = delete;
-  StopAtDeadline& operator=(const StopAtDeadline&) = delete;
-
-  [[nodiscard]] std::stop_token token() const { return m_source.get_token(); }
-  [[nodiscard]] bool expired() const { return m_deadline && std::chrono::steady_clock::now() >= *m_deadline; }
-
- private:
-  std::stop_source m_source;
-  std::stop_callback<std::function<void()>> m_forward;
-  std::optional<std::chrono::steady_clock::time_point> m_deadline;
-  std::jthread m_timer;  // last: stopped and joined first
-};
-
 // A family in the request's model; nullopt when stopped while computing its terms, as when stopped
 // while enumerating.
 std::optional<LowerSetFamily> inModel(std::optional<LowerSetFamily> family, const SolveRequest& request,
-                                      std::stop_token stop) {
-  if (family &&
-      (!family->useModel(*request.graph, request.model, stop) || !family->usePins(*request.graph, request.pins, stop)))
+                                      TimeLimit& stop) {
+  if (family && (!family->useModel(*request.graph, request.model, &stop) ||
+                 !family->usePins(*request.graph, request.pins, &stop)))
     family.reset();
   return family;
 }
@@ -100,32 +66,24 @@ std::string pinsUnreachable(const LowerSetFamily& family, std::string_view what)
 }
 
 // Why there is no family: cancelled, out of time, or more lower sets than exact-dp accepts.
-std::pair<SolveStatus, std::string> noFamily(const SolveRequest& request, const StopAtDeadline& guard,
-                                             std::uint64_t limit) {
-  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, "cancelled"};
+std::pair<SolveStatus, std::string> noFamily(const TimeLimit& guard, std::uint64_t limit) {
+  if (guard.cancelled()) return {SolveStatus::Cancelled, "cancelled"};
   if (guard.expired()) return {SolveStatus::TimeLimit, "time limit reached while preparing the lower sets"};
   return {SolveStatus::Limit, "the graph has more than " + std::to_string(limit) +
                                   " lower sets, too many for exact-dp (its work grows with the square of their "
                                   "number); use approx-dp, which is polynomial"};
 }
 
-std::optional<std::chrono::steady_clock::time_point> deadlineOf(const SolveRequest& request,
-                                                                std::chrono::steady_clock::time_point start) {
-  if (!request.timeLimit) return std::nullopt;
-  return start + *request.timeLimit;
-}
-
-Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, const SolveRequest& request,
-                                  std::chrono::steady_clock::time_point start, std::uint64_t limit,
-                                  const StopAtDeadline& guard) {
+Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family,
+                                  std::chrono::steady_clock::time_point start, std::uint64_t limit, TimeLimit& guard) {
   Solver::MinBudget out;
   auto seconds = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   if (!family) {
-    std::tie(out.status, out.message) = noFamily(request, guard, limit);
+    std::tie(out.status, out.message) = noFamily(guard, limit);
     out.seconds = seconds();
     return out;
   }
-  const auto least = leastFeasibleBudget(*family, guard.token());
+  const auto least = leastFeasibleBudget(*family, &guard);
   out.seconds = seconds();
   if (least == INT64_MAX) {
     out.status = SolveStatus::Infeasible;
@@ -133,7 +91,7 @@ Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family, c
     return out;
   }
   if (!least) {
-    const bool cancelled = request.stop.stop_requested();
+    const bool cancelled = guard.cancelled();
     out.status = cancelled ? SolveStatus::Cancelled : SolveStatus::TimeLimit;
     out.message = cancelled ? "cancelled" : "time limit reached";
     return out;
@@ -156,17 +114,16 @@ constexpr std::size_t kMaxTradeOffPoints = 20'000'000;
 
 Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g,
                               const std::optional<LowerSetFamily>& family, const SolveRequest& request,
-                              std::size_t points, std::uint64_t limit, const StopAtDeadline& guard) {
+                              std::size_t points, std::uint64_t limit, TimeLimit& guard) {
   const auto start = std::chrono::steady_clock::now();
   Solver::TradeOff out;
   if (!family) {
-    std::tie(out.status, out.message) = noFamily(request, guard, limit);
+    std::tie(out.status, out.message) = noFamily(guard, limit);
     return out;
   }
   DpOptions options;
-  options.stop = request.stop;
+  options.limit = &guard;
   options.progress = request.progress;
-  if (request.timeLimit) options.deadline = start + *request.timeLimit;
   options.maxPoints = pointsWithin(request, kMaxTradeOffPoints);
   TradeOffRun run = tradeOffFront(*family, options);
   switch (run.outcome) {
@@ -211,20 +168,18 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
 
 namespace {
 
-// solveOverFamily with its clock started at `start` (the deadline is start + the request's time limit),
-// and the warm start's answer already computed where `warm` holds one.
+// solveOverFamily under a limit already running (`guard`: the request's, started with the solve), and
+// the warm start's answer already computed where `warm` holds one.
 SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& family, const SolveRequest& request,
                        std::string_view what, const LowerSetFamily* warmStart, std::optional<SolverOutput> warm,
-                       ThresholdSearch search, std::chrono::steady_clock::time_point start) {
+                       ThresholdSearch search, TimeLimit& guard) {
   const Strategy strategy = request.strategy == Strategy::Memory ? Strategy::Memory : Strategy::Time;
   DpOptions options;
   options.budget = request.budget ? request.budget->value : INT64_MAX;
-  options.stop = request.stop;
+  options.limit = &guard;
   options.progress = request.progress;
   options.strategy = strategy;
-  options.deadline = deadlineOf(request, start);
   options.maxPoints = pointsWithin(request, options.maxPoints);
-  const StopAtDeadline guard(request.stop, options.deadline);
   auto objective = [strategy](std::int64_t overhead, std::int64_t checkpoints) {
     return strategy == Strategy::Memory ? checkpoints : overhead;
   };
@@ -235,11 +190,11 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
     SolveRequest quick = request;
     quick.strategy = strategy;
     quick.progress = {};
-    sub = solveFrom(g, *warmStart, quick, what, nullptr, std::nullopt, ThresholdSearch::Direct, start);
+    sub = solveFrom(g, *warmStart, quick, what, nullptr, std::nullopt, ThresholdSearch::Direct, guard);
   }
   if (sub && (sub->status != SolveStatus::Optimal || !sub->plan)) sub.reset();
   auto stopped = [&]() -> SolverOutput {
-    if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+    if (guard.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
     if (sub)
       return {SolveStatus::TimeLimit, std::move(sub->plan),
               "time limit reached: approx-dp's plan (not proven optimal)"};
@@ -270,10 +225,9 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
   // The multipliers of the Lagrangian bounds, refined where they matter by a coarse pass over the
   // smaller of the families at hand.
   auto lambdas =
-      refinedLambdas(warmStart ? *warmStart : family, BoundTarget{options.budget, strategy, {}, cap}, guard.token());
+      refinedLambdas(warmStart ? *warmStart : family, BoundTarget{options.budget, strategy, {}, cap}, &guard);
   if (!lambdas) return stopped();
-  auto bounds =
-      continuationBounds(family, guard.token(), 0, BoundTarget{options.budget, strategy, std::move(*lambdas), cap});
+  auto bounds = continuationBounds(family, &guard, 0, BoundTarget{options.budget, strategy, std::move(*lambdas), cap});
   if (!bounds) return stopped();
   options.bounds = &*bounds;
   if (bounds->minPeak[0] == INT64_MAX) return {SolveStatus::Infeasible, std::nullopt, pinsUnreachable(family, what)};
@@ -293,7 +247,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
       SolveRequest open = request;
       open.budget.reset();
       open.strategy = Strategy::Memory;
-      SolverOutput fallback = solveFrom(g, family, open, what, warmStart, std::nullopt, search, start);
+      SolverOutput fallback = solveFrom(g, family, open, what, warmStart, std::nullopt, search, guard);
       if (fallback.plan)
         return {SolveStatus::Feasible, std::move(fallback.plan), why + "; fell back to the memory-centric plan",
                 BudgetMeasure::Simulated};
@@ -302,7 +256,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
   };
   if (bounds->minPeak[0] > options.budget) {
     std::optional<std::int64_t> least = bounds->minPeak[0];
-    if (!family.quickIsExact()) least = exactLeastPeak(family, *bounds, guard.token());
+    if (!family.quickIsExact()) least = exactLeastPeak(family, *bounds, &guard);
     if (!least) return stopped();
     return infeasible(least);
   }
@@ -416,7 +370,7 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
   if (front.empty()) {
     // A run without an incumbent prunes only what cannot fit: nothing reached V, so no plan fits.
     if (!high) {
-      const auto least = exactLeastPeak(family, *bounds, guard.token());
+      const auto least = exactLeastPeak(family, *bounds, &guard);
       if (!least) return stopped();
       return infeasible(least);
     }
@@ -431,7 +385,8 @@ SolverOutput solveFrom(const graph::ComputeGraph& g, const LowerSetFamily& famil
 
 SolverOutput solveOverFamily(const graph::ComputeGraph& g, const LowerSetFamily& family, const SolveRequest& request,
                              std::string_view what, const LowerSetFamily* warmStart, ThresholdSearch search) {
-  return solveFrom(g, family, request, what, warmStart, std::nullopt, search, std::chrono::steady_clock::now());
+  TimeLimit limit = startLimit(request);
+  return solveFrom(g, family, request, what, warmStart, std::nullopt, search, limit);
 }
 
 const SolverInfo& ExactDp::info() const {
@@ -453,79 +408,72 @@ const SolverInfo& ExactDp::info() const {
 
 SolverOutput ExactDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  // One clock for the whole run: enumerating the lower sets and their terms takes seconds on families
+  // One limit for the whole run: enumerating the lower sets and their terms takes seconds on families
   // near the limit, and counts against the time limit like the DP itself.
-  const auto start = std::chrono::steady_clock::now();
-  const auto deadline = deadlineOf(request, start);
+  TimeLimit limit = startLimit(request);
   // The DP's work grows with the square of the number of lower sets, so a family that takes half the
-  // time limit to enumerate cannot be solved within it: the enumeration stops there, and the answer is
-  // approx-dp's plan, computed in the other half.
+  // limit (time or work) to enumerate cannot be solved within it: the enumeration stops there, and the
+  // answer is approx-dp's plan, computed in the other half.
   std::optional<LowerSetFamily> family;
   bool outOfTime = false;
   {
-    const StopAtDeadline enumerating(request.stop,
-                                     deadline ? std::optional(start + *request.timeLimit / 2) : std::nullopt);
-    family = LowerSetFamily::allLowerSets(g, m_limit, enumerating.token());
+    const auto enumerating = limit.part(0.5);
+    family = LowerSetFamily::allLowerSets(g, m_limit, enumerating.get());
     if (!family) {
-      auto [status, message] = noFamily(request, enumerating, m_limit);
+      auto [status, message] = noFamily(*enumerating, m_limit);
       if (status != SolveStatus::TimeLimit) return {status, std::nullopt, message};
       outOfTime = true;
     }
   }
   // approx-dp's optimum before the simulator's terms of every set: it is the DP's first incumbent, and
   // the answer should time run out before the DP runs.
-  const StopAtDeadline guard(request.stop, deadline);
-  const std::optional<LowerSetFamily> closures =
-      inModel(LowerSetFamily::ancestorClosures(g, guard.token()), request, guard.token());
+  const std::optional<LowerSetFamily> closures = inModel(LowerSetFamily::ancestorClosures(g, &limit), request, limit);
   SolveRequest quick = request;
   quick.strategy = request.strategy == Strategy::Memory ? Strategy::Memory : Strategy::Time;
   quick.progress = {};
   SolverOutput warm =
-      closures ? solveFrom(g, *closures, quick, "exact-dp", nullptr, std::nullopt, ThresholdSearch::Direct, start)
+      closures ? solveFrom(g, *closures, quick, "exact-dp", nullptr, std::nullopt, ThresholdSearch::Direct, limit)
                : SolverOutput{SolveStatus::TimeLimit, std::nullopt, {}};
-  if (outOfTime || !closures || !family->useModel(g, request.model, guard.token()) ||
-      !family->usePins(g, request.pins, guard.token())) {
-    if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  if (outOfTime || !closures || !family->useModel(g, request.model, &limit) ||
+      !family->usePins(g, request.pins, &limit)) {
+    if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
     const std::string why = outOfTime ? "time limit reached: the lower sets alone took half of it"
                                       : "time limit reached while preparing the lower sets";
     if (warm.status == SolveStatus::Optimal && warm.plan)
       return {SolveStatus::TimeLimit, std::move(warm.plan), why + "; approx-dp's plan (not proven optimal)"};
     return {SolveStatus::TimeLimit, std::nullopt, why};
   }
-  return solveFrom(g, *family, request, "exact-dp", &*closures, std::move(warm), ThresholdSearch::Gallop, start);
+  return solveFrom(g, *family, request, "exact-dp", &*closures, std::move(warm), ThresholdSearch::Gallop, limit);
 }
 
 Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   const auto start = std::chrono::steady_clock::now();
-  const StopAtDeadline guard(request.stop, deadlineOf(request, start));
-  return leastBudgetOver(
-      inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request, guard.token()), request,
-      start, m_limit, guard);
+  TimeLimit limit = startLimit(request);
+  return leastBudgetOver(inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, &limit), request, limit), start,
+                         m_limit, limit);
 }
 
 Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   const auto start = std::chrono::steady_clock::now();
-  const StopAtDeadline guard(request.stop, deadlineOf(request, start));
-  return leastBudgetOver(
-      inModel(LowerSetFamily::ancestorClosures(*request.graph, guard.token()), request, guard.token()), request, start,
-      0, guard);
+  TimeLimit limit = startLimit(request);
+  return leastBudgetOver(inModel(LowerSetFamily::ancestorClosures(*request.graph, &limit), request, limit), start, 0,
+                         limit);
 }
 
 Solver::TradeOff ExactDp::planTradeOff(const SolveRequest& request, std::size_t points) const {
-  const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
-  return tradeOffOver(
-      *this, *request.graph,
-      inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, guard.token()), request, guard.token()), request,
-      points, m_limit, guard);
+  TimeLimit limit = startLimit(request);
+  return tradeOffOver(*this, *request.graph,
+                      inModel(LowerSetFamily::allLowerSets(*request.graph, m_limit, &limit), request, limit), request,
+                      points, m_limit, limit);
 }
 
 Solver::TradeOff ApproxDp::planTradeOff(const SolveRequest& request, std::size_t points) const {
-  const StopAtDeadline guard(request.stop, deadlineOf(request, std::chrono::steady_clock::now()));
+  TimeLimit limit = startLimit(request);
   return tradeOffOver(*this, *request.graph,
-                      inModel(LowerSetFamily::ancestorClosures(*request.graph, guard.token()), request, guard.token()),
-                      request, points, 0, guard);
+                      inModel(LowerSetFamily::ancestorClosures(*request.graph, &limit), request, limit), request,
+                      points, 0, limit);
 }
 
 const SolverInfo& ApproxDp::info() const {
@@ -547,19 +495,15 @@ const SolverInfo& ApproxDp::info() const {
 
 SolverOutput ApproxDp::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
-  // One clock for the whole run: on deep graphs the closures and their terms take a pass over the graph
+  // One limit for the whole run: on deep graphs the closures and their terms take a pass over the graph
   // each, quadratic in its size (minutes on a 100,000-op chain).
-  const auto start = std::chrono::steady_clock::now();
-  std::optional<LowerSetFamily> closures;
-  {
-    const StopAtDeadline guard(request.stop, deadlineOf(request, start));
-    closures = inModel(LowerSetFamily::ancestorClosures(g, guard.token()), request, guard.token());
-    if (!closures) {
-      if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
-      return {SolveStatus::TimeLimit, std::nullopt, "time limit reached while preparing the ancestor closures"};
-    }
+  TimeLimit limit = startLimit(request);
+  const std::optional<LowerSetFamily> closures = inModel(LowerSetFamily::ancestorClosures(g, &limit), request, limit);
+  if (!closures) {
+    if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+    return {SolveStatus::TimeLimit, std::nullopt, "time limit reached while preparing the ancestor closures"};
   }
-  return solveFrom(g, *closures, request, "approx-dp", nullptr, std::nullopt, ThresholdSearch::Direct, start);
+  return solveFrom(g, *closures, request, "approx-dp", nullptr, std::nullopt, ThresholdSearch::Direct, limit);
 }
 
 }  // namespace remat::solvers

@@ -36,7 +36,7 @@ Transition LowerSetFamily::simulatedTransition(std::size_t i, std::size_t j) con
   return m_model->transition(words(i), words(j), m_count[j] == m_universe, m_terms[j], scratch);
 }
 
-bool LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind, std::stop_token stop) {
+bool LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind, TimeLimit* stop) {
   if (kind == DpModelKind::Paper) {
     m_model.reset();
     m_terms.clear();
@@ -47,12 +47,12 @@ bool LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind, st
   std::vector<TargetTerms> terms(size());
   std::vector<SourceTerms> sources(size());
   // A set's terms cost a pass over the graph (on the 10,000-op graph, 10,000 sets: half a second a
-  // core), and the sets are independent: on every core, each checking the stop token per set.
+  // core), and the sets are independent: on every core, each charging and checking the limit per set.
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stopped{false};
   auto work = [&] {
     for (std::size_t i = next++; i < size(); i = next++) {
-      if (stop.stop_requested()) {
+      if (stopped.load(std::memory_order_relaxed) || (stop != nullptr && stop->charge())) {
         stopped = true;
         return;
       }
@@ -73,7 +73,7 @@ bool LowerSetFamily::useModel(const graph::ComputeGraph& g, DpModelKind kind, st
   return true;
 }
 
-bool LowerSetFamily::usePins(const graph::ComputeGraph& g, const Pins& pins, std::stop_token stop) {
+bool LowerSetFamily::usePins(const graph::ComputeGraph& g, const Pins& pins, TimeLimit* stop) {
   if (pins.empty()) {
     m_forbid.clear();
     m_forbidFrom.clear();
@@ -93,7 +93,7 @@ bool LowerSetFamily::usePins(const graph::ComputeGraph& g, const Pins& pins, std
     return false;
   };
   for (std::size_t j = 0; j < size(); ++j) {
-    if (j % 64 == 0 && stop.stop_requested()) return false;
+    if (j % 64 == 0 && stop != nullptr && stop->charge(64)) return false;
     const std::uint64_t* l = words(j);
     auto in = [&](std::uint32_t u) { return ((l[u >> 6] >> (u & 63)) & 1U) != 0; };
     auto onBoundary = [&](std::uint32_t u) {
@@ -201,19 +201,19 @@ void LowerSetFamily::sortBySize() {
 }
 
 std::optional<LowerSetFamily> LowerSetFamily::allLowerSets(const graph::ComputeGraph& g, std::uint64_t limit,
-                                                           std::stop_token stop) {
+                                                           TimeLimit* stop) {
   // Count first (no storage), so that a graph far over the limit costs no memory.
   bool stopped = false;
   std::uint64_t seen = 0;
   auto total = graph::enumerateLowerSets(g, limit, [&](const NodeSet&) {
-    if ((++seen & 0xFFFF) == 0 && stop.stop_requested()) stopped = true;
+    if ((++seen & 1023) == 0 && stop != nullptr && stop->charge(1024)) stopped = true;
     return !stopped;
   });
   if (!total || stopped) return std::nullopt;
   LowerSetFamily f;
   f.m_bits.reserve(static_cast<std::size_t>(*total) * ((g.opCount() + 63) / 64));
   auto count = graph::enumerateLowerSets(g, limit, [&](const NodeSet& s) {
-    if ((f.size() & 1023) == 0 && stop.stop_requested()) {
+    if (f.size() > 0 && (f.size() & 1023) == 0 && stop != nullptr && stop->charge(1024)) {
       stopped = true;
       return false;
     }
@@ -324,17 +324,15 @@ void LowerSetFamily::subsets(std::size_t j, std::uint64_t* out) const {
   if (n % 64) out[w - 1] &= (std::uint64_t{1} << (n % 64)) - 1;
 }
 
-LowerSetFamily LowerSetFamily::ancestorClosures(const graph::ComputeGraph& g) {
-  return *ancestorClosures(g, std::stop_token{});
-}
+LowerSetFamily LowerSetFamily::ancestorClosures(const graph::ComputeGraph& g) { return *ancestorClosures(g, nullptr); }
 
-std::optional<LowerSetFamily> LowerSetFamily::ancestorClosures(const graph::ComputeGraph& g, std::stop_token stop) {
+std::optional<LowerSetFamily> LowerSetFamily::ancestorClosures(const graph::ComputeGraph& g, TimeLimit* stop) {
   // Distinct ops have distinct closures (v is the only maximal element of its own), so no duplicates.
   LowerSetFamily f;
   f.add(g, graph::emptySet(g));
   bool haveAll = false;
   for (std::uint32_t v = 0; v < g.opCount(); ++v) {
-    if (stop.stop_requested()) return std::nullopt;
+    if (stop != nullptr && stop->charge()) return std::nullopt;
     NodeSet closure = graph::ancestorClosure(g, OpIndex{v});
     haveAll |= closure.count() == g.opCount();
     f.add(g, closure, v);

@@ -264,12 +264,11 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
       }
     }
     points += front.size();
+    if (o.limit != nullptr) o.limit->charge(1 + front.size());
     if (!front.empty()) leastT[j] = front.front().t;
     run.fronts[j] = std::move(front);
   };
-  auto outOfTime = [&] {
-    return o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline);
-  };
+  auto outOfTime = [&] { return o.limit != nullptr && o.limit->reached(); };
 
   // j's candidates within its limits, or false when no point can arrive at j.
   auto build = [&](std::size_t j, FrontBuilder<DpPoint>& builder, unsigned shard, unsigned shards) {
@@ -282,7 +281,7 @@ DpRun runParetoDp(const LowerSetFamily& f, const DpOptions& o) {
   for (const auto& [begin, end] : layers(f)) {
     const std::size_t sources = o.nearestSources > 0 ? std::min(alive.size(), o.nearestSources) : alive.size();
     if (!scheduler.run(begin, end, sources, build, store, outOfTime)) {
-      run.outcome = o.stop.stop_requested() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
+      run.outcome = o.limit->cancelled() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
       break;
     }
     run.processed = end;
@@ -328,9 +327,7 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   std::vector<std::uint64_t> aliveMask(f.maskWords(), 0);               // the same as a bitset
   aliveMask[(n - 1) / 64] |= std::uint64_t{1} << ((n - 1) % 64);
   std::atomic<std::size_t> points{1};
-  auto outOfTime = [&] {
-    return o.stop.stop_requested() || (o.deadline && std::chrono::steady_clock::now() > *o.deadline);
-  };
+  auto outOfTime = [&] { return o.limit != nullptr && o.limit->reached(); };
   const bool exactQuick = f.quickIsExact();
   // The candidates of set i from every shards-th superset with tails, nearest (smallest) first.
   auto collect = [&](std::size_t i, FrontBuilder<TailPoint>& builder, unsigned shard, unsigned shards) {
@@ -374,6 +371,7 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   };
   auto store = [&](std::size_t i, std::vector<TailPoint> front) {
     points += front.size();
+    if (o.limit != nullptr) o.limit->charge(1 + front.size());
     tails[i] = std::move(front);
   };
 
@@ -387,7 +385,7 @@ TradeOffRun tradeOffFront(const LowerSetFamily& f, const DpOptions& o) {
   for (std::size_t layer = ls.size() - 1; layer-- > 0;) {  // V's own layer is done
     const auto [begin, end] = ls[layer];
     if (!scheduler.run(begin, end, alive.size(), build, store, outOfTime)) {
-      result.outcome = o.stop.stop_requested() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
+      result.outcome = o.limit->cancelled() ? DpOutcome::Cancelled : DpOutcome::TimeLimit;
       return result;
     }
     for (std::size_t i = begin; i < end; ++i)

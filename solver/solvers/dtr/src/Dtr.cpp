@@ -33,13 +33,8 @@ const SolverInfo& Dtr::info() const {
 
 namespace {
 
-std::optional<std::chrono::steady_clock::time_point> deadlineOf(const SolveRequest& request) {
-  if (!request.timeLimit) return std::nullopt;
-  return std::chrono::steady_clock::now() + *request.timeLimit;
-}
-
-SolverOutput stoppedOutput(const SolveRequest& request) {
-  if (request.stop.stop_requested()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+SolverOutput stoppedOutput(const TimeLimit& limit) {
+  if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
   return {SolveStatus::TimeLimit, std::nullopt, "the time limit ran out before DTR's run finished"};
 }
 
@@ -53,14 +48,14 @@ std::string outgrewText() {
 
 SolverOutput Dtr::plan(const SolveRequest& request) const {
   const ComputeGraph& g = *request.graph;
-  const auto deadline = deadlineOf(request);
+  TimeLimit limit = startLimit(request);
   // The run at the budget first: where it fits, it is the answer. The single-op minimum (below) is needed
   // only where it does not, to tell an infeasible budget from one DTR's greedy run got stuck at; its run
   // with everything evictable evicted thrashes (inception_v3: 4 million steps, 5 s, for a run at the
   // budget that takes a tenth of that).
   auto belowMinimum = [&]() -> std::optional<SolverOutput> {
-    const DtrMinimum least = dtrSingleOpMinimum(g, request.stop, deadline, request.pins.keep);
-    if (least.stopped) return stoppedOutput(request);
+    const DtrMinimum least = dtrSingleOpMinimum(g, &limit, request.pins.keep);
+    if (least.stopped) return stoppedOutput(limit);
     // Unknown when its own run outgrew the cap: the budget is then tried as it is.
     if (least.bytes && *request.budget < *least.bytes)
       return SolverOutput{SolveStatus::Infeasible, std::nullopt,
@@ -69,8 +64,8 @@ SolverOutput Dtr::plan(const SolveRequest& request) const {
                               ": some step needs that much with everything evictable evicted"};
     return std::nullopt;
   };
-  DtrRun run = runDtr(g, request.budget, request.stop, deadline, request.pins.keep);
-  if (run.stopped) return stoppedOutput(request);
+  DtrRun run = runDtr(g, request.budget, &limit, request.pins.keep);
+  if (run.stopped) return stoppedOutput(limit);
   if (run.outgrew) {
     if (request.budget)
       if (auto refused = belowMinimum()) return *refused;
@@ -90,8 +85,8 @@ SolverOutput Dtr::plan(const SolveRequest& request) const {
     const std::string stuck = *run.stuck;
     for (int k = 7; k >= 0; --k) {
       const Bytes threshold{request.budget->value / 8 * k};
-      DtrRun retry = runDtr(g, threshold, request.stop, deadline, request.pins.keep);
-      if (retry.stopped) return stoppedOutput(request);
+      DtrRun retry = runDtr(g, threshold, &limit, request.pins.keep);
+      if (retry.stopped) return stoppedOutput(limit);
       if (retry.outgrew) return {SolveStatus::Limit, std::nullopt, outgrewText() + " at a lower eviction threshold"};
       if (retry.bookedPeak > *request.budget && k > 0) continue;
       run = std::move(retry);
@@ -111,12 +106,13 @@ Solver::MinBudget Dtr::minBudget(const SolveRequest& request) const {
   // greedy run would get stuck) and refuses every budget below it.
   const auto start = std::chrono::steady_clock::now();
   MinBudget out;
-  const DtrMinimum least = dtrSingleOpMinimum(*request.graph, request.stop, deadlineOf(request), request.pins.keep);
+  TimeLimit limit = startLimit(request);
+  const DtrMinimum least = dtrSingleOpMinimum(*request.graph, &limit, request.pins.keep);
   if (least.bytes) {
     out.status = SolveStatus::Optimal;
     out.bytes = least.bytes;
   } else if (least.stopped) {
-    const bool cancelled = request.stop.stop_requested();
+    const bool cancelled = limit.cancelled();
     out.status = cancelled ? SolveStatus::Cancelled : SolveStatus::TimeLimit;
     out.message = cancelled ? "cancelled" : "time limit reached";
   } else {

@@ -45,9 +45,9 @@ struct StorageModel {
 // DTR's online executor over the plain program order.
 class Executor {
  public:
-  Executor(const ComputeGraph& g, std::optional<Bytes> budget, std::stop_token stop,
-           std::optional<std::chrono::steady_clock::time_point> deadline, const std::vector<graph::OpIndex>& keep)
-      : m_g(g), m_storage(g), m_stop(std::move(stop)), m_deadline(deadline) {
+  Executor(const ComputeGraph& g, std::optional<Bytes> budget, TimeLimit* limit,
+           const std::vector<graph::OpIndex>& keep)
+      : m_g(g), m_storage(g), m_limit(limit) {
     m_budget = budget ? budget->value : std::numeric_limits<std::int64_t>::max();
     const std::size_t n = g.size();
     m_constant = g.paramBytes().value + g.inputBytes().value;
@@ -106,10 +106,9 @@ class Executor {
     std::int32_t around = 0;   // the holders' evicted neighbours (with a class), with multiplicity
   };
 
-  bool stopped() {
-    if (m_stop.stop_requested()) return true;
-    return m_deadline && std::chrono::steady_clock::now() > *m_deadline;
-  }
+  // A unit of work is a computation: one per step of the program order, 1,024 at a time inside a
+  // rematerialization.
+  bool stopped(std::uint64_t units = 1) { return m_limit != nullptr && m_limit->charge(units); }
 
   DtrRun finish(bool stopped) {
     m_out.stopped = stopped && !m_out.outgrew;
@@ -319,7 +318,7 @@ class Executor {
     };
     std::vector<Frame> stack;
     auto begin = [&](NodeId u, bool prog) {
-      if ((++m_computations & 1023) == 0 && stopped()) throw Halt{};  // a rematerialization can be long
+      if ((++m_computations & 1023) == 0 && stopped(1024)) throw Halt{};  // a rematerialization can be long
       Frame f{u, prog, std::vector<NodeId>(m_g.opPredecessors(u).begin(), m_g.opPredecessors(u).end())};
       for (NodeId w : f.inputs)
         if (m_resident[w.value]) lock(w);
@@ -434,8 +433,7 @@ class Executor {
 
   const ComputeGraph& m_g;
   StorageModel m_storage;
-  std::stop_token m_stop;
-  std::optional<std::chrono::steady_clock::time_point> m_deadline;
+  TimeLimit* m_limit;
   std::int64_t m_budget = 0;
   std::int64_t m_constant = 0;
   std::int64_t m_values = 0;
@@ -463,14 +461,12 @@ double dtrScore(double cost, double bytes, double staleness) {
   return cost / (std::max(bytes, 1.0) * std::max(staleness, 1.0));
 }
 
-DtrRun runDtr(const ComputeGraph& g, std::optional<Bytes> budget, std::stop_token stop,
-              std::optional<std::chrono::steady_clock::time_point> deadline, const std::vector<graph::OpIndex>& keep) {
-  return Executor(g, budget, std::move(stop), deadline, keep).run();
+DtrRun runDtr(const ComputeGraph& g, std::optional<Bytes> budget, TimeLimit* limit,
+              const std::vector<graph::OpIndex>& keep) {
+  return Executor(g, budget, limit, keep).run();
 }
 
-DtrMinimum dtrSingleOpMinimum(const ComputeGraph& g, std::stop_token stop,
-                              std::optional<std::chrono::steady_clock::time_point> deadline,
-                              const std::vector<graph::OpIndex>& keep) {
+DtrMinimum dtrSingleOpMinimum(const ComputeGraph& g, TimeLimit* limit, const std::vector<graph::OpIndex>& keep) {
   const StorageModel model(g);
   // The distinct storages of a set of values, in bytes.
   auto storageBytes = [&](const std::vector<NodeId>& values) {
@@ -520,7 +516,7 @@ DtrMinimum dtrSingleOpMinimum(const ComputeGraph& g, std::stop_token stop,
   }
   // Rematerializing a value during the backward pass holds the operands of the pending steps as well:
   // DTR's run with everything evictable evicted before every allocation measures that.
-  const DtrRun evictAll = runDtr(g, Bytes{0}, std::move(stop), deadline, keep);
+  const DtrRun evictAll = runDtr(g, Bytes{0}, limit, keep);
   if (evictAll.stopped || evictAll.outgrew) return {std::nullopt, evictAll.stopped};
   return {Bytes{std::max(worst, evictAll.bookedPeak.value)}, false};
 }

@@ -226,7 +226,7 @@ SolverOutput isolated(const SolveRequest& request, std::chrono::steady_clock::ti
 std::size_t milpCombinedNodes(const ComputeGraph& g) { return 2 * g.opCount(); }
 
 LpBound lpRelaxation(const ComputeGraph& g, std::optional<Bytes> budget,
-                     std::optional<std::chrono::milliseconds> timeLimit) {
+                     std::optional<std::chrono::milliseconds> timeLimit, std::optional<std::uint64_t> iterationLimit) {
   LpBound out;
   if (g.opCount() == 0) {
     out.call = CallStatus::Error;
@@ -245,6 +245,8 @@ LpBound lpRelaxation(const ComputeGraph& g, std::optional<Bytes> budget,
   OsiClpSolverInterface lp;
   loadInto(lp, f, false);
   if (timeLimit) lp.getModelPtr()->setMaximumSeconds(std::max(1e-3, static_cast<double>(timeLimit->count()) / 1e3));
+  if (iterationLimit)
+    lp.getModelPtr()->setMaximumIterations(static_cast<int>(std::min<std::uint64_t>(*iterationLimit, INT32_MAX)));
   lp.initialSolve();
   if (lp.isProvenOptimal()) {
     out.status = SolveStatus::Optimal;
@@ -255,10 +257,13 @@ LpBound lpRelaxation(const ComputeGraph& g, std::optional<Bytes> budget,
     out.cost = std::numeric_limits<double>::infinity();
     out.overhead = out.cost;
     out.message = "the LP relaxation is infeasible: no schedule of the formulation fits the budget";
-  } else if (timeLimit && (lp.isIterationLimitReached() || std::chrono::steady_clock::now() - started >= *timeLimit)) {
+  } else if ((timeLimit || iterationLimit) &&
+             (lp.isIterationLimitReached() ||
+              (timeLimit && std::chrono::steady_clock::now() - started >= *timeLimit))) {
     // CLP stopped by its clock does not always say so (shufflenet_v2 from torchvision, 5 s: "not solved").
     out.status = SolveStatus::TimeLimit;
-    out.message = "CLP did not solve the LP relaxation within the time limit";
+    out.message = iterationLimit ? "CLP did not solve the LP relaxation within the iteration limit"
+                                 : "CLP did not solve the LP relaxation within the time limit";
   } else {
     out.call = CallStatus::Error;
     out.message = "CLP did not solve the LP relaxation";
@@ -327,6 +332,9 @@ SolverOutput solveMilp(const SolveRequest& request, std::chrono::steady_clock::t
         std::chrono::duration<double>(started + *request.timeLimit - std::chrono::steady_clock::now()).count();
     args.insert(args.end(), {"-sec", std::to_string(std::max(1e-3, left))});
   }
+  // Work: branch-and-bound nodes, which single-threaded CBC explores in the same order on every machine.
+  if (request.workLimit)
+    args.insert(args.end(), {"-maxNodes", std::to_string(std::min<std::uint64_t>(*request.workLimit, INT32_MAX))});
   args.insert(args.end(), {"-solve", "-quit"});
   std::vector<const char*> argv;
   argv.reserve(args.size());
@@ -349,7 +357,10 @@ SolverOutput solveMilp(const SolveRequest& request, std::chrono::steady_clock::t
     std::optional<Ticks> bound;
     if (std::isfinite(bestPossible) && std::abs(bestPossible) < 1e29)
       bound = ceilBound(bestPossible - f.constantTime, bestPossible);
-    return {SolveStatus::TimeLimit, std::nullopt, "CBC found no schedule within the time limit", std::nullopt, bound};
+    return {SolveStatus::TimeLimit, std::nullopt,
+            request.workLimit ? "CBC found no schedule within the node limit"
+                              : "CBC found no schedule within the time limit",
+            std::nullopt, bound};
   }
   const double cost = model.getObjValue() + f.fixedTime;
   const double bestPossible = model.getBestPossibleObjValue() + f.fixedTime;
@@ -368,7 +379,10 @@ SolverOutput solveMilp(const SolveRequest& request, std::chrono::steady_clock::t
   if (std::isfinite(bestPossible) && std::abs(bestPossible) < 1e29)
     bound = std::min(incumbent, ceilBound(bestPossible - f.constantTime, bestPossible));
   if (stopped) return {SolveStatus::Cancelled, std::move(p), "cancelled; incumbent: " + msg, std::nullopt, bound};
-  return {SolveStatus::TimeLimit, std::move(p), "not proven optimal within the time limit; incumbent: " + msg,
+  return {SolveStatus::TimeLimit, std::move(p),
+          std::string(request.workLimit ? "not proven optimal within the node limit; incumbent: "
+                                        : "not proven optimal within the time limit; incumbent: ") +
+              msg,
           std::nullopt, bound};
 }
 
@@ -404,7 +418,7 @@ const SolverInfo& LpBoundSolver::info() const {
 namespace {
 
 SolverOutput lpBoundOutput(const SolveRequest& request) {
-  const LpBound b = lpRelaxation(*request.graph, request.budget, request.timeLimit);
+  const LpBound b = lpRelaxation(*request.graph, request.budget, request.timeLimit, request.workLimit);
   if (b.status == SolveStatus::Optimal) {
     const Ticks bound = ceilBound(b.overhead, b.cost);
     return {SolveStatus::Bound, std::nullopt,

@@ -14,6 +14,7 @@
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/DpModelKind.hpp"
 #include "remat/solvers/Pins.hpp"
+#include "remat/solvers/TimeLimit.hpp"
 
 namespace remat::solvers {
 
@@ -54,7 +55,13 @@ struct SolveRequest {
   Strategy strategy = Strategy::Time;
   std::stop_token stop;
   ProgressSink progress;
+  /// Wall-clock limit from the call; none means none.
   std::optional<std::chrono::milliseconds> timeLimit;
+  /// Limit on deterministic work (TimeLimit.hpp): the solver stops once it has counted more units than
+  /// this, at the same point on every machine, with the answer a time limit gets (status TimeLimit). A
+  /// unit is one step of the solver's own search (a lower set enumerated, a DP front point visited, a
+  /// closure built, a DTR step, a chain-table cell, a CBC node); none means none.
+  std::optional<std::uint64_t> workLimit;
   bool liveness = true;  ///< simulate with the framework's liveness analysis
   /// The memory model the DPs (and Chen's baselines, which lower chains as the DPs do) plan with: the
   /// simulator's, so that every plan they call feasible fits its budget in the simulator, or the
@@ -75,6 +82,12 @@ struct SolveRequest {
   /// in their result's message.
   Pins pins;
 };
+
+/// The request's stop token, time limit and work limit as one TimeLimit, started now: what a solver
+/// checks while it runs.
+[[nodiscard]] inline TimeLimit startLimit(const SolveRequest& request) {
+  return {request.stop, request.timeLimit, request.workLimit};
+}
 
 /// A plan: the schedule, and for canonical plans the lower-set sequence it was lowered from with the
 /// model whose lowering made the schedule (sim::canonicalSchedule for the simulator's model,

@@ -3,13 +3,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <stop_token>
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/graph/NodeSet.hpp"
 #include "remat/solvers/Pins.hpp"
 #include "remat/solvers/SimulatedDpModel.hpp"
+#include "remat/solvers/TimeLimit.hpp"
 
 namespace remat::solvers {
 
@@ -20,22 +20,23 @@ namespace remat::solvers {
 /// so that the DP's subset tests run over contiguous memory.
 class LowerSetFamily {
  public:
-  /// Every lower set of g; nullopt when there are more than `limit` or when stopped.
+  /// Every lower set of g; nullopt when there are more than `limit` or when `stop` ends the run (a unit
+  /// of its work is a lower set counted or stored).
   [[nodiscard]] static std::optional<LowerSetFamily> allLowerSets(const graph::ComputeGraph& g, std::uint64_t limit,
-                                                                  std::stop_token stop = {});
+                                                                  TimeLimit* stop = nullptr);
   /// The approximate DP's family: ∅, the ancestor closure of every operation (ancestors plus itself), and V.
   [[nodiscard]] static LowerSetFamily ancestorClosures(const graph::ComputeGraph& g);
   /// The same, nullopt when stopped: each closure costs a pass over the graph, so a graph of 100,000
-  /// ops takes minutes and gigabytes to enumerate, and a stop is honoured between closures.
-  [[nodiscard]] static std::optional<LowerSetFamily> ancestorClosures(const graph::ComputeGraph& g,
-                                                                      std::stop_token stop);
+  /// ops takes minutes and gigabytes to enumerate, and a stop is honoured between closures (a unit of
+  /// work each).
+  [[nodiscard]] static std::optional<LowerSetFamily> ancestorClosures(const graph::ComputeGraph& g, TimeLimit* stop);
 
   /// Makes the family's transitions those of `kind`'s model of g (docs/architecture.md section 5.1): the
   /// paper's, from the per-set quantities below (the default of a new family), or the simulator's
   /// (SimulatedDpModel), which needs the terms each set shares. Computing those takes a pass over every
-  /// set (seconds on families of millions of sets), so a stop is honoured between sets: false when
-  /// stopped, and the family keeps its previous model.
-  bool useModel(const graph::ComputeGraph& g, DpModelKind kind, std::stop_token stop = {});
+  /// set (seconds on families of millions of sets), so a stop is honoured between sets (a unit of work
+  /// each): false when stopped, and the family keeps its previous model.
+  bool useModel(const graph::ComputeGraph& g, DpModelKind kind, TimeLimit* stop = nullptr);
   [[nodiscard]] DpModelKind model() const { return m_model ? DpModelKind::Simulator : DpModelKind::Paper; }
 
   /// Restricts the transitions to those whose lowering in the family's model (call after useModel)
@@ -43,8 +44,9 @@ class LowerSetFamily {
   /// what the segment's backward recomputes, a `recompute` op of it not among its checkpoints ∂(L_j).
   /// Both facts depend on L_j alone (every consumer of a segment member inside L_j is in the segment),
   /// so each set keeps the few pinned ops that may not lie in a segment ending at it, and allowed()
-  /// tests the source for each. Empty pins lift the restriction. False when stopped (then unchanged).
-  bool usePins(const graph::ComputeGraph& g, const Pins& pins, std::stop_token stop = {});
+  /// tests the source for each. Empty pins lift the restriction. False when stopped (then unchanged; a
+  /// unit of work a set).
+  bool usePins(const graph::ComputeGraph& g, const Pins& pins, TimeLimit* stop = nullptr);
   /// Whether the transition from set i to set j ⊋ i respects the pins (always, without pins).
   [[nodiscard]] bool allowed(std::size_t i, std::size_t j) const {
     if (m_forbidFrom.empty()) return true;

@@ -1,9 +1,7 @@
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
-#include <stop_token>
 #include <vector>
 
 #include "remat/solvers/LowerSetFamily.hpp"
@@ -69,7 +67,7 @@ struct BoundTarget {
 
 /// Computes the bounds; nullopt when stopped. With a finite target budget, the Lagrangian bounds too.
 [[nodiscard]] std::optional<ContinuationBounds> continuationBounds(const LowerSetFamily& family,
-                                                                   std::stop_token stop = {}, unsigned threads = 0,
+                                                                   TimeLimit* stop = nullptr, unsigned threads = 0,
                                                                    std::optional<BoundTarget> target = std::nullopt);
 
 /// Multipliers for the time-centric bounds of `target`: the coarse grid, and a fine one around the
@@ -77,13 +75,15 @@ struct BoundTarget {
 /// small subfamily of it). The bound at each set is a maximum over the grid, so a grid too coarse near
 /// the best multiplier loses much of it. nullopt when stopped.
 [[nodiscard]] std::optional<std::vector<double>> refinedLambdas(const LowerSetFamily& probe, const BoundTarget& target,
-                                                                std::stop_token stop = {});
+                                                                TimeLimit* stop = nullptr);
 
 struct DpOptions {
   std::int64_t budget = INT64_MAX;  ///< B of the model; INT64_MAX when unconstrained
-  std::stop_token stop;
+  /// When to stop (a cancel, the deadline, the work limit; none: never). A unit of work is a set's front
+  /// built plus one per point it keeps; a layer during which the run stops is dropped whole, so the
+  /// finished fronts are the same whichever thread saw the limit first.
+  TimeLimit* limit = nullptr;
   ProgressSink progress;
-  std::optional<std::chrono::steady_clock::time_point> deadline;
   std::size_t maxPoints = 200'000'000;  ///< cap on stored front points (about 24 bytes each)
   unsigned threads = 0;                 ///< 0: std::thread::hardware_concurrency()
   /// Optional pruning: with bounds, points that cannot reach V within the budget are dropped; with an
@@ -137,8 +137,8 @@ struct DpRun {
 /// transitions (exactLeastPeak): largest sets first, each set's candidate steps in the order of their
 /// quick bounds, simulated only until a bound reaches the best value found. nullopt when stopped.
 [[nodiscard]] std::optional<std::int64_t> exactLeastPeak(const LowerSetFamily& family, const ContinuationBounds& bounds,
-                                                         std::stop_token stop = {});
-[[nodiscard]] std::optional<std::int64_t> leastFeasibleBudget(const LowerSetFamily& family, std::stop_token stop = {});
+                                                         TimeLimit* stop = nullptr);
+[[nodiscard]] std::optional<std::int64_t> leastFeasibleBudget(const LowerSetFamily& family, TimeLimit* stop = nullptr);
 
 /// A feasible plan found greedily: from each set, the step to the superset with the best bound on the
 /// strategy's objective, among steps that keep a continuation within the budget (so the walk reaches V
@@ -167,8 +167,8 @@ struct TradeOffRun {
 /// The whole budget/overhead Pareto front from one DP run. The DP runs backward from V: each lower set
 /// keeps the two-dimensional Pareto front of its continuations to V as (overhead, peak relative to the
 /// checkpoint memory held on entry), since memory held on entry raises every later term alike. The
-/// fronts of ∅ are the plans. Only `budget` (steps whose own term exceeds it are skipped), `stop`,
-/// `deadline`, `progress`, `maxPoints` and `threads` of the options apply.
+/// fronts of ∅ are the plans. Only `budget` (steps whose own term exceeds it are skipped), `limit`,
+/// `progress`, `maxPoints` and `threads` of the options apply.
 [[nodiscard]] TradeOffRun tradeOffFront(const LowerSetFamily& family, const DpOptions& options);
 
 }  // namespace remat::solvers

@@ -17,7 +17,7 @@ struct DtrRun {
   Bytes bookedPeak{0};                 ///< the executor's own peak; the simulator's is never higher
   std::vector<graph::NodeId> evicted;  ///< values evicted by the heuristic, in order (not liveness frees)
   std::optional<std::string> stuck;    ///< the first step at which nothing evictable was left to fit the budget
-  bool stopped = false;                ///< the stop token or the deadline fired; the schedule is incomplete
+  bool stopped = false;                ///< the limit (TimeLimit) ended the run; the schedule is incomplete
   bool outgrew = false;                ///< the schedule passed kMaxDtrSteps; the schedule is incomplete
 };
 
@@ -34,8 +34,9 @@ inline constexpr std::size_t kMaxDtrSteps = std::size_t{1} << 22;
 /// simulator's accounting (values by storage as views share them, gradients, parameter gradients,
 /// resident inputs and parameters, workspace). O(S·R·d) for S executed steps, R resident values, degree d.
 /// The ops in `keep` (pinned keep) are never evicted: freed only once nothing reads them, never recomputed.
-[[nodiscard]] DtrRun runDtr(const graph::ComputeGraph& g, std::optional<Bytes> budget, std::stop_token stop = {},
-                            std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt,
+/// `limit` ends the run (a unit of work: a step of the program order, or a computation inside a
+/// rematerialization, counted 1,024 at a time).
+[[nodiscard]] DtrRun runDtr(const graph::ComputeGraph& g, std::optional<Bytes> budget, TimeLimit* limit = nullptr,
                             const std::vector<graph::OpIndex>& keep = {});
 
 /// The largest memory a single step of the plain program order needs when everything evictable is
@@ -47,10 +48,8 @@ struct DtrMinimum {
   std::optional<Bytes> bytes;
   bool stopped = false;
 };
-[[nodiscard]] DtrMinimum dtrSingleOpMinimum(
-    const graph::ComputeGraph& g, std::stop_token stop = {},
-    std::optional<std::chrono::steady_clock::time_point> deadline = std::nullopt,
-    const std::vector<graph::OpIndex>& keep = {});
+[[nodiscard]] DtrMinimum dtrSingleOpMinimum(const graph::ComputeGraph& g, TimeLimit* limit = nullptr,
+                                            const std::vector<graph::OpIndex>& keep = {});
 
 /// DTR's eviction score h_DTR = c / (m · s): cost c (for h_DTR-eq, of the tensor and its evicted
 /// neighborhood), size m in bytes, staleness s in steps since the last access (at least 1).

@@ -21,9 +21,11 @@ struct LpBound {
   std::string message;
   CallStatus call = CallStatus::Ok;  ///< Error: no operations, or CLP failed without an answer
 };
-/// `timeLimit` caps CLP's run (status TimeLimit when it ends it).
+/// `timeLimit` caps CLP's run, `iterationLimit` its simplex iterations (SolveRequest::workLimit): status
+/// TimeLimit when either ends it.
 [[nodiscard]] LpBound lpRelaxation(const graph::ComputeGraph& g, std::optional<Bytes> budget,
-                                   std::optional<std::chrono::milliseconds> timeLimit = std::nullopt);
+                                   std::optional<std::chrono::milliseconds> timeLimit = std::nullopt,
+                                   std::optional<std::uint64_t> iterationLimit = std::nullopt);
 
 /// The LP relaxation's objective (total compute time) as a lower bound on the MILP optimum's total time at
 /// `budget`; +infinity when the relaxation is infeasible (no schedule of the formulation fits).
