@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "StudioTestSupport.hpp"
+#include "StudioCoreTestSupport.hpp"
 #include "remat/studio/JobRunner.hpp"
 
 using remat::studio::JobHandlers;
@@ -60,7 +60,7 @@ bool settled(const JobRunner::Watch& job) { return job.outcome() != JobRunner::O
 }  // namespace
 
 TEST_CASE("JobRunner delivers a job's progress in order on the GUI thread, then its result", "[studio][jobs]") {
-  remat::test::ensureWidgetApplication();
+  remat::test::ensureGuiApplication();
   JobRunner runner;
   std::vector<double> fractions;
   QStringList stages;
@@ -102,7 +102,7 @@ TEST_CASE("JobRunner delivers a job's progress in order on the GUI thread, then 
 
 TEST_CASE("JobRunner's cancel asks the job to stop, returns without waiting for it, and drops its late answer",
           "[studio][jobs]") {
-  remat::test::ensureWidgetApplication();
+  remat::test::ensureGuiApplication();
   JobRunner runner;
   auto gate = std::make_shared<Gate>();
   int progressed = 0;
@@ -136,7 +136,7 @@ TEST_CASE("JobRunner's cancel asks the job to stop, returns without waiting for 
 
 TEST_CASE("JobRunner: a newer job in a slot supersedes the older, whose result is dropped; other slots go on",
           "[studio][jobs]") {
-  remat::test::ensureWidgetApplication();
+  remat::test::ensureGuiApplication();
   JobRunner runner;
   auto gate = std::make_shared<Gate>();
   std::vector<int> answers;
@@ -170,7 +170,7 @@ TEST_CASE("JobRunner: a newer job in a slot supersedes the older, whose result i
 }
 
 TEST_CASE("JobRunner's requestStop stops the jobs of a slot and still delivers what they answer", "[studio][jobs]") {
-  remat::test::ensureWidgetApplication();
+  remat::test::ensureGuiApplication();
   JobRunner runner;
   std::vector<std::string> answers;
   auto body = [](std::stop_token stop, const JobProgress&) {
@@ -195,7 +195,7 @@ TEST_CASE("JobRunner's requestStop stops the jobs of a slot and still delivers w
 }
 
 TEST_CASE("JobRunner hands what a job throws to the GUI thread as its error", "[studio][jobs]") {
-  remat::test::ensureWidgetApplication();
+  remat::test::ensureGuiApplication();
   JobRunner runner;
   QString error;
   bool answered = false;
@@ -209,7 +209,7 @@ TEST_CASE("JobRunner hands what a job throws to the GUI thread as its error", "[
 }
 
 TEST_CASE("JobRunner's end stops and joins its jobs, and delivers nothing they report after", "[studio][jobs]") {
-  remat::test::ensureWidgetApplication();
+  remat::test::ensureGuiApplication();
   auto runner = std::make_unique<JobRunner>();
   int progressed = 0;
   bool answered = false;

@@ -80,7 +80,7 @@ Result<Session> readSession(const QString& path) {
   if (!model) return fail(0, "/model", "unknown \"model\" (simulator, paper)");
   session.model = *model;
   QString budgetError;
-  if (!BudgetEditor::parse(s.value(QStringLiteral("budget")).toString(), session.budget, budgetError))
+  if (!parseBudgetChoice(s.value(QStringLiteral("budget")).toString(), session.budget, budgetError))
     return fail(0, "/budget", budgetError.toStdString());
   session.timeLimitSeconds = s.value(QStringLiteral("time_limit_s")).toDouble(0);
   if (!(session.timeLimitSeconds >= 0 && session.timeLimitSeconds <= Session::kMaxTimeLimitSeconds))

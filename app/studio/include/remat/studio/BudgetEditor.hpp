@@ -4,21 +4,13 @@
 #include <QWidget>
 
 #include "remat/graph/Units.hpp"
+#include "remat/studio/BudgetChoice.hpp"
 
 class QLineEdit;
 class QSlider;
 class QLabel;
 
 namespace remat::studio {
-
-/// The memory budget the solvers run under: none (unconstrained), each solver's least feasible one,
-/// or a byte count.
-struct BudgetChoice {
-  enum class Kind { None, Least, Fixed };
-  Kind kind = Kind::None;
-  Bytes bytes{0};  ///< Fixed only
-  bool operator==(const BudgetChoice&) const = default;
-};
 
 /// A field taking a budget ("2GiB", "1500000000", "least", or empty for none) and a slider giving it
 /// as a fraction of the plain run's peak (store-all's simulated peak); each follows the other. The
@@ -47,8 +39,11 @@ class BudgetEditor : public QWidget {
   /// Takes the field's text as the budget: true when it parses (budgetChanged is emitted if it moved the
   /// budget), false with errorText() set and the budget unchanged.
   [[nodiscard]] bool commit();
-  /// Parses a text as the field does: true and the choice, or false and a readable message.
-  [[nodiscard]] static bool parse(const QString& text, BudgetChoice& out, QString& error);
+  /// Parses a text as the field does (parseBudgetChoice): true and the choice, or false and a readable
+  /// message.
+  [[nodiscard]] static bool parse(const QString& text, BudgetChoice& out, QString& error) {
+    return parseBudgetChoice(text, out, error);
+  }
 
   /// The error of the text in the field (checked at every keystroke), empty when it is valid.
   [[nodiscard]] const QString& errorText() const { return m_error; }

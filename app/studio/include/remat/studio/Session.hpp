@@ -10,7 +10,7 @@
 #include "remat/io/OutputFile.hpp"
 #include "remat/solvers/DpModelKind.hpp"
 #include "remat/solvers/Solver.hpp"
-#include "remat/studio/BudgetEditor.hpp"
+#include "remat/studio/BudgetChoice.hpp"
 
 namespace remat::studio {
 

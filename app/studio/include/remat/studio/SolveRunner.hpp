@@ -14,7 +14,7 @@
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/solvers/Pins.hpp"
 #include "remat/solvers/Solver.hpp"
-#include "remat/studio/BudgetEditor.hpp"
+#include "remat/studio/BudgetChoice.hpp"
 
 namespace remat::studio {
 
