@@ -38,7 +38,7 @@ struct ValidateOptions {
 };
 
 // `--measured FILE`: the graph's plain run predicted against a training step recorded in PyTorch.
-int runAgainstTrace(const ValidateOptions& o, bool json) {
+int runAgainstTrace(const ValidateOptions& o, bool asJson) {
   if (!o.figure.empty()) {
     if (!vizqt::formatFromPath(o.figure))
       throw CliError(kUsage, "cannot tell the figure format of '" + o.figure + "': use .svg, .pdf or .png");
@@ -47,7 +47,7 @@ int runAgainstTrace(const ValidateOptions& o, bool json) {
   LoadedGraph loaded = loadGraph(o.graph);
   auto read = io::readMemoryTraceFile(o.measured);
   if (!read.ok()) throw CliError(kInput, read.errorText());
-  if (!json) {
+  if (!asJson) {
     for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
     for (const auto& w : read.warnings()) std::cerr << "remat: warning: " << w.toString() << '\n';
   }
@@ -68,7 +68,7 @@ int runAgainstTrace(const ValidateOptions& o, bool json) {
     data.series = {c.predicted, c.measured};
     writeSceneAtomically(viz::timelineScene(data, figureStyle, viz::TimelineAxis::Time), o.figure, o.style.dpi);
   }
-  if (json) {
+  if (asJson) {
     nlohmann::json j = runtime::traceComparisonJson(c);
     j["figure"] = o.figure.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.figure);
     printJson(j);
@@ -101,7 +101,7 @@ int runValidate(const ValidateOptions& o) {
                    "run: --measured FILE)");
   if (o.table != "text" && o.table != "markdown" && o.table != "csv" && o.table != "json")
     throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");
-  const bool json = o.json || o.table == "json";
+  const bool asJson = o.json || o.table == "json";
   if (!o.figure.empty()) {
     // Refused before anything is measured, not after minutes on the device.
     if (!vizqt::formatFromPath(o.figure))
@@ -114,7 +114,7 @@ int runValidate(const ValidateOptions& o) {
   measure.checkGradients = !o.noCheckGrads;
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
-  if (!json)
+  if (!asJson)
     for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
 
   std::vector<runtime::PlanToValidate> plans;
@@ -132,7 +132,7 @@ int runValidate(const ValidateOptions& o) {
     for (const auto& id : o.solvers) {
       const solvers::Solver& s = findSolver(id);
       solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = parseModel(o.model)};
-      request.progress = json ? solvers::ProgressSink{} : progressBar(id);
+      request.progress = asJson ? solvers::ProgressSink{} : progressBar(id);
       solvers::SolveResult r = least ? solvers::solveAtLeastBudget(s, request) : s.solve(request);
       if (!r.plan || r.status == solvers::SolveStatus::Infeasible) {
         std::cerr << "remat: warning: " << id << ": " << solvers::outcomeName(r) << ": " << r.message
@@ -150,7 +150,7 @@ int runValidate(const ValidateOptions& o) {
   } catch (const runtime::ValidationError& e) {
     throw cliError(e);
   }
-  if (!json && ::isatty(STDERR_FILENO))
+  if (!asJson && ::isatty(STDERR_FILENO))
     validation.setProgress([](std::string_view line) { std::cerr << "remat: " << line << '\n'; });
   std::vector<std::string> kept;
   try {
@@ -175,7 +175,7 @@ int runValidate(const ValidateOptions& o) {
   bool gradientsDiffer = false;
   for (const auto& r : report.rows) gradientsDiffer |= r.gradientsMatch == false;
 
-  if (json) {
+  if (asJson) {
     nlohmann::json j = runtime::validationJson(report);
     j["figure"] = o.figure.empty() ? nlohmann::json(nullptr) : nlohmann::json(o.figure);
     j["files"] = kept;
