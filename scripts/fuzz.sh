@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the reader fuzzers, plan JSON's included (preset `fuzz`: clang, libFuzzer, ASan, UBSan) and runs
-# each one for a bounded time, seeded with the reader fixtures. New corpus entries go to a temporary
-# folder that is removed at the end; a crashing input is kept under fuzz-out/ (ignored by git).
+# Builds the reader fuzzers, plan JSON's included, in the sanitizer tree (preset `asan`: clang, libFuzzer,
+# ASan, UBSan; scripts/test.sh has built them already) and runs each one for a bounded time, seeded with
+# the reader fixtures. New corpus entries go to a temporary folder that is removed at the end; a crashing
+# input is kept under fuzz-out/ (ignored by git).
 #
 # Usage: scripts/fuzz.sh [SECONDS]   seconds per fuzzer, default 20. Exits 1 if any fuzzer failed.
 set -euo pipefail
@@ -16,8 +17,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx fuzz_plan_json fuzz_memory_trace)
-cmake --preset fuzz >/dev/null
-cmake --build build-fuzz --target "${fuzzers[@]}" -j 2
+scripts/install-deps.sh
+cmake --preset asan >/dev/null
+cmake --build build-asan --target "${fuzzers[@]}" -j "$(nproc)"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/remat-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -38,7 +40,7 @@ for fuzzer in "${fuzzers[@]}"; do
   log="$work/$fuzzer.log"
   echo "== $fuzzer (${seconds}s, seeds: tests/fixtures/$fixtures)"
   # The first folder receives new inputs; the fixture folders are only read.
-  if "build-fuzz/bin/$fuzzer" "$corpus" "tests/fixtures/$fixtures/valid" "tests/fixtures/$fixtures/invalid" \
+  if "build-asan/bin/$fuzzer" "$corpus" "tests/fixtures/$fixtures/valid" "tests/fixtures/$fixtures/invalid" \
       -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=5 \
       -dict="tests/fuzz/$dict" -artifact_prefix="fuzz-out/$fuzzer-" -print_final_stats=1 >"$log" 2>&1; then
     grep -E "^stat::number_of_executed_units|^Done" "$log" || true
