@@ -158,9 +158,9 @@ TEST_CASE("every solver's plan on the small graphs: the runner's bytes equal the
 // their values (LayerNorm's exponent and epsilon, a Gather index), and the head merge, a Reshape of a
 // transposed tensor that copies. (BERT-base at 2x16 plays too, but the CPU BLAS here makes it ~4 s an
 // iteration: scripts/gpu-check.sh --cpu-dry-run validates it.)
-TEST_CASE("reduced transformers of datasets/: the runner's bytes equal the simulator's, gradients the baseline's",
-          "[transformers]") {
-  const std::string name = GENERATE(as<std::string>{}, "vit_b_16-32px", "gpt2_small-1x32");
+namespace {
+
+void playReducedTransformer(const std::string& name) {
   const auto g = load(small(name));
   std::size_t copies = 0, constants = 0;
   for (const auto& n : g.nodes()) {
@@ -185,6 +185,20 @@ TEST_CASE("reduced transformers of datasets/: the runner's bytes equal the simul
   CHECK(least.metrics.recomputations > 0);
   aliasHeld = std::max(aliasHeld, playAndCompare(name, g, "approx-dp", name + "-approx-dp-least", least));
   CHECK(aliasHeld > 0);
+}
+
+}  // namespace
+
+// Tagged [libtorch-heavy]: the sanitizer build leaves them out (tests/CMakeLists.txt); its runner runs the
+// small graphs' plans above, the same code on networks a hundred times smaller.
+TEST_CASE("reduced ViT-B/16 of datasets/: the runner's bytes equal the simulator's, gradients the baseline's",
+          "[transformers][libtorch-heavy]") {
+  playReducedTransformer("vit_b_16-32px");
+}
+
+TEST_CASE("reduced GPT-2 of datasets/: the runner's bytes equal the simulator's, gradients the baseline's",
+          "[transformers][libtorch-heavy]") {
+  playReducedTransformer("gpt2_small-1x32");
 }
 
 TEST_CASE("without liveness the runner frees only what the schedule states, as the simulator then does") {

@@ -184,9 +184,9 @@ TEST_CASE("plan JSON keeps the pins a plan was made under, and refuses pins that
            {R"("pins": {"keep": "down0"})", "/pins/keep: expected an array of node ids"},
            {R"("pins": {"keep": ["nope"]})", "/pins/keep/0: node 'nope' is not in graph"},
            {R"("pins": {"recompute": ["x"]})", "/pins/recompute/0: 'x' is an input or a parameter"}}) {
-    std::string text = R"({"format":"remat-plan","version":1,)";
-    text.append(pinsText).append(",").append(schedule).append("}");
-    auto bad = readPlanJson(text, "p.json", g);
+    std::string badText = R"({"format":"remat-plan","version":1,)";
+    badText.append(pinsText).append(",").append(schedule).append("}");
+    auto bad = readPlanJson(badText, "p.json", g);
     INFO(pinsText);
     REQUIRE_FALSE(bad.ok());
     CHECK_THAT(bad.errorText(), Catch::Contains(error));

@@ -286,27 +286,31 @@ TEST_CASE("profile measures each op's workspace on the CPU, and the profiled gra
   }
 }
 
-TEST_CASE("the libtorch-cpu workspace rules predict the allocator within 2% for every plan, without a profile",
-          "[workspace]") {
-  // The reduced networks of datasets/small as shipped (no workspace), with each op's temporaries from
-  // the rules of op and phase (graph/WorkspaceModel.hpp): every solver's plan at its least budget, and
-  // the plain run (store-all), played on LibTorch's CPU, against the allocator's peak (BENCHMARKS.md,
-  // ALLOCATOR-ERRORS, has the errors as imported, with the rules and profiled).
-  const std::string name = GENERATE(as<std::string>{}, "resnet18-64px", "resnet50-64px", "vit_b_16-32px",
-                                    "gpt2_small-1x32", "bert_base-2x16");
-  const std::string solvers = "store-all,chen-sqrtn,chen-greedy,approx-dp,dtr,chain-dp";
+namespace {
+
+// The reduced networks of datasets/small as shipped (no workspace), with each op's temporaries from the
+// rules of op and phase (graph/WorkspaceModel.hpp): three plans of different kinds (the plain run, a
+// lower-set chain and DTR's online eviction), each at its solver's least budget, played on LibTorch's CPU,
+// against the allocator's peak (BENCHMARKS.md, ALLOCATOR-ERRORS, has every solver's error on every
+// network as imported, with the rules and profiled).
+void checkWorkspaceRules(const std::string& name) {
   const fs::path outDir = scratch() / (name + "-workspace-run");
   fs::remove_all(outDir);
-  Run r = cli({"validate",         small(name), "--workspace",  "libtorch-cpu",
-               "--solvers",        solvers,     "--budget",     "least",
-               "--device",         "cpu",       "--iterations", "1",
-               "--warmup",         "0",         "--threads",    "1",
-               "--no-check-grads", "--runner",  REMAT_RUNNER,   "--out-dir",
+  Run r = cli({"validate",         small(name),
+               "--workspace",      "libtorch-cpu",
+               "--solvers",        "store-all,approx-dp,dtr",
+               "--budget",         "least",
+               "--device",         "cpu",
+               "--iterations",     "1",
+               "--warmup",         "0",
+               "--threads",        "1",
+               "--no-check-grads", "--runner",
+               REMAT_RUNNER,       "--out-dir",
                outDir.string(),    "--json"});
   INFO(name << ": " << r.err);
   REQUIRE(r.code == 0);
   const json j = json::parse(r.out);
-  REQUIRE(j["rows"].size() == 6);
+  REQUIRE(j["rows"].size() == 3);
   for (const json& row : j["rows"]) {
     INFO(row.dump());
     CHECK(std::abs(row["allocator_error_percent"].get<double>()) <= 2.0);
@@ -319,6 +323,28 @@ TEST_CASE("the libtorch-cpu workspace rules predict the allocator within 2% for 
     }
   }
   fs::remove_all(outDir);
+}
+
+}  // namespace
+
+// Every rule of the model is exercised by these three: ResNet-50's convolutions (strided, 1x1 stride 1 as
+// a matrix product, the 7x7 stem), batch norm, max-pool and the loss; ViT's Erf, Slice and Dropout;
+// GPT-2's Split, Pow, Div, Mul, Sqrt and ReduceMean. ResNet-18 and BERT, which the test also played
+// until its time went into what these prove (their op types are a subset; BERT alone took 47 s), are in
+// BENCHMARKS.md's table. Tagged [libtorch-heavy]: the sanitizer build leaves them out (tests/CMakeLists.txt).
+TEST_CASE("the libtorch-cpu workspace rules predict the allocator within 2% on ResNet-50, without a profile",
+          "[workspace][libtorch-heavy]") {
+  checkWorkspaceRules("resnet50-64px");
+}
+
+TEST_CASE("the libtorch-cpu workspace rules predict the allocator within 2% on ViT-B/16, without a profile",
+          "[workspace][libtorch-heavy]") {
+  checkWorkspaceRules("vit_b_16-32px");
+}
+
+TEST_CASE("the libtorch-cpu workspace rules predict the allocator within 2% on GPT-2, without a profile",
+          "[workspace][libtorch-heavy]") {
+  checkWorkspaceRules("gpt2_small-1x32");
 }
 
 TEST_CASE("validate and profile: bad input gets a clear message, its exit code, and no file") {
