@@ -1,22 +1,25 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds the dev preset and runs every test through
-# ctest, then does the same under AddressSanitizer and UndefinedBehaviorSanitizer (the asan preset).
+# ctest, then does the same under AddressSanitizer and UndefinedBehaviorSanitizer (the asan preset, whose
+# tree also builds the reader fuzzers that scripts/fuzz.sh runs). Each phase says how long it took.
 #   scripts/test.sh            # dev + asan
 #   scripts/test.sh --quick    # dev only
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=phase.sh
+source scripts/phase.sh
 jobs="$(nproc)"
-scripts/build.sh dev
-ctest --preset dev -j "$jobs"
+phase "dev: build" scripts/build.sh dev
+phase "dev: tests" run_ctest ctest-dev --preset dev -j "$jobs"
 # Predicted against measured memory and time on this CPU, printed: datasets/resnet50.json's network at
 # batch 2 and 64x64, its temporaries from the libtorch-cpu rules (tests/validation checks the same on
-# every plan of the reduced ResNet-18, ResNet-50, ViT, GPT-2 and BERT of datasets/small).
+# every plan of the reduced ResNet-50, ViT and GPT-2 of datasets/small).
 if [ -x build/bin/remat-runner ]; then
-  build/bin/remat validate datasets/small/resnet50-64px.json --workspace libtorch-cpu \
-    --solvers store-all,chen-sqrtn,approx-dp --budget least --device cpu --threads 1
+  phase "dev: validate resnet50-64px" build/bin/remat validate datasets/small/resnet50-64px.json \
+    --workspace libtorch-cpu --solvers store-all,chen-sqrtn,approx-dp --budget least --device cpu --threads 1
 fi
 if [ "${1:-}" != "--quick" ]; then
-  scripts/build.sh asan
+  phase "asan: build (with the fuzzers)" scripts/build.sh asan
   # The preset sets the sanitizer options and the leak suppressions of tests/lsan.supp.
-  ctest --preset asan -j "$jobs"
+  phase "asan: tests" run_ctest ctest-asan --preset asan -j "$jobs"
 fi
