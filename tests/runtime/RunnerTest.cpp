@@ -169,22 +169,19 @@ void playReducedTransformer(const std::string& name) {
   }
   CHECK(copies == 12);  // one head merge per layer
   CHECK(constants > 0);
-  const auto& registry = remat::solvers::SolverRegistry::builtin();
-  remat::solvers::SolveRequest request;
-  request.graph = &g;
-  std::int64_t aliasHeld = 0;
-  const auto plain = registry.find("store-all")->solve(request);
-  REQUIRE(plain.plan);
-  aliasHeld = std::max(aliasHeld, playAndCompare(name, g, "store-all", name + "-store-all", plain));
-  // These reduced transformers are mostly parameters: in the simulator's model no chain beats the plain
-  // peak, so the plan with recomputations (views recomputed and shared) comes from the paper's model.
-  remat::solvers::SolveRequest paper = request;
+  // One plan, with recomputations: its forward and backward are the plain run's with segments played
+  // again (the plain run's own schedule is played on the small graphs above; the gradient check plays
+  // the plain run here as its reference). These reduced transformers are mostly parameters: in the
+  // simulator's model no chain beats the plain peak, so the plan with recomputations (views recomputed
+  // and shared) comes from the paper's model.
+  remat::solvers::SolveRequest paper;
+  paper.graph = &g;
   paper.model = remat::solvers::DpModelKind::Paper;
-  const auto least = remat::solvers::solveAtLeastBudget(*registry.find("approx-dp"), paper);
+  const auto least =
+      remat::solvers::solveAtLeastBudget(*remat::solvers::SolverRegistry::builtin().find("approx-dp"), paper);
   REQUIRE(least.plan);
   CHECK(least.metrics.recomputations > 0);
-  aliasHeld = std::max(aliasHeld, playAndCompare(name, g, "approx-dp", name + "-approx-dp-least", least));
-  CHECK(aliasHeld > 0);
+  CHECK(playAndCompare(name, g, "approx-dp", name + "-approx-dp-least", least) > 0);  // storage only views held
 }
 
 }  // namespace

@@ -342,6 +342,7 @@ TEST_CASE("milp's memory rows are scaled, and budgets on gigabyte tensors still 
   // not loosen the budget: a budget one byte under the optimum's peak gets a plan within it or none.
   //   x -> c0 -> c1 -> ... -> c7 (every op keeps its input for its backward, sizes in GB)
   std::vector<test::OpSketch> ops;
+  ops.reserve(8);
   for (int i = 0; i < 8; ++i)
     ops.push_back(
         {"c" + std::to_string(i), {i == 0 ? "x" : "c" + std::to_string(i - 1)}, 1'000'000'007 + 3 * i, 1 + i % 3, {0}});

@@ -109,11 +109,12 @@ TEST_CASE("a part of a limit has its share of the work left, and its work counts
   CHECK(token.stop_requested());
 }
 
-TEST_CASE("charges from many threads add up exactly, and exactly one crossing fires the limit") {
+TEST_CASE("charges from many threads add up exactly, and the unit past the limit ends the run") {
   TimeLimit limit({}, std::nullopt, 40'000);
   std::atomic<int> saidStop{0};
   {
     std::vector<std::jthread> threads;
+    threads.reserve(4);
     for (int t = 0; t < 4; ++t)
       threads.emplace_back([&] {
         for (int k = 0; k < 10'000; ++k) limit.charge(1);
