@@ -2,7 +2,7 @@
 # Builds the reader fuzzers, plan JSON's included, in the sanitizer tree (preset `asan`: clang, libFuzzer,
 # ASan, UBSan; scripts/test.sh has built them already) and runs each one for a bounded time, seeded with
 # the reader fixtures. New corpus entries go to a temporary folder that is removed at the end; a crashing
-# input is kept under fuzz-out/ (ignored by git).
+# input is kept under fuzz-out/ (ignored by git). As many fuzzers run at once as there are cores.
 #
 # Usage: scripts/fuzz.sh [SECONDS]   seconds per fuzzer, default 20. Exits 1 if any fuzzer failed.
 set -euo pipefail
@@ -25,8 +25,10 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/remat-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 mkdir -p fuzz-out
 
-status=0
-for fuzzer in "${fuzzers[@]}"; do
+# One fuzzer a core at a time: each still gets its whole time (the fixtures, dictionaries and limits as
+# below); each writes its own log, reported in the list's order once all have ended.
+run_fuzzer() {
+  local fuzzer="$1" fixtures dict
   case "$fuzzer" in
     fuzz_native_json) fixtures=native dict=json.dict ;;
     fuzz_pfn_cg) fixtures=pfn dict=pfn.dict ;;
@@ -35,14 +37,31 @@ for fuzzer in "${fuzzers[@]}"; do
     fuzz_plan_json) fixtures=plan dict=json.dict ;;
     fuzz_memory_trace) fixtures=trace dict=json.dict ;;
   esac
-  corpus="$work/$fuzzer"
+  local corpus="$work/$fuzzer"
   mkdir -p "$corpus"
-  log="$work/$fuzzer.log"
-  echo "== $fuzzer (${seconds}s, seeds: tests/fixtures/$fixtures)"
+  echo "tests/fixtures/$fixtures" >"$work/$fuzzer.seeds"
   # The first folder receives new inputs; the fixture folders are only read.
   if "build-asan/bin/$fuzzer" "$corpus" "tests/fixtures/$fixtures/valid" "tests/fixtures/$fixtures/invalid" \
       -max_total_time="$seconds" -max_len=65536 -rss_limit_mb=2048 -timeout=5 \
-      -dict="tests/fuzz/$dict" -artifact_prefix="fuzz-out/$fuzzer-" -print_final_stats=1 >"$log" 2>&1; then
+      -dict="tests/fuzz/$dict" -artifact_prefix="fuzz-out/$fuzzer-" -print_final_stats=1 >"$work/$fuzzer.log" 2>&1; then
+    echo 0 >"$work/$fuzzer.status"
+  else
+    echo 1 >"$work/$fuzzer.status"
+  fi
+}
+
+cores="$(nproc)"
+for fuzzer in "${fuzzers[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$cores" ]; do wait -n || true; done
+  run_fuzzer "$fuzzer" &
+done
+wait
+
+status=0
+for fuzzer in "${fuzzers[@]}"; do
+  log="$work/$fuzzer.log"
+  echo "== $fuzzer (${seconds}s, seeds: $(cat "$work/$fuzzer.seeds"))"
+  if [ "$(cat "$work/$fuzzer.status")" = 0 ]; then
     grep -E "^stat::number_of_executed_units|^Done" "$log" || true
   else
     echo "!! $fuzzer failed; the input that caused it is under fuzz-out/. End of its log:"

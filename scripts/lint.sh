@@ -32,10 +32,29 @@ if [ -z "$base" ] || [ ! -f build/compile_commands.json ]; then
   echo "lint: no base commit or no build/compile_commands.json: clang-tidy skipped"
   exit 0
 fi
+# The dev build's compile commands, one per source: a unity translation unit (the command line's) stands
+# for the sources it includes, each of which gets its command with the source in place of the unity file,
+# so that clang-tidy sees every source as a translation unit of its own.
+db="$(mktemp -d)"
+trap 'rm -rf "$db"' EXIT
+/usr/bin/python3 - build/compile_commands.json "$db/compile_commands.json" <<'PY'
+import json, re, sys
+entries = json.load(open(sys.argv[1]))
+out = []
+for e in entries:
+    if "/Unity/unity_" not in e["file"]:
+        out.append(e)
+        continue
+    for source in re.findall(r'^#include "(.+)"$', open(e["file"]).read(), re.M):
+        copy = dict(e, file=source)
+        copy["command"] = e["command"].replace(e["file"], source)
+        out.append(copy)
+json.dump(out, open(sys.argv[2], "w"), indent=1)
+PY
 # Sources the dev build compiles (a file the configuration leaves out, such as the CUDA-only parts,
 # has no compile command).
 mapfile -t changed < <(git diff --name-only --diff-filter=ACMR "$base" -- '*.cpp' |
-  while read -r f; do grep -q "\"file\": \"$PWD/$f\"" build/compile_commands.json && echo "$f"; done)
+  while read -r f; do grep -q "\"file\": \"$PWD/$f\"" "$db/compile_commands.json" && echo "$f"; done)
 echo "lint: clang-tidy on ${#changed[@]} source(s) changed since $(git rev-parse --short "$base")"
 [ "${#changed[@]}" -eq 0 ] && exit 0
-clang-tidy -p build --quiet --warnings-as-errors='*' "${changed[@]}"
+clang-tidy -p "$db" --quiet --warnings-as-errors='*' "${changed[@]}"
