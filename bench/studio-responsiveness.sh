@@ -4,7 +4,7 @@
 # chen-sqrtn solve datasets/pspnet.json and the user flips through every view and drags the budget
 # (tests/studio/ResponsivenessTest.cpp, a hidden Catch case), RUNS runs (default 5) per build folder
 # named (default: build, the dev preset, built first); median and worst.
-#   bench/studio-responsiveness.sh [BUILD_DIR ...]      e.g. bench/studio-responsiveness.sh build build-asan
+#   bench/studio-responsiveness.sh [BUILD_DIR ...]      e.g. bench/studio-responsiveness.sh build build-debug
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- build
