@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "TestGraphs.hpp"
+#include "remat/graph/GraphBuilder.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/sim/MemoryBounds.hpp"
 #include "remat/sim/Simulator.hpp"
 
 using namespace remat;
@@ -108,7 +110,7 @@ TEST_CASE("a schedule whose time passes 2^63 - 1 is refused at that step, never 
   const auto r = Simulator(g, {.liveness = false}).run(s);
   REQUIRE_FALSE(r.valid());
   CHECK(r.error->timeOverflow);
-  CHECK(r.error->step == 2 * 31);
+  CHECK(r.error->step == std::size_t{62});  // 31 forwards and their frees
   CHECK_THAT(r.error->message, Catch::Contains("total time passes 2^63 - 1 ticks"));
   // Three forwards fewer: 30 forwards and the backward, 31 * 2^58, are counted exactly.
   const Schedule shorter(s.begin() + 6, s.end());
@@ -306,4 +308,36 @@ TEST_CASE("a recomputed base gets a new storage while a view holds the old one")
   CHECK(p[3].during.recomputed.value == 100);  // and a new one for the recomputed a
   const auto totals = lifetimeTotals(r);
   for (std::size_t s = 0; s < p.size(); ++s) CHECK(totals[s] == p[s].during.total().value);
+}
+
+// remat.torch.capture's graphs: the three slices of a split (views of a third of their base each, their
+// shapes given) and a max-pool whose int64 indices are a `Saved` node its backward keeps.
+TEST_CASE("a slice's gradient has the slice's size; a Saved node is held to its backward and has no gradient") {
+  GraphBuilder b;
+  b.setName("captured");
+  b.add({.name = "x", .kind = NodeKind::Input, .bytes = 8});
+  b.add({.name = "qkv", .op = "Gemm", .inputs = {"x"}, .bytes = 120, .shape = {2, 15}, .dtype = "float32"});
+  b.add({.name = "q", .op = "Reshape", .inputs = {"qkv"}, .bytes = 0, .shape = {2, 5}, .dtype = "float32"});
+  b.add({.name = "k", .op = "Transpose", .inputs = {"qkv"}, .bytes = 0, .shape = {5, 2}, .dtype = "float32"});
+  b.add({.name = "idx", .op = "Saved", .inputs = {"q", "k"}, .bytes = 64});
+  b.add({.name = "s", .op = "MatMul", .inputs = {"q", "k", "idx"}, .bytes = 16, .saves = {.inputs = {0, 1, 2}}});
+  auto built = b.build();
+  REQUIRE(built.ok());
+  const ComputeGraph& g = built.value();
+  const ViewInfo views = viewInfo(g);
+  CHECK(views.isView[g.find("q")->value]);
+  CHECK(views.gradBytes[g.find("q")->value] == Bytes{40});  // 2 x 5 floats, not the base's 120
+  CHECK(views.gradBytes[g.find("k")->value] == Bytes{40});
+  CHECK(views.gradBytes[g.find("idx")->value] == Bytes{0});
+
+  const auto r = Simulator(g, {.liveness = true}).run(storeAllSchedule(g));
+  REQUIRE(r.valid());
+  const auto& p = r.timeline.points();
+  REQUIRE(p.size() == 10);  // fwd qkv, q, k, idx, s; bwd s, idx, k, q, qkv
+  // s's backward: qkv's storage (held by q and k) and idx kept (s itself went after its forward, which
+  // nothing reads), the seed gradient of s, q's and k's gradients (40 each) and none for idx.
+  CHECK(p[5].during.values.value == 120 + 64);
+  CHECK(p[5].during.grads.value == 16 + 40 + 40);
+  CHECK(p[5].after.value == 8 + 40 + 40);  // what s's backward kept goes with it; q's and k's gradients stay
+  CHECK(memoryLowerBound(g).value <= r.peak.value);
 }

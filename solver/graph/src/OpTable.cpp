@@ -78,6 +78,9 @@ const std::vector<OpSpec>& table() {
     add({.type = "Transpose", .backwardFactor = 0, .flops = R::None, .view = true});
     add({.type = "Identity", .backwardFactor = 0, .flops = R::None, .view = true});
     add({.type = "Cast", .flops = R::None});
+    // What an operation's backward keeps of its own (remat.torch.capture): made by that operation's
+    // forward, whose time it carries, read by its backward, never differentiated.
+    add({.type = "Saved", .backwardFactor = 0, .flops = R::None, .differentiable = false});
     // Pooling and resampling: max-pool keeps its input and, for its indices, its output.
     add({.type = "MaxPool", .savesInputs = {0}, .savesOutput = true, .flops = R::PerInput});
     add({.type = "AveragePool", .flops = R::PerInput});

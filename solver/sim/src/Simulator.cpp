@@ -74,13 +74,26 @@ ViewInfo viewInfo(const ComputeGraph& g) {
   for (std::uint32_t v = 0; v < n; ++v) {
     const Node& node = g.node(NodeId{v});
     out.gradBytes[v] = node.bytes;
-    if (node.kind != graph::NodeKind::Op || node.bytes.value != 0 || node.inputs.empty()) continue;
+    if (node.kind != graph::NodeKind::Op) continue;
     const graph::OpSpec* spec = graph::findOpSpec(node.op);
-    if (spec == nullptr || !spec->view) continue;
+    if (spec != nullptr && !spec->differentiable) {
+      out.gradBytes[v] = Bytes{0};  // no gradient flows into it (a node's own saved tensors)
+      continue;
+    }
+    if (node.bytes.value != 0 || node.inputs.empty() || spec == nullptr || !spec->view) continue;
     out.isView[v] = true;
-    // Inputs come before their consumers, so the first input's gradient size is already final: a view
-    // of a view has the size of the tensor at the bottom of the chain.
+    // A view's gradient is a tensor of the view's own size where the graph gives its shape and dtype (a
+    // slice of a split is a third of its base); otherwise that of the tensor at the bottom of the chain
+    // (inputs come before their consumers, so the first input's size is already final).
     out.gradBytes[v] = out.gradBytes[node.inputs.front().value];
+    if (const auto element = graph::dtypeBytes(node.dtype); element && !node.shape.empty()) {
+      std::int64_t elements = 1;
+      bool fits = true;
+      for (std::int64_t d : node.shape)
+        if (d < 0 || __builtin_mul_overflow(elements, d, &elements)) fits = false;
+      std::int64_t bytes = 0;
+      if (fits && !__builtin_mul_overflow(elements, *element, &bytes)) out.gradBytes[v] = Bytes{bytes};
+    }
   }
   return out;
 }

@@ -14,7 +14,7 @@ struct NodeId {
 
   constexpr NodeId() = default;
   constexpr explicit NodeId(std::uint32_t v) : value(v) {}
-  constexpr auto operator<=>(const NodeId&) const = default;
+  constexpr auto operator<=>(const NodeId&) const = default;  // NOLINT(modernize-use-nullptr)
   [[nodiscard]] constexpr bool valid() const { return value != std::numeric_limits<std::uint32_t>::max(); }
 };
 

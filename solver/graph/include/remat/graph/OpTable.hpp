@@ -39,6 +39,10 @@ struct OpSpec {
   /// The output aliases the first input's storage in the framework (reshape, flatten, squeeze,
   /// transpose): it adds no bytes.
   bool view = false;
+  /// Whether a gradient flows into the output: false for `Saved`, the tensors an operation keeps of its
+  /// own for its backward (max-pool's indices, dropout's mask), which `remat.torch.capture` writes as a
+  /// node of their own so that they are held from the forward to the backward.
+  bool differentiable = true;
   /// Inputs that hold weights when a graph input or initializer feeds them (imported as `param`).
   std::vector<std::uint32_t> weightInputs;
   /// Inputs that only carry shapes, axes, indices of slicing or scales: they are not tensors of the
