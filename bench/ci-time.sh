@@ -10,8 +10,7 @@ cd "$(dirname "$0")/.."
 runs="${RUNS:-2}"
 here="$PWD"
 commit="$(git rev-parse --short HEAD)"
-records="$(mktemp -d)"
-trap 'rm -rf "$records"' EXIT
+records="$(mktemp -d)"  # kept when anything fails, with every run's log and profile
 for i in $(seq "$runs"); do
   clone="$(dirname "$here")/remat-ci-time-$i"
   rm -rf "$clone"
@@ -21,14 +20,13 @@ for i in $(seq "$runs"); do
   if ! (cd "$clone" && .ci/run >"$records/run-$i.log" 2>&1); then
     echo "ci-time: .ci/run failed in run $i; its log: $records/run-$i.log" >&2
     tail -n 40 "$records/run-$i.log" >&2
-    trap - EXIT
     exit 1
   fi
   echo "$(($(date +%s) - start))" >"$records/total-$i"
   cp -r "$clone/build-ci" "$records/profile-$i"
   rm -rf "$clone"
 done
-/usr/bin/python3 - "$records" "$runs" "$commit" <<'PY'
+if ! /usr/bin/python3 - "$records" "$runs" "$commit" <<'PY'
 import pathlib, statistics, subprocess, sys
 sys.path.insert(0, "bench")
 from benchmarks_md import replace_section
@@ -56,3 +54,8 @@ body += "\n```\n" + slowest + "\n```"
 replace_section("CI-TIME", body)
 print(body)
 PY
+then
+  echo "ci-time: could not write the table; the runs' records are in $records" >&2
+  exit 1
+fi
+rm -rf "$records"

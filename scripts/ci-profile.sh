@@ -47,7 +47,7 @@ for log in "${logs[@]}"; do
       sub(/ +\.* *(\*\*\*)?[A-Z][A-Za-z:]*( [A-Za-z]+)* +[0-9.]+ sec$/, "", name)
       printf "%8.2f  %-5s %s\n", seconds, build, name
     }' "$log"
-done | sort -rn | head -n "$count"
+done | sort -rn | awk -v n="$count" 'NR <= n'  # awk reads to the end: `head` would stop sort with SIGPIPE
 for log in "${logs[@]}"; do
   build="$(basename "$log" .log)"
   summary="$(grep -E '^[0-9]+% tests passed' "$log" || true)"
