@@ -14,7 +14,7 @@ packages=(
   coinor-libcbc-dev coinor-libclp-dev
   libonnx-dev protobuf-compiler libprotobuf-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev libtbb-dev
-  libtorch-dev python3-torch python3-torchvision python3-onnx
+  libtorch-dev python3-torch python3-torchvision python3-onnx pybind11-dev python3-dev
   xvfb xauth fonts-dejavu-core poppler-utils
 )
 

@@ -18,6 +18,11 @@ if [ -x build/bin/remat-runner ]; then
   phase "dev: validate resnet50-64px" build/bin/remat validate datasets/small/resnet50-64px.json \
     --workspace libtorch-cpu --solvers store-all,chen-sqrtn,approx-dp --budget least --device cpu --threads 1
 fi
+# The GPU check's steps on the CPU at reduced sizes (remat.torch's capture, the engine's plans through
+# the Python bindings, apply and measure; docs/python.md).
+if [ -f build/python/remat/__init__.py ]; then
+  phase "dev: gpu-check dry run" scripts/gpu-check.sh --cpu-dry-run
+fi
 if [ "${1:-}" != "--quick" ]; then
   phase "asan: build (with the fuzzers)" scripts/build.sh asan
   # The preset sets the sanitizer options and the leak suppressions of tests/lsan.supp.

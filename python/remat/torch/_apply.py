@@ -1,0 +1,417 @@
+"""apply: a plan's lower-set chain run on the captured training step, exactly as Remat lowers it.
+
+    step = apply(cap, plan)          # plan: the plan JSON (a dict, or a path) of exact-dp, approx-dp, chen
+    loss = step(images, labels)      # the model's own parameters; optimizer and loop as before
+    loss.backward()
+
+The plan's segments V_1..V_k (its `segments`) are run in order, each node of the traced step as one unit.
+Segments before the last keep, after their forward, only what Remat's canonical lowering keeps
+(docs/simulator.md, "Lowering a chain"): their checkpoints (values a later segment reads) and what their
+backward reads from outside them. Everything else their backward needs is dropped and rebuilt, when that
+backward first asks for it, by running again only the nodes that make it, in order:
+`torch.autograd.graph.saved_tensors_hooks` stores a handle instead of each such tensor in the forward
+and fills the handles from the recomputation (as `torch.utils.checkpoint` does without reentrance, but
+node by node, so that what is recomputed is what the simulator counts, not the whole segment). A tensor
+an operation keeps of its own (max-pool's indices, dropout's mask) is rebuilt by running that operation
+again with the random state it had; batch norm's running statistics are restored after such a re-run,
+so they are updated once per step, as in plain training. The last segment runs as plain autograd does.
+
+What the step then holds is what `remat` predicts for the plan (`metrics.simulated_peak_bytes`), with
+the nodes that apply moved (see `normalize`) the plan's prediction must be computed again for the
+chain apply runs: `AppliedStep.segments`.
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+
+import torch
+import torch.fx as fx
+import torch.nn as nn
+
+from . import _memory
+from ._capture import Capture
+
+
+class PlanError(ValueError):
+    """A plan that apply cannot run as it stands, with the reason."""
+
+
+def _segments_of(plan: Union[Dict[str, Any], str, Sequence[Sequence[str]]]) -> List[List[str]]:
+    if isinstance(plan, str):
+        with open(plan, encoding="utf-8") as f:
+            plan = json.load(f)
+    if isinstance(plan, dict):
+        segments = plan.get("segments")
+        if not segments:
+            raise PlanError(f"the plan of {plan.get('solver', 'this solver')} is not a lower-set chain (no "
+                            "`segments`): apply runs the plans of exact-dp, approx-dp, chen-sqrtn and chen-greedy")
+        return [list(s) for s in segments]
+    return [list(s) for s in plan]
+
+
+def normalize(cap: Capture, segments: List[List[str]]) -> List[List[str]]:
+    """The chain apply runs: the plan's, except that a node's own saved tensors (`ID:saved`) go with the
+    node that makes them, and an operation that writes a value in place runs in the segment of the
+    operation that made it (a recomputation must not see the value already written). Both moves keep
+    every L_i a lower set. Raises PlanError when neither can be done."""
+    seg_of: Dict[str, int] = {}
+    for i, seg in enumerate(segments):
+        for ident in seg:
+            seg_of[ident] = i
+    nodes = {n["id"]: n for n in cap.graph["nodes"]}
+    ops = [n["id"] for n in cap.graph["nodes"] if n["kind"] == "op"]
+    missing = [i for i in ops if i not in seg_of]
+    if missing or len(seg_of) != len(ops):
+        raise PlanError(f"the plan's segments do not cover this graph's operations exactly "
+                        f"({len(missing)} missing, e.g. {missing[:3]}); was it made for another graph?")
+    for ident in ops:
+        node = nodes[ident]
+        if node["op"] == "Saved":
+            seg_of[ident] = seg_of[node["attrs"]["of"]]
+    for ident in ops:  # every operand in the same or an earlier segment (the moves above keep this)
+        for u in nodes[ident]["inputs"]:
+            if u in seg_of and seg_of[u] > seg_of[ident]:
+                raise PlanError(f"segment {seg_of[ident] + 1} reads {u} from segment {seg_of[u] + 1}: the "
+                                "plan's sets are not an increasing chain of lower sets")
+    out: List[List[str]] = [[] for _ in segments]
+    for ident in ops:
+        out[seg_of[ident]].append(ident)
+    return [s for s in out if s]
+
+
+class _Holder:
+    """What a dropped tensor is saved as: filled by the recomputation, emptied when autograd lets go."""
+
+    __slots__ = ("__weakref__",)
+
+
+class AppliedStep(nn.Module):
+    """The captured step, run under a plan: call it as the step (inputs..., targets...) -> loss."""
+
+    def __init__(self, cap: Capture, segments: List[List[str]]):
+        super().__init__()
+        self.gm = cap.module
+        self.segments = segments
+        self._build(cap)
+
+    def _build(self, cap: Capture) -> None:
+        graph_nodes = {n["id"]: n for n in cap.graph["nodes"]}
+        by_fx: Dict[str, int] = {}
+        for i, seg in enumerate(self.segments):
+            for ident in seg:
+                name = cap.fx_name.get(ident)
+                if name is not None:
+                    by_fx[name] = max(by_fx.get(name, i), i) if graph_nodes[ident]["op"] != "Saved" else by_fx.get(name, i)
+        last = len(self.segments) - 1
+        self._order: List[fx.Node] = []
+        self._segment: Dict[fx.Node, int] = {}
+        for n in self.gm.graph.nodes:
+            if n.op == "output":
+                continue
+            producers = [self._segment[p] for p in n.all_input_nodes if p in self._segment]
+            floor = max(producers, default=0)
+            seg = by_fx.get(n.name, floor)
+            if seg < floor:
+                raise PlanError(f"{n.name} runs in segment {seg + 1} but reads a value of segment {floor + 1}")
+            self._segment[n] = seg
+        nodes = [n for n in self.gm.graph.nodes if n.op != "output"]
+        position = {n: k for k, n in enumerate(nodes)}
+        self._order = sorted(nodes, key=lambda n: (self._segment[n], position[n]))
+        self._output = next(n for n in self.gm.graph.nodes if n.op == "output")
+        # Boundaries: values of segment i < last that a later segment reads (they stay after the forward).
+        self._boundary: Set[fx.Node] = set()
+        for n in nodes:
+            for u in n.users:
+                if u.op != "output" and self._segment.get(u, last) > self._segment[n]:
+                    self._boundary.add(n)
+        # When each value is last read, in the order they run, so that nothing lives longer than there.
+        self._last_use: Dict[fx.Node, fx.Node] = {}
+        for n in self._order:
+            for p in n.all_input_nodes:
+                self._last_use[p] = n
+        self._last = last
+        self._random = {n for n in nodes if n.meta.get("random", False)}
+
+    def forward(self, *args):
+        run = _Run(self)
+        return run.forward(args)
+
+
+class _Run:
+    """One step: the forward with handles for what segments before the last drop, and their recomputation."""
+
+    def __init__(self, step: AppliedStep):
+        self.step = step
+        self.env: Dict[fx.Node, Any] = {}
+        self.maker: Dict[int, fx.Node] = {}  # storage -> the node whose value last wrote it
+        self.kept: Dict[int, bool] = {}  # storage -> held after its segment's forward (a boundary, or outside it)
+        # Storage -> weak references to the tensors seen on it. Addresses are reused once a storage is
+        # freed, so an entry counts only while one of them is alive (a freed storage has no live tensor).
+        self.alive: Dict[int, List[Any]] = {}
+        self.handles: Dict[Tuple[fx.Node, int], Any] = {}  # (node, k-th pack) -> weak ref of its holder
+        self.rebuild: List[Dict[Tuple[fx.Node, int], Tuple]] = [dict() for _ in step.segments]
+        self.outside: List[Dict[fx.Node, Any]] = [dict() for _ in step.segments]  # values read from before
+        self.storage: "weakref.WeakKeyDictionary[_Holder, torch.Tensor]" = weakref.WeakKeyDictionary()
+        self.rng: Dict[fx.Node, Tuple] = {}
+        self.done: Set[int] = set()
+        for t in list(step.gm.parameters()) + list(step.gm.buffers()):
+            key = _memory.storage_key(t)
+            if key != 0:
+                self.kept[key] = True
+
+    # -- forward ---------------------------------------------------------------------------------------
+    def forward(self, args):
+        step = self.step
+        placeholders = iter(args)
+        current = 0
+        for n in step._order:
+            seg = step._segment[n]
+            while current < seg:
+                self._end_of_forward(current)
+                current += 1
+            if n.op == "placeholder":
+                value = next(placeholders)
+            elif n.op == "get_attr":
+                value = _fetch(step.gm, str(n.target))
+            else:
+                value = self._run_node(n, seg)
+            self.env[n] = value
+            self._note_storages(n, value, seg)
+            for p in n.all_input_nodes:
+                if step._last_use.get(p) is n:
+                    self.env.pop(p, None)
+            if not n.users:
+                self.env.pop(n, None)
+        while current < step._last:
+            self._end_of_forward(current)
+            current += 1
+        result = fx.node.map_arg(step._output.args[0], lambda x: self.env[x])
+        self.env.clear()
+        return result
+
+    def _note_storages(self, n: fx.Node, value: Any, seg: int) -> None:
+        for t in _tensors(value):
+            key = _memory.storage_key(t)
+            if key == 0:
+                continue
+            if not self._known(key):
+                self.kept.pop(key, None)
+            self.maker[key] = n  # the last node whose value is this storage: it holds what was written last
+            self.alive.setdefault(key, []).append(weakref.ref(t))
+            held = n in self.step._boundary or seg == self.step._last or n.op in ("placeholder", "get_attr")
+            self.kept[key] = self.kept.get(key, False) or held
+
+    def _known(self, key: int) -> bool:
+        refs = self.alive.get(key)
+        if refs is None:
+            return key in self.kept  # parameters and buffers, which live as long as the model
+        refs[:] = [r for r in refs if r() is not None]
+        if not refs:
+            del self.alive[key]
+            return False
+        return True
+
+    def _run_node(self, n: fx.Node, seg: int) -> Any:
+        step = self.step
+        args = fx.node.map_arg(n.args, lambda x: self.env[x])
+        kwargs = fx.node.map_arg(n.kwargs, lambda x: self.env[x])
+        if seg == step._last:
+            return _call(step.gm, n, args, kwargs)
+        if n in step._random:
+            self.rng[n] = _rng_state()
+        for p in n.all_input_nodes:  # what the recomputation will read from outside this segment
+            if (step._segment[p] != seg or p.op == "placeholder") and p in self.env:
+                self.outside[seg].setdefault(p, self.env[p])
+        count = 0
+        pending: List[Tuple[_Holder, torch.Tensor, int]] = []
+
+        def pack(t: torch.Tensor):
+            nonlocal count
+            k = count
+            count += 1
+            key = _memory.storage_key(t)
+            if key != 0 and not self._known(key):
+                self.kept.pop(key, None)
+                self.maker.pop(key, None)
+            if key == 0 or self.kept.get(key, False):
+                return t  # a value the step holds anyway (a parameter, a checkpoint): keep it
+            holder = _Holder()
+            if key in self.kept:  # a value of this segment that is dropped: rebuilt from what made it
+                recipe = ("view", self.maker[key], tuple(t.shape), tuple(t.stride()), t.storage_offset())
+            else:  # n's output or a tensor of its own: rebuilt by running n again
+                recipe = ("own", n, k)
+                pending.append((holder, t, k))
+            self.handles[(n, k)] = weakref.ref(holder)
+            self.rebuild[seg][(n, k)] = recipe
+            return holder
+
+        def unpack(x):
+            if not isinstance(x, _Holder):
+                return x
+            if seg not in self.done:
+                self._recompute(seg)
+            return self.storage[x]
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            value = _call(step.gm, n, args, kwargs)
+        if n in step._boundary:  # n's own output, packed by n, stays as the checkpoint it is
+            outputs = {_memory.storage_key(t) for t in _tensors(value)}
+            for holder, t, k in pending:
+                if _memory.storage_key(t) in outputs:
+                    self.storage[holder] = t
+                    del self.rebuild[seg][(n, k)]
+        pending.clear()  # autograd keeps `pack` (and so this list) with every tensor it saved
+        return value
+
+    def _needed(self, seg: int) -> Set[fx.Node]:
+        """The nodes of segment `seg` its recomputation runs: those whose values or own tensors its
+        backward reads, and the nodes of the segment they are made from."""
+        step = self.step
+        needed: Set[fx.Node] = set()
+        stack = [recipe[1] for recipe in self.rebuild[seg].values()]
+        while stack:
+            n = stack.pop()
+            if n in needed or step._segment[n] != seg or n.op in ("placeholder", "get_attr"):
+                continue
+            needed.add(n)
+            stack.extend(n.all_input_nodes)
+        return needed
+
+    def _end_of_forward(self, seg: int) -> None:
+        """Segment `seg` has run: of the values it read from outside, keep only what its recomputation reads."""
+        needed = self._needed(seg)
+        reads = {p for n in needed for p in n.all_input_nodes}
+        outside = self.outside[seg]
+        for p in list(outside):
+            if p not in reads:
+                del outside[p]
+
+    # -- backward --------------------------------------------------------------------------------------
+    def _recompute(self, seg: int) -> None:
+        step = self.step
+        recipes = self.rebuild[seg]
+        needed = self._needed(seg)
+        wanted = {recipe[1] for recipe in recipes.values() if recipe[0] == "view"}  # kept to the end
+        env: Dict[fx.Node, Any] = {}
+        order = [n for n in step._order if n in needed]
+        last_use: Dict[fx.Node, fx.Node] = {}
+        for n in order:
+            for p in n.all_input_nodes:
+                last_use[p] = n
+
+        def value_of(p: fx.Node):
+            if p in env:
+                return env[p]
+            if p.op == "get_attr":
+                return _fetch(step.gm, str(p.target))
+            return self.outside[seg][p]
+
+        with torch.enable_grad():
+            for n in order:
+                args = fx.node.map_arg(n.args, value_of)
+                kwargs = fx.node.map_arg(n.kwargs, value_of)
+                count = 0
+
+                def inner_pack(t: torch.Tensor, n=n):
+                    nonlocal count
+                    k = count
+                    count += 1
+                    ref = self.handles.get((n, k))
+                    holder = ref() if ref is not None else None
+                    if holder is not None and recipes.get((n, k), ("",))[0] == "own":
+                        self.storage[holder] = t.detach()
+                    return None
+
+                buffers = _buffers_of(step.gm, n)
+                saved = [b.detach().clone() for b in buffers]
+                with _rng_restored(self.rng.get(n)), \
+                        torch.autograd.graph.saved_tensors_hooks(inner_pack, lambda _: None):
+                    value = _call(step.gm, n, args, kwargs)
+                with torch.no_grad():
+                    for b, s in zip(buffers, saved):
+                        b.copy_(s)
+                if n in wanted or n in last_use:
+                    env[n] = value
+                del value  # re-run for its own tensors alone: its output goes at once
+                for p in n.all_input_nodes:
+                    if last_use.get(p) is n and p not in wanted:
+                        env.pop(p, None)
+        for (n, k), recipe in recipes.items():
+            ref = self.handles.get((n, k))
+            holder = ref() if ref is not None else None
+            if holder is None or recipe[0] != "view":
+                continue
+            _, maker, size, stride, offset = recipe
+            base = env[maker].detach()
+            self.storage[holder] = base.as_strided(size, stride, offset)
+        self.outside[seg].clear()
+        self.done.add(seg)
+
+
+def _fetch(gm: fx.GraphModule, target: str) -> Any:
+    value: Any = gm
+    for atom in target.split("."):
+        value = getattr(value, atom)
+    return value
+
+
+def _call(gm: fx.GraphModule, n: fx.Node, args, kwargs) -> Any:
+    if n.op == "call_module":
+        return gm.get_submodule(str(n.target))(*args, **kwargs)
+    if n.op == "call_method":
+        return getattr(args[0], str(n.target))(*args[1:], **kwargs)
+    return n.target(*args, **kwargs)
+
+
+def _tensors(value: Any) -> List[torch.Tensor]:
+    out: List[torch.Tensor] = []
+
+    def visit(x):
+        if isinstance(x, torch.Tensor):
+            out.append(x)
+        return x
+
+    fx.node.map_aggregate(value, visit)
+    return out
+
+
+def _buffers_of(gm: fx.GraphModule, n: fx.Node) -> List[torch.Tensor]:
+    if n.op != "call_module":
+        return []
+    return [b for b in gm.get_submodule(str(n.target)).buffers() if b.is_floating_point() or b.dtype == torch.long]
+
+
+def _rng_state() -> Tuple:
+    cuda = torch.cuda.get_rng_state_all() if torch.cuda.is_available() and torch.cuda.is_initialized() else None
+    return torch.get_rng_state(), cuda
+
+
+class _rng_restored:
+    """Runs a block with the random state a node had in the forward, then puts the current one back."""
+
+    def __init__(self, state: Optional[Tuple]):
+        self.state = state
+
+    def __enter__(self):
+        if self.state is not None:
+            self.saved = _rng_state()
+            torch.set_rng_state(self.state[0])
+            if self.state[1] is not None:
+                torch.cuda.set_rng_state_all(self.state[1])
+
+    def __exit__(self, *exc):
+        if self.state is not None:
+            torch.set_rng_state(self.saved[0])
+            if self.saved[1] is not None:
+                torch.cuda.set_rng_state_all(self.saved[1])
+        return False
+
+
+def apply(cap: Capture, plan: Union[Dict[str, Any], str, Sequence[Sequence[str]]]) -> AppliedStep:
+    """The captured step under `plan` (plan JSON as a dict or a file, or the segments as lists of node ids)."""
+    if isinstance(plan, dict) and not plan.get("segments") and plan.get("solver") == "store-all":
+        plan = [[n["id"] for n in cap.graph["nodes"] if n["kind"] == "op"]]  # the plain run: one segment
+    return AppliedStep(cap, normalize(cap, _segments_of(plan)))

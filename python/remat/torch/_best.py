@@ -1,0 +1,105 @@
+"""best_plan: the common question in one call. Given a model, example inputs, a loss and a memory budget:
+which plan that `apply` can run fits the budget with the least recomputation, what does Remat predict for
+it, how does it compare with the overall winner, and the wrapped step that trains with it.
+
+    from remat.torch import best_plan
+    best = best_plan(model, (images,), torch.nn.functional.cross_entropy, (labels,), budget="6GiB")
+    print(best.summary())
+    loss = best.step(images, labels); loss.backward(); optimizer.step()
+
+Every figure is the engine's (`remat.compare` and `remat.simulate`: the bindings). `apply` runs
+lower-set chains: the plans of exact-dp, approx-dp, chen-sqrtn and chen-greedy (and store-all, a single
+segment); DTR's and the MILP's schedules are compared but cannot be applied yet.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
+
+import torch.nn as nn
+
+from ._apply import AppliedStep, apply, normalize, _segments_of
+from ._capture import Capture, capture
+
+
+@dataclasses.dataclass
+class BestPlan:
+    capture: Capture
+    comparison: Dict[str, Any]  # remat.compare's answer: every solver's row, the winner
+    plan: Optional[Dict[str, Any]]  # the plan apply runs (plan JSON), simulated by the engine; None: none fits
+    solver: Optional[str]
+    step: Optional[AppliedStep]  # the training step under that plan; None when no appliable plan fits
+    budget_bytes: int
+    plain_peak_bytes: int
+
+    @property
+    def predicted_peak_bytes(self) -> Optional[int]:
+        return self.plan["metrics"]["simulated_peak_bytes"] if self.plan else None
+
+    @property
+    def overhead_percent(self) -> Optional[float]:
+        if not self.plan:
+            return None
+        plain = self.comparison["vanilla"]["metrics"]["total_time"]
+        return 100.0 * self.plan["metrics"]["overhead"] / plain if plain > 0 else 0.0
+
+    def summary(self) -> str:
+        mib = 1 << 20
+        lines = [f"budget {self.budget_bytes / mib:.1f} MiB; plain run {self.plain_peak_bytes / mib:.1f} MiB"]
+        for row in self.comparison["rows"]:
+            m = row["metrics"] or {}
+            peak = m.get("simulated_peak_bytes")
+            lines.append(f"  {row['solver']:<14} {row['status']:<12} "
+                         + (f"peak {peak / mib:8.1f} MiB  overhead {row['overhead_percent']:6.2f}%" if peak else "")
+                         + ("  fits" if row.get("fits") else ""))
+        winner = self.comparison.get("winner")
+        lines.append(f"overall winner: {winner or 'none fits'}")
+        if self.plan:
+            lines.append(f"applied: {self.solver}, predicted peak {self.predicted_peak_bytes / mib:.1f} MiB, "
+                         f"overhead {self.overhead_percent:.2f}% of the plain step")
+        else:
+            lines.append("applied: none (no plan apply can run fits the budget)")
+        return "\n".join(lines)
+
+
+def appliable(row: Dict[str, Any]) -> bool:
+    """Whether apply can run a plan: a lower-set chain (its plan JSON has `segments`), or the plain run."""
+    return bool(row.get("segments")) or row.get("solver") == "store-all"
+
+
+def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callable] = None,
+              targets: Sequence[Any] = (), *, budget: Union[int, str], solvers: Optional[List[str]] = None,
+              time_limit: Optional[float] = 60.0, cap: Optional[Capture] = None) -> BestPlan:
+    """Captures the step (or takes `cap`), compares the solvers at `budget` (bytes or a size such as
+    "6GiB"), and applies the plan with the least simulated overhead among those apply can run that fit
+    the budget in the simulator, for the chain apply actually runs (see `normalize`)."""
+    import remat  # the engine's bindings
+
+    cap = cap or capture(model, inputs, loss_fn, targets)
+    graph = remat.Graph.from_json(cap.graph, cap.graph.get("name", "captured"))
+    if solvers is None:  # the MILP and its LP bound take minutes on networks of this size: only when named
+        solvers = [s["id"] for s in remat.solvers() if not s["wants_time_limit"]]
+    comparison = remat.compare(graph, budget=budget, solvers=solvers, time_limit=time_limit)
+    budget_bytes = next((r["budget_bytes"] for r in comparison["rows"] if r.get("budget_bytes")), None)
+    if budget_bytes is None:
+        raise ValueError(f"budget {budget!r}: give a number of bytes or a size such as 6GiB")
+    best: Optional[Dict[str, Any]] = None
+    for row in comparison["rows"]:
+        if not (appliable(row) and row.get("fits")):
+            continue
+        if not row.get("segments"):  # the plain run: one segment, nothing recomputed
+            row = dict(row, segments=[graph.op_ids])
+        segments = normalize(cap, _segments_of(row))
+        if segments != [list(s) for s in row["segments"]]:
+            row = dict(remat.simulate(graph, segments, budget=budget_bytes, label=row["solver"]),
+                       solver=row["solver"])
+            if row["status"] not in ("optimal", "feasible"):
+                continue
+        if best is None or (row["metrics"]["overhead"], row["metrics"]["simulated_peak_bytes"]) < (
+                best["metrics"]["overhead"], best["metrics"]["simulated_peak_bytes"]):
+            best = row
+    step = apply(cap, best) if best else None
+    return BestPlan(capture=cap, comparison=comparison, plan=best, solver=best["solver"] if best else None,
+                    step=step, budget_bytes=budget_bytes,
+                    plain_peak_bytes=comparison["vanilla"]["metrics"]["simulated_peak_bytes"])

@@ -1,0 +1,248 @@
+"""Tracing with real tensors: torch.fx's symbolic tracer, with every node's value computed as it is recorded.
+
+`torch.fx.symbolic_trace` records a module's forward as a graph of calls, but it cannot follow Python that
+needs a value: `if x.shape[1] > 3:`, `int(x.size(0))`, `range(n_heads)` over a shape, `len(x)`. Here each
+recorded node also runs on the example inputs (under `torch.no_grad()`), so such questions get the
+example's answer and the graph is specialised to the example's shapes, which is what a memory plan is
+for anyway. A question whose answer depends on the *data* (a tensor's values, `.item()` of an
+activation, a loop over a tensor) is data-dependent control flow: the graph would hold for this batch
+only, so it is refused with the node and the line that asked.
+
+`x += y` on a traced value stays in place (`operator.iadd`), as the module runs it: fx's default tracer
+records an out-of-place add there, which allocates a tensor the module never allocates.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, Dict, List, Optional, Tuple
+
+import torch
+import torch.fx as fx
+from torch.fx.proxy import Attribute
+
+
+class CaptureError(ValueError):
+    """A model that cannot be captured faithfully: `node` names the fx node (or module) and `reason` says why."""
+
+    def __init__(self, node: str, reason: str):
+        super().__init__(f"{node}: {reason}")
+        self.node = node
+        self.reason = reason
+
+
+# Results of these are facts about shapes and types, known from the example without reading any data.
+_STATIC_METHODS = {"size", "dim", "numel", "nelement", "ndimension", "element_size", "is_contiguous", "get_device",
+                   "is_floating_point", "is_complex"}
+_STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse", "T"}
+
+
+def _real(a: Any) -> Any:
+    return fx.node.map_aggregate(a, lambda x: x.meta["real"] if isinstance(x, fx.Node) else x)
+
+
+def _depends_on_data(a: Any) -> bool:
+    found = False
+
+    def visit(x):
+        nonlocal found
+        if isinstance(x, fx.Node) and x.meta.get("data", False):
+            found = True
+        return x
+
+    fx.node.map_aggregate(a, visit)
+    return found
+
+
+def _where(node: fx.Node) -> str:
+    trace = (node.stack_trace or "").strip().splitlines()
+    frames = [line.strip() for line in trace if line.strip().startswith("File ")]
+    return f" ({frames[0]})" if frames else ""
+
+
+class _RealProxy(fx.Proxy):
+    """A proxy that answers what Python needs to know from the example's value, shapes only."""
+
+    def __getattr__(self, k):
+        return _RealAttribute(self, k)
+
+    def _static(self, what: str):
+        node = self.node
+        if node.meta.get("data", False):
+            raise CaptureError(node.name, f"data-dependent control flow: {what} of a value computed from the "
+                                          f"inputs' data{_where(node)}; the graph would hold for this batch only")
+        return node.meta["real"]
+
+    def _structure(self, what: str):
+        """A tensor's or a tuple of tensors' length is a matter of shapes, known from the example."""
+        real = self.node.meta["real"]
+        if isinstance(real, torch.Tensor) or (isinstance(real, (tuple, list)) and
+                                               all(isinstance(x, torch.Tensor) for x in real)):
+            return real
+        return self._static(what)
+
+    def __len__(self):
+        return len(self._structure("len()"))
+
+    def __int__(self):
+        return int(self._static("int()"))
+
+    def __index__(self):
+        return operator.index(self._static("an index"))
+
+    def __float__(self):
+        return float(self._static("float()"))
+
+    def __iadd__(self, other):
+        return self.tracer.create_proxy("call_function", operator.iadd, (self, other), {})
+
+    def __isub__(self, other):
+        return self.tracer.create_proxy("call_function", operator.isub, (self, other), {})
+
+    def __imul__(self, other):
+        return self.tracer.create_proxy("call_function", operator.imul, (self, other), {})
+
+    def __itruediv__(self, other):
+        return self.tracer.create_proxy("call_function", operator.itruediv, (self, other), {})
+
+
+class _RealAttribute(Attribute, _RealProxy):
+    pass
+
+
+def _evaluate(root: torch.nn.Module, kind: str, target: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+    if kind == "call_module":
+        return root.get_submodule(str(target))(*args, **kwargs)
+    if kind == "call_method":
+        return getattr(args[0], str(target))(*args[1:], **kwargs)
+    return target(*args, **kwargs)
+
+
+class RealTracer(fx.Tracer):
+    """fx's tracer with leaf modules as fx has them (torch.nn's own modules), plus the example's values."""
+
+    def __init__(self, example_inputs: Tuple[Any, ...]):
+        super().__init__()
+        self.record_stack_traces = True
+        self._examples = list(example_inputs)
+        self._placeholders = 0
+        self._module_stack: List[str] = []
+        self._computing = False  # while a node's real value is computed, modules run as themselves
+
+    def proxy(self, node: fx.Node) -> fx.Proxy:
+        return _RealProxy(node, self)
+
+    def call_module(self, m, forward, args, kwargs):
+        if self._computing:
+            return forward(*args, **kwargs)
+        path = self.path_of_module(m)
+        self._module_stack.append(path)
+        try:
+            return super().call_module(m, forward, args, kwargs)
+        finally:
+            self._module_stack.pop()
+
+    def create_node(self, kind, target, args, kwargs, name=None, type_expr=None):
+        node = super().create_node(kind, target, args, kwargs, name, type_expr)
+        if kind == "output":
+            return node
+        node.meta["module"] = self._module_stack[-1] if self._module_stack else ""
+        if kind == "placeholder":
+            if self._placeholders >= len(self._examples):
+                raise CaptureError(node.name, "the forward takes more arguments than the example inputs give")
+            node.meta["real"] = self._examples[self._placeholders]
+            node.meta["data"] = True
+            self._placeholders += 1
+            return node
+        if kind == "get_attr":
+            value = self.root
+            for atom in str(target).split("."):
+                value = getattr(value, atom)
+            node.meta["real"] = value
+            node.meta["data"] = isinstance(value, torch.Tensor)
+            return node
+        real_args, real_kwargs = _real(node.args), _real(node.kwargs)
+        self._computing = True
+        try:
+            with torch.no_grad():
+                value = _evaluate(self.root, kind, target, real_args, real_kwargs)
+        finally:
+            self._computing = False
+        node.meta["real"] = value
+        static = (kind == "call_method" and target in _STATIC_METHODS) or (
+            kind == "call_function" and target is getattr and len(node.args) > 1 and node.args[1] in _STATIC_ATTRIBUTES)
+        node.meta["data"] = not static and _depends_on_data((node.args, node.kwargs))
+        return node
+
+    def getattr(self, attr, attr_val, parameter_proxy_cache):
+        if self._computing:
+            return attr_val
+        return super().getattr(attr, attr_val, parameter_proxy_cache)
+
+    def to_bool(self, obj: fx.Proxy) -> bool:
+        return bool(obj._static("a condition (if, while, assert, and, or)"))
+
+    def iter(self, obj: fx.Proxy):
+        value = obj._structure("iteration")
+        return iter([obj[i] for i in range(len(value))])
+
+
+# Tensor factories take sizes, not tensors, so torch never asks a proxy among their arguments to trace
+# them (`torch.arange(0, t)` with `t` from `x.shape` fails under fx's own tracer); during a trace they are
+# recorded as calls.
+_FACTORIES = ("arange", "zeros", "ones", "full", "empty", "randn", "rand", "randint", "eye", "linspace",
+              "tensor", "as_tensor", "tril_indices", "triu_indices")
+
+
+def _flatten_args(a: Any) -> List[Any]:
+    out: List[Any] = []
+
+    def visit(x):
+        out.append(x)
+        return x
+
+    fx.node.map_aggregate(a, visit)
+    return out
+
+
+def trace(module: torch.nn.Module, example_inputs: Tuple[Any, ...]) -> fx.GraphModule:
+    """The module's forward as an fx GraphModule whose nodes carry `meta["real"]` (the example's value),
+    `meta["data"]` (whether it depends on the inputs' or parameters' data) and `meta["module"]` (the
+    qualified name of the module that called it, "" at the top)."""
+    tracer = RealTracer(example_inputs)
+    originals = {name: getattr(torch, name) for name in _FACTORIES if hasattr(torch, name)}
+
+    def recorded(fn):
+        def call(*args, **kwargs):
+            if any(isinstance(a, fx.Proxy) for a in _flatten_args((args, kwargs))):
+                return tracer.create_proxy("call_function", fn, args, kwargs)
+            return fn(*args, **kwargs)
+
+        return call
+
+    try:
+        for name, fn in originals.items():
+            setattr(torch, name, recorded(fn))
+        graph = tracer.trace(module)
+    except CaptureError:
+        raise
+    except fx.proxy.TraceError as e:
+        raise CaptureError(type(module).__name__, f"cannot be traced: {e}") from e
+    finally:
+        for name, fn in originals.items():
+            setattr(torch, name, fn)
+    gm = fx.GraphModule(tracer.root, graph, type(module).__name__)
+    return gm
+
+
+def placeholders(gm: fx.GraphModule) -> List[fx.Node]:
+    return [n for n in gm.graph.nodes if n.op == "placeholder"]
+
+
+def node_targets(node: fx.Node) -> str:
+    """How a node reads in messages and in the graph: `conv2d (layer1.0.conv1)`, `add`, `flatten`."""
+    if node.op == "call_module":
+        return str(node.target)
+    if node.op == "call_method":
+        return str(node.target)
+    return getattr(node.target, "__name__", str(node.target))
