@@ -1,7 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "TestGraphs.hpp"
+#include "remat/graph/GraphBuilder.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/viz/PlanFigures.hpp"
 #include "remat/viz/PlanMarks.hpp"
 
 using namespace remat;
@@ -43,4 +45,23 @@ TEST_CASE("plan marks without lower sets: store-all keeps everything its backwar
     // Each op keeps its input for its backward; the last one's output is needed by no backward.
     CHECK(marks.role[v] == (k < 4 ? NodeRole::NeverFreed : NodeRole::Other));
   }
+}
+
+TEST_CASE("a node's details name its PyTorch module and operation when the graph was captured") {
+  graph::GraphBuilder b;
+  b.setName("captured");
+  b.add({.name = "x", .kind = graph::NodeKind::Input, .bytes = 8});
+  b.add({.name = "model_layer1_0_conv1",
+         .op = "Conv",
+         .inputs = {"x"},
+         .bytes = 16,
+         .attrs = R"({"module":"model.layer1.0.conv1","torch":"Conv2d"})"});
+  b.add({.name = "add", .op = "Add", .inputs = {"model_layer1_0_conv1", "x"}, .bytes = 16, .attrs = "not json"});
+  auto built = b.build();
+  REQUIRE(built.ok());
+  const auto& g = built.value();
+  const std::string conv = nodeDetails(g, *g.find("model_layer1_0_conv1"), {});
+  CHECK_THAT(conv, Catch::Contains("\nmodule model.layer1.0.conv1\nPyTorch Conv2d"));
+  const std::string add = nodeDetails(g, *g.find("add"), {});
+  CHECK_THAT(add, !Catch::Contains("module"));
 }

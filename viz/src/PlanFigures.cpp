@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "remat/graph/ByteSize.hpp"
 #include "remat/sim/MemoryBounds.hpp"
 #include "remat/sim/Simulator.hpp"
@@ -215,6 +217,16 @@ std::string nodeDetails(const graph::ComputeGraph& g, graph::NodeId v, const std
   if (node.kind == graph::NodeKind::Op)
     out += "\nforward " + std::to_string(node.fwdTime.value) + " " + g.timeUnit() + ", backward " +
            std::to_string(node.bwdTime.value) + " " + g.timeUnit();
+  // A graph captured from PyTorch (remat.torch.capture) says which module and operation each node is.
+  if (!node.attrs.empty()) {
+    const auto attrs = nlohmann::json::parse(node.attrs, nullptr, false);
+    if (attrs.is_object()) {
+      if (const auto m = attrs.find("module"); m != attrs.end() && m->is_string())
+        out += "\nmodule " + displayName(m->get<std::string>());
+      if (const auto t = attrs.find("torch"); t != attrs.end() && t->is_string())
+        out += "\nPyTorch " + displayName(t->get<std::string>());
+    }
+  }
   for (const LabeledPlan& p : plans)
     out += "\n" + p.label + ": " + nodeRoleText(g, planMarks(g, p.plan.schedule, p.plan.lowerSets), v);
   return out;
