@@ -170,3 +170,42 @@ class Refusals(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class Bindings(unittest.TestCase):
+    """The engine from Python: the same answers as the command line, bad input as ValueError with its place."""
+
+    def test_a_captured_graph_is_native_json_the_command_line_reads(self):
+        import json
+        import subprocess
+        import tempfile
+        torch.manual_seed(0)
+        cap = capture(TinyGPT(vocab=64, dim=32, heads=2, layers=1, context=8), (torch.randint(0, 64, (2, 8)),),
+                      gpt_loss, (torch.randint(0, 64, (2, 8)),), measure=False)
+        graph = remat.Graph.from_json(cap.graph, "tiny")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "tiny.json")
+            cap.write(path)
+            cli = os.path.join(os.path.dirname(remat.__file__), "..", "..", "bin", "remat")
+            info = json.loads(subprocess.run([cli, "info", path, "--json"], check=True, capture_output=True,
+                                             text=True).stdout)
+            self.assertEqual(info["vanilla_peak_bytes"], graph.info()["vanilla_peak_bytes"])
+            self.assertEqual(remat.Graph.read(path).info()["vanilla_peak_bytes"], info["vanilla_peak_bytes"])
+        plan = remat.solve(graph, "approx-dp", budget=info["vanilla_peak_bytes"])
+        self.assertEqual(plan["status"], "optimal")
+        again = remat.simulate(graph, plan["segments"])
+        self.assertEqual(again["metrics"]["simulated_peak_bytes"], plan["metrics"]["simulated_peak_bytes"])
+
+    def test_bad_input_is_a_value_error_that_says_where(self):
+        with self.assertRaisesRegex(ValueError, "/nodes"):
+            remat.Graph.from_json({"format": "remat-graph", "version": 1, "nodes": [{"id": "x", "kind": "input"}]})
+        graph = remat.Graph.read(os.path.join(os.path.dirname(__file__), "..", "..", "datasets", "small", "mlp.json"))
+        with self.assertRaisesRegex(ValueError, "no solver 'nope'"):
+            remat.solve(graph, "nope")
+        with self.assertRaisesRegex(ValueError, "budget"):
+            remat.solve(graph, "exact-dp", budget="lots")
+        ops = graph.op_ids
+        with self.assertRaisesRegex(ValueError, "lower sets"):
+            remat.simulate(graph, [ops[-1:], ops])  # the last operation first: not a lower set
+        with self.assertRaisesRegex(ValueError, "not an operation"):
+            remat.simulate(graph, [["no-such-node"]])
