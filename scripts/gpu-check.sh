@@ -9,7 +9,7 @@
 # solvers, the simulator) runs here through its bindings (build/python). Two calls on the GPU:
 #
 #   GPU:  scripts/gpu-check.sh profile DIR     # capture both networks with times, measure the plain step
-#   here: scripts/gpu-check.sh plan DIR        # plans at 50% and 70% from the least budget to the plain peak
+#   here: scripts/gpu-check.sh plan DIR        # plans at 50% and 70% of the plain peak (or from the least budget)
 #   GPU:  scripts/gpu-check.sh measure DIR     # apply each plan, measure one step, compare gradients
 #   here: scripts/gpu-check.sh report DIR      # DIR/report.md: predicted against measured; exit 1 over 3%
 #

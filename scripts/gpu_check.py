@@ -8,8 +8,9 @@ alone (python/ on PYTHONPATH: remat.torch, no engine), what needs the engine run
     gpu_check.py report DIR                                         # here: predicted against measured
 
 DIR holds, per network: NAME.graph.json (the captured graph), NAME.plain.json (the plain step measured),
-NAME.plans.json (store-all and the best plan apply can run at 50% and 70% of the way from the least
-budget to the plain peak, with the engine's predictions), NAME.measured.json (each plan applied and
+NAME.plans.json (store-all and the best plan apply can run at 50% and 70% of the plain peak, or of the
+way from the least budget to it where the plain peak's fraction is below that budget, with the engine's
+predictions), NAME.measured.json (each plan applied and
 measured, gradients set against the plain step's), and report.md. Networks: torchvision's ResNet-50 and
 a GPT-2-small-sized GPT written in plain PyTorch (tests/python/tiny_gpt.py); --small runs both at a
 reduced size (the CPU dry run of CI).
@@ -114,8 +115,10 @@ def plan(args):
         least = remat.min_budget(graph, "approx-dp")["min_budget_bytes"]
         plans = [{"label": "store-all", "budget": None,
                   "plan": remat.simulate(graph, [graph.op_ids], label="store-all")}]
-        for fraction in (0.5, 0.7):
-            budget = int(least + fraction * (plain_peak - least))
+        for fraction in (0.5, 0.7):  # of the plain peak; of the way from the least budget where that is below it
+            budget, where = int(fraction * plain_peak), "of the plain peak"
+            if budget < least:
+                budget, where = int(least + fraction * (plain_peak - least)), "from the least budget"
             table = remat.compare(graph, budget=budget, solvers=["chen-sqrtn", "approx-dp", "exact-dp", "dtr"],
                                   time_limit=60)
             rows = [r for r in table["rows"] if appliable(r) and r["fits"]]
@@ -123,7 +126,7 @@ def plan(args):
                 print(f"plan     {name} at {budget}: no plan apply can run fits", flush=True)
                 continue
             best = min(rows, key=lambda r: (r["metrics"]["overhead"], r["metrics"]["simulated_peak_bytes"]))
-            plans.append({"label": f"{best['solver']} at {fraction:.0%}", "budget": budget, "plan": best,
+            plans.append({"label": f"{best['solver']} at {fraction:.0%} {where}", "budget": budget, "plan": best,
                           "winner": table["winner"]})
         write(os.path.join(args.dir, f"{name}.plans.json"), {"plain_predicted": plain_peak, "plans": plans})
         print(f"plan     {name}: " + ", ".join(p["label"] for p in plans), flush=True)

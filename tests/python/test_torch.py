@@ -4,9 +4,10 @@ For torchvision's ResNet-18, MobileNetV2 and DenseNet-121 at small sizes and a s
 plain PyTorch (tiny_gpt.py): the captured plain-run peak within 1.5% of the plain step as the allocator
 measures it; store-all applied, and the best plan apply can run at two budgets, train with gradients
 equal to the plain step's and a measured peak within 3% of the engine's prediction and at most the
-budget plus 3%. The budgets are 50% and 70% of the way from the least budget a DP plan can meet to the
-plain peak: for a model this small, half the plain peak is below what its parameters and their gradients
-alone take, so no plan of any method fits there.
+budget plus 3%. The budgets are 50% and 70% of the plain peak where a plan can meet them (MobileNetV2 and
+DenseNet-121 at these sizes, the GPT at 70%); where that is below approx-dp's least budget (ResNet-18,
+whose parameters and their gradients alone take 60% of the peak at this size, and the GPT at 50%), 50%
+and 70% of the way from that least budget to the plain peak.
 
     PYTHONPATH=build/python:tests/python /usr/bin/python3 -m unittest tests/python/test_torch.py
 """
@@ -70,14 +71,17 @@ class EndToEnd(unittest.TestCase):
         least = remat.min_budget(graph, "approx-dp")["min_budget_bytes"]
         self.assertIsNotNone(least)
         for fraction in (0.5, 0.7):
-            budget = int(least + fraction * (predicted_plain - least))
+            budget = int(fraction * predicted_plain)
+            if budget < least:  # below what the parameters, their gradients and the least activations take
+                budget = int(least + fraction * (predicted_plain - least))
             best = best_plan(model, inputs, loss_fn, targets, budget=budget, cap=cap,
                              solvers=["store-all", "chen-sqrtn", "approx-dp", "exact-dp", "dtr"])
             self.assertIsNotNone(best.step, f"{name} at {budget} bytes: {best.summary()}")
             predicted = best.predicted_peak_bytes
             m, grads = self.run_step(best.step, model, inputs + targets, None, ())
             difference = max_relative_difference(reference, grads)
-            self.report.append(f"{name}: {best.solver} at {fraction:.0%} ({budget} bytes): measured {m.peak_bytes}, "
+            where = "of the plain peak" if budget == int(fraction * predicted_plain) else "from the least budget"
+            self.report.append(f"{name}: {best.solver} at {fraction:.0%} {where} ({budget} bytes): measured {m.peak_bytes}, "
                                f"predicted {predicted} ({m.peak_bytes / predicted - 1:+.2%}), overhead "
                                f"{best.overhead_percent:.1f}%, gradients {difference:.1e}")
             self.assertLessEqual(difference, 1e-5, f"{name}: gradients under {best.solver}")
@@ -96,21 +100,21 @@ class EndToEnd(unittest.TestCase):
         import torchvision
         torch.manual_seed(0)
         model = torchvision.models.mobilenet_v2(weights=None, num_classes=10)  # dropout in the classifier
-        self.check("mobilenet_v2", model, (torch.randn(8, 3, 64, 64),), F.cross_entropy,
-                   (torch.randint(0, 10, (8,)),))
+        self.check("mobilenet_v2", model, (torch.randn(16, 3, 96, 96),), F.cross_entropy,
+                   (torch.randint(0, 10, (16,)),))
 
     def test_densenet121(self):
         import torchvision
         torch.manual_seed(0)
         model = torchvision.models.densenet121(weights=None, num_classes=10)
-        self.check("densenet121", model, (torch.randn(4, 3, 64, 64),), F.cross_entropy,
-                   (torch.randint(0, 10, (4,)),))
+        self.check("densenet121", model, (torch.randn(8, 3, 96, 96),), F.cross_entropy,
+                   (torch.randint(0, 10, (8,)),))
 
     def test_tiny_gpt(self):
         torch.manual_seed(0)
-        model = TinyGPT(vocab=256, dim=64, heads=4, layers=2, context=32)
-        idx = torch.randint(0, 256, (4, 32))
-        self.check("tiny_gpt", model, (idx,), gpt_loss, (torch.randint(0, 256, (4, 32)),))
+        model = TinyGPT(vocab=256, dim=64, heads=4, layers=2, context=128)
+        idx = torch.randint(0, 256, (8, 128))
+        self.check("tiny_gpt", model, (idx,), gpt_loss, (torch.randint(0, 256, (8, 128)),))
 
     @classmethod
     def tearDownClass(cls):

@@ -236,8 +236,8 @@ class _Run:
             if key != 0 and not self._known(key):
                 self.kept.pop(key, None)
                 self.maker.pop(key, None)
-            if key == 0 or self.kept.get(key, False):
-                return t  # a value the step holds anyway (a parameter, a checkpoint): keep it
+            if key == 0 or self.kept.get(key, False) or t.dim() == 0:
+                return t  # a value the step holds anyway (a parameter, a checkpoint) or a scalar: keep it
             holder = _Holder()
             if key in self.kept:  # a value of this segment that is dropped: rebuilt from what made it
                 recipe = ("view", self.maker[key], tuple(t.shape), tuple(t.stride()), t.storage_offset())

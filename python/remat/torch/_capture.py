@@ -435,9 +435,12 @@ def _build_graph(gm: fx.GraphModule, step: nn.Module, rec: _Recorder, loss: Any,
                 saves_output = True
             elif k in by_storage:
                 saved_inputs.add(by_storage[k])
+            elif p.dim() == 0:
+                continue  # a scalar (a Python number autograd wrapped): apply keeps it as it is
             elif k not in own_keys:
                 own_keys.add(k)
                 own += _memory.storage_bytes(p)
+        aux = None
         if own:
             aux = {"id": unique(f"{ident}:saved"), "kind": "op", "op": "Saved", "inputs": list(inputs),
                    "bytes": own, "saves": {"inputs": [], "output": False},
@@ -459,6 +462,11 @@ def _build_graph(gm: fx.GraphModule, step: nn.Module, rec: _Recorder, loss: Any,
                 node["workspace"] = ws
             if bws != ws:
                 node["bwd_workspace"] = bws
+        if aux is not None and not is_view:
+            # Rebuilding these tensors alone means running the node again: its output exists while they
+            # are made (and goes at once when nothing needs it), which the Saved step holds as workspace.
+            aux["workspace"] = node["bytes"] + node.get("workspace", 0)
+            aux["bwd_workspace"] = 0
         nodes.append(node)
         rid[fxn] = ident
         tensor_of[ident] = value
