@@ -33,6 +33,7 @@ import torch.nn as nn
 
 from . import _memory
 from ._capture import Capture
+from ._trace import _evaluate
 
 
 class PlanError(ValueError):
@@ -219,7 +220,7 @@ class _Run:
         args = fx.node.map_arg(n.args, lambda x: self.env[x])
         kwargs = fx.node.map_arg(n.kwargs, lambda x: self.env[x])
         if seg == step._last:
-            return _call(step.gm, n, args, kwargs)
+            return _evaluate(step.gm, n.op, n.target, args, kwargs)
         if n in step._random:
             self.rng[n] = _rng_state()
         for p in n.all_input_nodes:  # what the recomputation will read from outside this segment
@@ -256,7 +257,7 @@ class _Run:
             return self.storage[x]
 
         with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
-            value = _call(step.gm, n, args, kwargs)
+            value = _evaluate(step.gm, n.op, n.target, args, kwargs)
         if n in step._boundary:  # n's own output, packed by n, stays as the checkpoint it is
             outputs = {_memory.storage_key(t) for t in _tensors(value)}
             for holder, t, k in pending:
@@ -329,7 +330,7 @@ class _Run:
                 saved = [b.detach().clone() for b in buffers]
                 with _rng_restored(self.rng.get(n)), \
                         torch.autograd.graph.saved_tensors_hooks(inner_pack, lambda _: None):
-                    value = _call(step.gm, n, args, kwargs)
+                    value = _evaluate(step.gm, n.op, n.target, args, kwargs)
                 with torch.no_grad():
                     for b, s in zip(buffers, saved):
                         b.copy_(s)
@@ -356,14 +357,6 @@ def _fetch(gm: fx.GraphModule, target: str) -> Any:
     for atom in target.split("."):
         value = getattr(value, atom)
     return value
-
-
-def _call(gm: fx.GraphModule, n: fx.Node, args, kwargs) -> Any:
-    if n.op == "call_module":
-        return gm.get_submodule(str(n.target))(*args, **kwargs)
-    if n.op == "call_method":
-        return getattr(args[0], str(n.target))(*args[1:], **kwargs)
-    return n.target(*args, **kwargs)
 
 
 def _tensors(value: Any) -> List[torch.Tensor]:

@@ -44,7 +44,7 @@ import torch.fx as fx
 import torch.nn as nn
 
 from . import _memory
-from ._trace import CaptureError, trace
+from ._trace import CaptureError, _evaluate, trace
 
 # How an fx target reads as an operation type in the graph (the ONNX names Remat's op table uses where
 # one fits; the torch name otherwise). Views use the table's view types, which the simulator aliases.
@@ -187,14 +187,6 @@ def _draws_on_cuda(n: fx.Node, value: Any) -> bool:
     return "dropout" in name or "rand" in name or "bernoulli" in name
 
 
-def _call(node: fx.Node, root: nn.Module, args, kwargs):
-    if node.op == "call_module":
-        return root.get_submodule(str(node.target))(*args, **kwargs)
-    if node.op == "call_method":
-        return getattr(args[0], str(node.target))(*args[1:], **kwargs)
-    return node.target(*args, **kwargs)
-
-
 def _sync(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
@@ -236,7 +228,7 @@ def _measure_node(node: fx.Node, root: nn.Module, values: Dict[fx.Node, Any], de
         args, kwargs = fresh()
         _sync(device)
         start = time.perf_counter_ns()
-        out = _call(node, root, args, kwargs)
+        out = _evaluate(root, node.op, node.target, args, kwargs)
         _sync(device)
         forward_times.append(time.perf_counter_ns() - start)
         wrt = grad_inputs()
@@ -251,7 +243,7 @@ def _measure_node(node: fx.Node, root: nn.Module, values: Dict[fx.Node, Any], de
         backward_times.append(time.perf_counter_ns() - start)
     # Memory, once, on fresh operands: the most held beyond what stays.
     args, kwargs = fresh()
-    out, peak, end = _memory.extra_during(device, lambda: _call(node, root, args, kwargs))
+    out, peak, end = _memory.extra_during(device, lambda: _evaluate(root, node.op, node.target, args, kwargs))
     fwd_ws = max(0, peak - end)
     wrt = grad_inputs()
     if isinstance(out, torch.Tensor) and out.requires_grad and wrt:
@@ -260,17 +252,6 @@ def _measure_node(node: fx.Node, root: nn.Module, values: Dict[fx.Node, Any], de
             device, lambda: torch.autograd.grad(out, wrt, seed, allow_unused=True, retain_graph=True))
         bwd_ws = max(0, peak - end)
     return (int(statistics.median(forward_times[1:])), int(statistics.median(backward_times[1:])), fwd_ws, bwd_ws)
-
-
-def _flatten(a: Any) -> List[Any]:
-    out: List[Any] = []
-
-    def visit(x):
-        out.append(x)
-        return x
-
-    fx.node.map_aggregate(a, visit)
-    return out
 
 
 def capture(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callable] = None,
@@ -397,7 +378,6 @@ def _build_graph(gm: fx.GraphModule, step: nn.Module, rec: _Recorder, loss: Any,
             sub = gm.get_submodule(str(fxn.target))
             module_tensors = list(sub.parameters()) + list(sub.buffers())
             inputs += [tensor_id[id(t)] for t in module_tensors if id(t) in tensor_id]
-        input_tensors = [rec.values[n] for n in operands] + [t for t in module_tensors if id(t) in tensor_id]
 
         key = _memory.storage_key(value)
         is_view = key != 0 and key in owner
@@ -408,7 +388,6 @@ def _build_graph(gm: fx.GraphModule, step: nn.Module, rec: _Recorder, loss: Any,
             if base in inputs:
                 inputs.remove(base)
             inputs.insert(0, base)
-            input_tensors = None  # positions are found by id below
             target = _torch_name(fxn, gm).split(".")[-1]
             node["op"] = "Transpose" if target in _TRANSPOSES else (
                 "Identity" if target.endswith("_") or target.startswith("i") or fxn.op == "call_module" else "Reshape")

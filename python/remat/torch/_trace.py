@@ -15,7 +15,7 @@ records an out-of-place add there, which allocates a tensor the module never all
 from __future__ import annotations
 
 import operator
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import torch
 import torch.fx as fx
