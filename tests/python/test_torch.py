@@ -153,6 +153,24 @@ class Refusals(unittest.TestCase):
         cap = capture(ByShape(), (torch.randn(4, 8),), lambda out: out.pow(2).mean(), measure=False)
         self.assertEqual(sum(1 for n in cap.graph["nodes"] if n.get("attrs", {}).get("module") == "model.fc"), 2)
 
+    def test_elements_of_a_chunk_depend_on_what_it_split(self):
+        class Shuffle(nn.Module):  # ShuffleNet's pattern: a view of a copy, chunked, read through getitem
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(8, 8)
+
+            def forward(self, x):
+                h = self.fc(x).view(2, 4, -1).transpose(0, 1).contiguous().view(4, -1)
+                a, b = h.chunk(2, dim=1)
+                return a * b
+
+        cap = capture(Shuffle(), (torch.randn(4, 8),), lambda out: out.sum(), measure=False)
+        nodes = {n["id"]: n for n in cap.graph["nodes"]}
+        chunked = [n for n in nodes.values() if n.get("attrs", {}).get("torch") == "getitem"]
+        self.assertEqual(len(chunked), 2)
+        for n in chunked:  # each reads the view it was chunked from, not only the storage's maker
+            self.assertIn("view_1", n["inputs"], n)
+
     def test_loss_must_be_a_scalar(self):
         with self.assertRaises(CaptureError) as caught:
             capture(nn.Linear(4, 3), (torch.randn(2, 4),), None, measure=False)

@@ -343,6 +343,14 @@ def _build_graph(gm: fx.GraphModule, step: nn.Module, rec: _Recorder, loss: Any,
         tensor_of[ident] = t
         return ident
 
+    through: Dict[fx.Node, List[fx.Node]] = {}  # a tuple of tensors -> the graph values it is made from
+
+    def operands_of(fxn: fx.Node) -> List[fx.Node]:
+        found: List[fx.Node] = []
+        for n in _tensors_in((fxn.args, fxn.kwargs)):
+            found += [n] if n in rid else through.get(n, [])
+        return found
+
     for fxn in gm.graph.nodes:
         value = rec.values.get(fxn)
         if fxn.op == "output":
@@ -363,10 +371,12 @@ def _build_graph(gm: fx.GraphModule, step: nn.Module, rec: _Recorder, loss: Any,
             for v in value:  # views of known values, or values that need no gradient
                 if isinstance(v, torch.Tensor) and _memory.storage_key(v) not in owner:
                     resident(fxn, v, "no gradient")
+            # Its elements (chunk's, split's) are read through getitem: those nodes depend on its operands.
+            through[fxn] = operands_of(fxn)
             continue
         if not isinstance(value, torch.Tensor):
             continue  # shapes, sizes, dtypes: not tensors of the step
-        operands = [n for n in _tensors_in((fxn.args, fxn.kwargs)) if n in rid]
+        operands = operands_of(fxn)
         if not value.requires_grad:
             key = _memory.storage_key(value)
             rid[fxn] = owner[key] if key in owner and key != 0 else resident(fxn, value, "no gradient")

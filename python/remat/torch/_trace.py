@@ -84,6 +84,11 @@ class _RealProxy(fx.Proxy):
     def __len__(self):
         return len(self._structure("len()"))
 
+    def __iter__(self):
+        # fx's own reads the caller's bytecode to count an unpacking, which fails on Python 3.11 with
+        # torch 1.13; the example's value says how many elements there are.
+        return self.tracer.iter(self)
+
     def __int__(self):
         return int(self._static("int()"))
 
