@@ -41,6 +41,14 @@ std::vector<std::string> lines(const std::string& text) {
   return out;
 }
 
+// A timeline tip's lines without the indented ones (each plan's bytes by category and largest tensors).
+std::vector<std::string> planLines(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::string& line : lines(text))
+    if (line.rfind("  ", 0) != 0) out.push_back(std::move(line));
+  return out;
+}
+
 std::vector<const Hotspot*> ofKind(const Scene& scene, Hotspot::Kind kind) {
   std::vector<const Hotspot*> out;
   for (const Hotspot& h : scene.hotspots)
@@ -160,7 +168,7 @@ TEST_CASE("timeline hotspots: a column per step, covering the plot, with each pl
     for (std::size_t k = 0; k < columns.size(); ++k) {
       INFO("step " << k << ": " << columns[k]->tip);
       CHECK(columns[k]->index == k);
-      CHECK(lines(columns[k]->tip) == std::vector<std::string>{"step " + std::to_string(k), stepLine(s, k)});
+      CHECK(planLines(columns[k]->tip) == std::vector<std::string>{"step " + std::to_string(k), stepLine(s, k)});
       CHECK(scene.hotspotAt(centreOf(*columns[k])) == columns[k]);
     }
   }
@@ -176,7 +184,7 @@ TEST_CASE("timeline hotspots: a column per step, covering the plot, with each pl
     for (const Hotspot& h : scene.hotspots) {
       INFO(h.tip);
       steps.insert(h.index);
-      const std::vector<std::string> tip = lines(h.tip);
+      const std::vector<std::string> tip = planLines(h.tip);
       REQUIRE(tip.size() == 3);
       CHECK(tip[0] == "step " + std::to_string(h.index));
       CHECK(tip[1] == (h.index < all.schedule.size() ? stepLine(data.series[0], h.index) : "store all: finished"));
@@ -195,7 +203,7 @@ TEST_CASE("timeline hotspots: a column per step, covering the plot, with each pl
     for (const Hotspot& h : scene.hotspots) {
       INFO(h.tip);
       REQUIRE(h.index < longer.bytes.size());
-      const std::vector<std::string> tip = lines(h.tip);
+      const std::vector<std::string> tip = planLines(h.tip);
       REQUIRE(tip.size() == 3);
       CHECK(tip[0] == "step " + std::to_string(h.index));
       CHECK(tip[2] == "thirds: step " + std::to_string(h.index) + ", " + longer.what[h.index] + " \u00b7 " +
@@ -222,7 +230,7 @@ TEST_CASE("timeline hotspots: a column per step, covering the plot, with each pl
           continue;
         }
         highest = std::max(highest, s.total(h.index));
-        CHECK(lines(h.tip).back() == stepLine(s, h.index));
+        CHECK(planLines(h.tip).back() == stepLine(s, h.index));
       }
       CHECK(invalid == 0);
       CHECK(highest == s.peak);  // each column shows its highest step: the peak is one of them
@@ -356,9 +364,13 @@ TEST_CASE("pareto hotspots: one per point, indexed as the data, found at the mar
   REQUIRE(spots.size() == scene.hotspots.size());
   REQUIRE(spots.size() == 5 + 2 + 1);
   std::set<std::pair<std::size_t, std::size_t>> seen;
-  std::vector<const EllipseItem*> markers;
-  for (const Item& item : scene.items)
-    if (const auto* e = std::get_if<EllipseItem>(&item); e && e->rx == 3) markers.push_back(e);
+  // Circles for the first series, squares for the second (Theme::seriesMarker): their centres.
+  std::vector<Point> centres;
+  for (const Item& item : scene.items) {
+    if (const auto* e = std::get_if<EllipseItem>(&item); e && e->rx == 3) centres.push_back(e->center);
+    if (const auto* r = std::get_if<RectItem>(&item); r && std::abs(r->w - 5.4) < 1e-9)
+      centres.push_back({r->x + r->w / 2, r->y + r->h / 2});
+  }
   for (const Hotspot* h : spots) {
     INFO(h->tip);
     if (h->series == kVanillaSeries) {
@@ -377,8 +389,8 @@ TEST_CASE("pareto hotspots: one per point, indexed as the data, found at the mar
     CHECK(h->w == 6);
     CHECK(h->h == 6);
     const Point c = centreOf(*h);
-    CHECK(std::any_of(markers.begin(), markers.end(),
-                      [&](const EllipseItem* e) { return same(e->center.x, c.x) && same(e->center.y, c.y); }));
+    CHECK(
+        std::any_of(centres.begin(), centres.end(), [&](const Point& e) { return same(e.x, c.x) && same(e.y, c.y); }));
     // Equal points overlap: the one found is one of them, at that point.
     const Hotspot* found = scene.hotspotAt(c);
     REQUIRE(found != nullptr);
@@ -458,7 +470,7 @@ TEST_CASE("pareto inputs under pins: a pinned front for each solver that honours
   REQUIRE(chosen[0]);
   REQUIRE(chosen[1]);
   solvers::Pins pins;
-  pins.keep.push_back(graph::OpIndex{static_cast<std::uint32_t>(g.opCount() / 3)});
+  pins.keep.emplace_back(static_cast<std::uint32_t>(g.opCount() / 3));
   const ParetoInputs inputs = paretoInputs(g, chosen, 6, {}, solvers::DpModelKind::Simulator, {}, pins);
   std::vector<std::string> labels;
   for (const ParetoSeries& s : inputs.data.series) labels.push_back(s.solver);
@@ -472,4 +484,43 @@ TEST_CASE("pareto inputs under pins: a pinned front for each solver that honours
     CHECK(solvers::pinViolations(g, plan.schedule, plan.lowerSets ? &*plan.lowerSets : nullptr, pins, true).empty());
   CHECK(pinnedSolver(pinnedLabel("dtr")) == std::optional<std::string_view>("dtr"));
   CHECK_FALSE(pinnedSolver("dtr"));
+}
+
+TEST_CASE("timeline hover: each plan's bytes by category and its largest tensors, as the simulator holds them") {
+  const ComputeGraph g = test::makeUNet(3);
+  sim::SimulatorOptions options;
+  options.recordLifetimes = true;
+  const sim::Schedule schedule = sim::canonicalSchedule(g, test::evenLowerSets(g, 3));
+  const sim::SimulationResult r = sim::Simulator(g, options).run(schedule);
+  REQUIRE(r.valid());
+  TimelineData data;
+  data.series.push_back(timelineSeries(g, schedule, r, "thirds"));
+  const TimelineSeries& s = data.series.front();
+  REQUIRE(s.largest.size() == schedule.size());
+  for (std::size_t k = 0; k < schedule.size(); ++k) {
+    // The largest tensor alive at step k that is not a parameter or input, by brute force.
+    std::int64_t biggest = -1;
+    for (const sim::TensorLifetime& t : r.lifetimes)
+      if (t.kind != sim::TensorLifetime::Kind::Param && t.kind != sim::TensorLifetime::Kind::Input && t.first <= k &&
+          k <= t.last)
+        biggest = std::max(biggest, t.bytes.value);
+    if (biggest < 0) {
+      CHECK(s.largest[k][0] == -1);
+      continue;
+    }
+    REQUIRE(s.largest[k][0] >= 0);
+    CHECK(s.tensors[static_cast<std::size_t>(s.largest[k][0])].bytes == biggest);
+    if (s.largest[k][1] >= 0) CHECK(s.tensors[static_cast<std::size_t>(s.largest[k][1])].bytes <= biggest);
+  }
+  const Scene scene = timelineScene(data, FigureStyle{});
+  const Hotspot* atPeak = nullptr;
+  for (const Hotspot& h : scene.hotspots)
+    if (h.index == s.peakStep) atPeak = &h;
+  REQUIRE(atPeak);
+  const std::vector<std::string> tip = lines(atPeak->tip);
+  REQUIRE(tip.size() == 4);
+  CHECK(tip[2].rfind("  ", 0) == 0);
+  CHECK(tip[2].find(std::string(categoryName(MemoryCategory::Values))) != std::string::npos);
+  CHECK(tip[3].rfind("  largest: ", 0) == 0);
+  CHECK(tip[3].find(s.tensors[static_cast<std::size_t>(s.largest[s.peakStep][0])].what) != std::string::npos);
 }

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <random>
 
 #include "TestGraphs.hpp"
@@ -33,6 +35,7 @@ TEST_CASE("the lower convex hull is convex, spans the points and lies below ever
     std::uniform_real_distribution<double> mem(1e8, 4e9);
     std::uniform_int_distribution<int> over(0, 5000);
     const int count = 2 + trial * 3;
+    pts.reserve(static_cast<std::size_t>(count));
     for (int k = 0; k < count; ++k) pts.push_back({std::round(mem(rng)), double(over(rng))});
     const auto hull = lowerConvexHull(pts);
     REQUIRE(hull.size() >= 2);
@@ -69,17 +72,26 @@ TEST_CASE("pareto scene: markers of every series, bounds as lines, nothing off t
   FigureStyle style;
   const Scene scene = paretoScene(data, style);
   int markers = 0;
-  for (const Item& item : scene.items)
+  // exact-dp's markers are circles, chen's (the second style) squares: Theme::seriesMarker.
+  for (const Item& item : scene.items) {
     if (const auto* e = std::get_if<EllipseItem>(&item)) {
       if (e->rx == 3) ++markers;
       CHECK(e->center.x >= 0);
       CHECK(e->center.x <= style.width);
     }
+    if (const auto* r = std::get_if<RectItem>(&item); r && std::abs(r->w - 5.4) < 1e-9) ++markers;
+  }
   CHECK(markers == 4);
+  // The overhead reads in seconds' units ("200 ms"), not in the graph's raw unit.
   bool axisTitle = false;
+  bool msTick = false;
   for (const Item& item : scene.items)
-    if (const auto* t = std::get_if<TextItem>(&item); t && t->text == "recomputation overhead (ms)") axisTitle = true;
+    if (const auto* t = std::get_if<TextItem>(&item)) {
+      axisTitle |= t->text == "recomputation overhead";
+      msTick |= t->text.size() > 3 && t->text.ends_with(" ms");
+    }
   CHECK(axisTitle);
+  CHECK(msTick);
 }
 
 TEST_CASE("pareto staircase only steps down, even through plans another plan beats") {

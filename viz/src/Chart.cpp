@@ -49,7 +49,51 @@ int decimalsFor(double step) {
   return std::clamp(static_cast<int>(-std::floor(std::log10(step) + 1e-9)), 0, 6);
 }
 
+// The display unit of a duration axis (seconds per display unit, and its symbol) by its extent in
+// seconds: the largest of s, ms, µs, ns that the extent reaches.
+std::pair<double, const char*> durationUnit(double extentSeconds) {
+  if (extentSeconds >= 1) return {1, "s"};
+  if (extentSeconds >= 1e-3) return {1e-3, "ms"};
+  if (extentSeconds >= 1e-6) return {1e-6, "\u00b5s"};
+  return {1e-9, "ns"};
+}
+
 }  // namespace
+
+std::optional<double> secondsPerTimeUnit(std::string_view unit) {
+  if (unit == "ns") return 1e-9;
+  if (unit == "us" || unit == "\u00b5s" || unit == "\u03bcs") return 1e-6;
+  if (unit == "ms") return 1e-3;
+  if (unit == "s") return 1.0;
+  return std::nullopt;
+}
+
+Axis durationAxis(double min, double max, const std::string& what, const std::string& timeUnit) {
+  if (const auto seconds = secondsPerTimeUnit(timeUnit)) return Axis{min, max, what, AxisFormat::Seconds, *seconds, {}};
+  return Axis{min, max, what + " (" + (timeUnit.empty() ? std::string("ticks") : timeUnit) + ")", AxisFormat::Number,
+              1,   {}};
+}
+
+void drawMarker(Scene& scene, Point at, const Marker& marker, double r, Color color, Color background) {
+  const Fill fill{marker.filled ? color : background};
+  const Stroke stroke{color, 1.1};
+  switch (marker.shape) {
+    case MarkerShape::Circle: scene.add(EllipseItem{at, r, r, fill, stroke}); break;
+    case MarkerShape::Square:
+      scene.add(RectItem{at.x - r * 0.9, at.y - r * 0.9, 1.8 * r, 1.8 * r, fill, stroke});
+      break;
+    case MarkerShape::Triangle:
+      scene.add(
+          PolygonItem{{{at.x, at.y - 1.15 * r}, {at.x + 1.1 * r, at.y + 0.85 * r}, {at.x - 1.1 * r, at.y + 0.85 * r}},
+                      fill,
+                      stroke});
+      break;
+    case MarkerShape::Diamond:
+      scene.add(PolygonItem{
+          {{at.x, at.y - 1.25 * r}, {at.x + r, at.y}, {at.x, at.y + 1.25 * r}, {at.x - r, at.y}}, fill, stroke});
+      break;
+  }
+}
 
 std::vector<double> niceTicks(double min, double max, int target) {
   std::vector<double> out;
@@ -68,6 +112,14 @@ std::vector<double> niceTicks(double min, double max, int target) {
 }
 
 std::vector<double> axisTicks(const Axis& axis, int target) {
+  if (axis.format == AxisFormat::Seconds && axis.secondsPerUnit > 0) {
+    // Round values in the unit the labels use: 5 ms steps, not 4.77 ms ones.
+    const double extent = std::max(std::abs(axis.min), std::abs(axis.max)) * axis.secondsPerUnit;
+    const double unit = durationUnit(extent).first / axis.secondsPerUnit;  // data units per display unit
+    std::vector<double> ticks = niceTicks(axis.min / unit, axis.max / unit, target);
+    for (double& t : ticks) t *= unit;
+    return ticks;
+  }
   if (axis.format == AxisFormat::Bytes) {
     const double unit = byteUnit(std::max(std::abs(axis.min), std::abs(axis.max)));
     std::vector<double> ticks = niceTicks(axis.min / unit, axis.max / unit, target);
@@ -100,6 +152,7 @@ std::vector<std::string> tickLabels(const std::vector<double>& ticks, AxisFormat
       for (double t : ticks) out.push_back(fixed(t * 100, decimals) + "%");
       return out;
     }
+    case AxisFormat::Seconds:
     case AxisFormat::Number:
     case AxisFormat::Integer: {
       double unit = 1;
@@ -116,6 +169,21 @@ std::vector<std::string> tickLabels(const std::vector<double>& ticks, AxisFormat
       return out;
     }
   }
+  return out;
+}
+
+std::vector<std::string> tickLabels(const std::vector<double>& ticks, const Axis& axis) {
+  if (axis.format != AxisFormat::Seconds || !(axis.secondsPerUnit > 0) || ticks.empty())
+    return tickLabels(ticks, axis.format);
+  double extent = 0;
+  for (double t : ticks) extent = std::max(extent, std::abs(t));
+  const double step = ticks.size() > 1 ? ticks[1] - ticks[0] : (extent > 0 ? extent : 1);
+  const auto [unitSeconds, symbol] = durationUnit(extent * axis.secondsPerUnit);
+  const double unit = unitSeconds / axis.secondsPerUnit;
+  const int decimals = decimalsFor(step / unit);
+  std::vector<std::string> out;
+  out.reserve(ticks.size());
+  for (double t : ticks) out.push_back(t == 0 ? std::string("0") : fixed(t / unit, decimals) + " " + symbol);
   return out;
 }
 
@@ -143,6 +211,7 @@ void drawLegendSymbol(Scene& scene, const LegendEntry& e, double x, double y, do
     case LegendEntry::Kind::Line: {
       Stroke s = e.stroke;
       scene.add(PolylineItem{{{x, y + size / 2}, {x + 2 * size, y + size / 2}}, s});
+      if (e.marker) drawMarker(scene, {x + size, y + size / 2}, *e.marker, size * 0.3, s.color, e.markerBackground);
       break;
     }
     case LegendEntry::Kind::Marker:
@@ -189,8 +258,7 @@ Chart::Chart(Scene& scene, const FigureStyle& style, Axis x, Axis y, std::vector
   const double plotHeight = std::max(20.0, bottom - top);
   m_yTicks = axisTicks(m_y, std::max(2, static_cast<int>(plotHeight / 55)));
   double yLabelWidth = 0;
-  for (const std::string& l : tickLabels(m_yTicks, m_y.format))
-    yLabelWidth = std::max(yLabelWidth, tm.width(l, th.fontSize));
+  for (const std::string& l : tickLabels(m_yTicks, m_y)) yLabelWidth = std::max(yLabelWidth, tm.width(l, th.fontSize));
   double left = kPad + yLabelWidth + kTickLength + 3;
   if (!m_y.title.empty()) left += tm.height(th.labelFontSize) + 2;
   double right = style.width - kPad;
@@ -201,12 +269,12 @@ Chart::Chart(Scene& scene, const FigureStyle& style, Axis x, Axis y, std::vector
     m_xTicks = axisTicks(m_x, target);
     if (m_xTicks.size() < 2) break;
     double widest = 0;
-    for (const std::string& l : tickLabels(m_xTicks, m_x.format)) widest = std::max(widest, tm.width(l, th.fontSize));
+    for (const std::string& l : tickLabels(m_xTicks, m_x)) widest = std::max(widest, tm.width(l, th.fontSize));
     const double spacing = plotWidthGuess * (m_xTicks[1] - m_xTicks[0]) / xSpan;
     if (spacing >= widest + 12) break;
   }
   if (!m_xTicks.empty()) {
-    const auto labels = tickLabels(m_xTicks, m_x.format);
+    const auto labels = tickLabels(m_xTicks, m_x);
     const double lastHalf = tm.width(labels.back(), th.fontSize) / 2;
     // The last label is centred on its tick; keep it on the canvas.
     const double lastPos = (m_xTicks.back() - m_x.min) / xSpan;
@@ -218,6 +286,8 @@ Chart::Chart(Scene& scene, const FigureStyle& style, Axis x, Axis y, std::vector
     if (under > 0) left += under;
   }
   m_plot = {left, top, std::max(20.0, right - left), plotHeight};
+  // A turned y title longer than the plot would run over the legend: the short one, when there is one.
+  if (!m_y.shortTitle.empty() && tm.width(m_y.title, th.labelFontSize) > plotHeight) m_y.title = m_y.shortTitle;
 }
 
 double Chart::x(double v) const {
@@ -245,7 +315,7 @@ void Chart::foreground() {
   const Stroke axis{th.foreground, 1.0};
   m_scene.add(
       PolylineItem{{{m_plot.x, m_plot.y}, {m_plot.x, m_plot.bottom()}, {m_plot.right(), m_plot.bottom()}}, axis});
-  const auto yLabels = tickLabels(m_yTicks, m_y.format);
+  const auto yLabels = tickLabels(m_yTicks, m_y);
   double yLabelWidth = 0;
   for (std::size_t k = 0; k < m_yTicks.size(); ++k) {
     const double py = y(m_yTicks[k]);
@@ -254,7 +324,7 @@ void Chart::foreground() {
         {m_plot.x - kTickLength - 3, py}, yLabels[k], th.fontSize, th.foreground, Anchor::End, Baseline::Middle});
     yLabelWidth = std::max(yLabelWidth, tm.width(yLabels[k], th.fontSize));
   }
-  const auto xLabels = tickLabels(m_xTicks, m_x.format);
+  const auto xLabels = tickLabels(m_xTicks, m_x);
   for (std::size_t k = 0; k < m_xTicks.size(); ++k) {
     const double px = x(m_xTicks[k]);
     m_scene.add(PolylineItem{{{px, m_plot.bottom()}, {px, m_plot.bottom() + kTickLength}}, axis});

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -240,13 +241,72 @@ std::string countText(std::size_t n, const char* one, const char* many) {
 // Sizes in whole even points, so that dot's half widths stay whole and boxes read back exactly.
 double evenPoints(double px) { return 2 * std::ceil(px / kPxPerPoint / 2); }
 
+// Graphviz's object IDs, given in the order the objects are made. Its own discipline takes a named
+// object's ID from the address of its interned name, and dot visits nodes and clusters in ID order: the
+// layout then depends on the heap, so that the same graph laid out twice in one process (Studio's view,
+// then its export) came out in different places. Named objects get even IDs, anonymous ones odd ones, as
+// in Graphviz's own discipline.
+namespace orderedids {
+
+struct State {
+  std::map<std::string, IDTYPE, std::less<>> ids;
+  std::map<IDTYPE, std::string> names;
+  IDTYPE nextNamed = 2;
+  IDTYPE nextAnonymous = 1;
+};
+
+void* open(Agraph_t*, Agdisc_t*) { return new State; }
+
+long map(void* state, int, char* str, IDTYPE* id, int createflag) {
+  auto* s = static_cast<State*>(state);
+  if (!str) {
+    *id = s->nextAnonymous;
+    s->nextAnonymous += 2;
+    return 1;
+  }
+  if (const auto it = s->ids.find(std::string_view(str)); it != s->ids.end()) {
+    *id = it->second;
+    return 1;
+  }
+  if (!createflag) return 0;
+  *id = s->nextNamed;
+  s->nextNamed += 2;
+  s->ids.emplace(str, *id);
+  s->names.emplace(*id, str);
+  return 1;
+}
+
+long alloc(void* state, int, IDTYPE id) {
+  // An explicit ID (agidnode) is taken when it is an anonymous one not given yet.
+  auto* s = static_cast<State*>(state);
+  if (id % 2 == 0 || id < s->nextAnonymous) return 0;
+  s->nextAnonymous = id + 2;
+  return 1;
+}
+
+void release(void*, int, IDTYPE) {}  // names live as long as the graph: dot looks nodes up again
+
+char* print(void* state, int, IDTYPE id) {
+  auto* s = static_cast<State*>(state);
+  const auto it = s->names.find(id);
+  return it == s->names.end() ? nullptr : it->second.data();
+}
+
+void close(void* state) { delete static_cast<State*>(state); }
+
+void idregister(void*, int, void*) {}
+
+Agiddisc_t discipline{open, map, alloc, release, print, close, idregister};
+
+}  // namespace orderedids
+
 // Owns one Graphviz layout; the destructor frees it on every path, errors and exceptions included.
 class GraphvizSession {
  public:
   GraphvizSession() : m_gvc(gvContext()) {
     if (!m_gvc) throw std::runtime_error("Graphviz: cannot create a context");
     m_oldErrorLevel = agseterr(AGERR);  // dot's warnings are not ours to print
-    m_graph = agopen(cstr("remat"), Agdirected, nullptr);
+    m_graph = agopen(cstr("remat"), Agdirected, &m_disc);
     if (!m_graph) {
       release();
       throw std::runtime_error("Graphviz: cannot create a graph");
@@ -277,6 +337,7 @@ class GraphvizSession {
     agseterr(m_oldErrorLevel);
   }
 
+  Agdisc_t m_disc{&AgMemDisc, &orderedids::discipline, &AgIoDisc};
   GVC_t* m_gvc = nullptr;
   Agraph_t* m_graph = nullptr;
   agerrlevel_t m_oldErrorLevel = AGWARN;

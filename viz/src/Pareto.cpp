@@ -70,17 +70,16 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
   std::vector<LegendEntry> legend;
   for (std::size_t k = 0; k < data.series.size(); ++k) {
     const std::size_t st = data.series[k].style.value_or(k);
-    legend.push_back(
-        {data.series[k].solver, LegendEntry::Kind::Line, Fill{th.seriesColor(st)}, th.seriesStroke(st, 1.4)});
+    legend.push_back({data.series[k].solver, LegendEntry::Kind::Line, Fill{th.seriesColor(st)},
+                      th.seriesStroke(st, 1.4), th.seriesMarker(st), th.background});
   }
   const std::vector<TradeOffPoint> hull = lowerConvexHull(all);
   if (hull.size() >= 2) legend.push_back({"lower convex hull", LegendEntry::Kind::Line, {}, hullStroke});
-  if (data.vanilla) legend.push_back({"no recomputation", LegendEntry::Kind::Swatch, Fill{th.foreground}, {}});
+  if (data.vanilla)
+    legend.push_back({"store-all (no recomputation)", LegendEntry::Kind::Swatch, Fill{th.foreground}, {}});
   if (data.leastBudget)
-    legend.push_back({"least feasible budget (DP model) " + formatBytes(*data.leastBudget),
-                      LegendEntry::Kind::Line,
-                      {},
-                      leastStroke});
+    legend.push_back(
+        {"least budget (DP model) " + formatBytes(*data.leastBudget), LegendEntry::Kind::Line, {}, leastStroke});
   if (data.memoryLowerBound)
     legend.push_back(
         {"memory lower bound " + formatBytes(*data.memoryLowerBound), LegendEntry::Kind::Line, {}, boundStroke});
@@ -88,8 +87,9 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
   if (data.budget) legend.push_back({"budget " + formatBytes(*data.budget), LegendEntry::Kind::Line, {}, budgetStroke});
 
   const std::string unit = data.timeUnit.empty() ? "ticks" : data.timeUnit;
-  Chart chart(scene, style, Axis{xMin, xMax, data.memoryLabel, AxisFormat::Bytes},
-              Axis{0, yMax, "recomputation overhead (" + unit + ")", AxisFormat::Number}, legend);
+  Axis yAxis = durationAxis(0, yMax, "recomputation overhead", data.timeUnit);
+  yAxis.shortTitle = "overhead";
+  Chart chart(scene, style, Axis{xMin, xMax, data.memoryLabel, AxisFormat::Bytes}, yAxis, legend);
   chart.background();
   chart.pushClip();
   const Box& plot = chart.plot();
@@ -101,6 +101,7 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
     scene.add(PolylineItem{{{chart.x(*data.budget), plot.y}, {chart.x(*data.budget), plot.bottom()}}, budgetStroke});
   if (hull.size() >= 2) {
     std::vector<Point> line;
+    line.reserve(hull.size());
     for (const TradeOffPoint& p : hull) line.push_back({chart.x(p.memory), chart.y(p.overhead)});
     scene.add(PolylineItem{std::move(line), hullStroke});
   }
@@ -131,15 +132,12 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
     }
     const std::size_t st = data.series[k].style.value_or(k);
     if (stairs.size() >= 2) scene.add(PolylineItem{std::move(stairs), th.seriesStroke(st, 1.4)});
-    // Few points get markers; hollow ones for every other series, so they differ in grey too.
+    // Few points get markers, in the series' shape and fill (Theme::seriesMarker), so that series differ
+    // in grey too; the legend shows each.
     if (pts.size() <= 200)
       for (const TradeOffPoint& p : pts)
-        scene.add(EllipseItem{
-            {chart.x(p.memory), chart.y(p.overhead)},
-            kMarkerRadius,
-            kMarkerRadius,
-            st % 2 == 0 ? std::optional<Fill>(Fill{th.seriesColor(st)}) : std::optional<Fill>(Fill{th.background}),
-            Stroke{th.seriesColor(st), 1.2}});
+        drawMarker(scene, {chart.x(p.memory), chart.y(p.overhead)}, th.seriesMarker(st), kMarkerRadius,
+                   th.seriesColor(st), th.background);
     for (const std::size_t i : order)
       hotspots.push_back(pointHotspot(chart, points[i], kMarkerRadius, k, i, data.series[k].solver, unit));
   }

@@ -62,18 +62,25 @@ std::optional<FigureKind> figureFromName(std::string_view name) {
 
 namespace {
 
-std::optional<sim::SimulationResult> simulate(const graph::ComputeGraph& g, const LabeledPlan& p, std::string& error) {
-  sim::SimulatorOptions options;
-  options.recordLifetimes = true;
-  sim::SimulationResult r = sim::Simulator(g, options).run(p.plan.schedule);
-  if (!r.valid()) {
-    error = "the plan '" + p.label + "' does not simulate: " + r.error->message;
-    return std::nullopt;
+// The plan's simulation: the one it carries, else a new one.
+std::shared_ptr<const sim::SimulationResult> simulate(const graph::ComputeGraph& g, const LabeledPlan& p,
+                                                      std::string& error) {
+  auto r = p.simulation ? p.simulation
+                        : std::make_shared<const sim::SimulationResult>(simulateForFigures(g, p.plan.schedule));
+  if (!r->valid()) {
+    error = "the plan '" + p.label + "' does not simulate: " + r->error->message;
+    return nullptr;
   }
   return r;
 }
 
 }  // namespace
+
+sim::SimulationResult simulateForFigures(const graph::ComputeGraph& g, const sim::Schedule& schedule) {
+  sim::SimulatorOptions options;
+  options.recordLifetimes = true;
+  return sim::Simulator(g, options).run(schedule);
+}
 
 FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style) {
   FigureResult out;
@@ -93,11 +100,17 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
       TimelineData data;
       data.timeUnit = g.timeUnit();
       if (request.budget) data.budget = request.budget->value;
+      // Plans that are no solver's (plan files, plans picked from a front) take the styles after every
+      // solver's, in order, so that none looks like a solver's (store-all's black above all).
+      std::size_t nextFree = 0;
+      for (const auto& s : solvers::SolverRegistry::builtin().solvers())
+        nextFree = std::max(nextFree, solverStyle(s->info().id).value_or(0) + 1);
       for (const LabeledPlan& p : request.plans) {
         const auto r = simulate(g, p, out.error);
         if (!r) return out;
         data.series.push_back(timelineSeries(g, p.plan.schedule, *r, p.label));
         data.series.back().style = solverStyle(p.label);
+        if (!data.series.back().style && !pinnedSolver(p.label)) data.series.back().style = nextFree++;
       }
       out.scene = timelineScene(data, style, request.timelineAxis);
       return out;

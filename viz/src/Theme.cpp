@@ -1,5 +1,7 @@
 #include "remat/viz/Theme.hpp"
 
+#include <algorithm>
+
 namespace remat::viz {
 
 std::string_view categoryName(MemoryCategory c) {
@@ -102,6 +104,29 @@ Stroke Theme::seriesStroke(std::size_t k, double width) const {
   if (k >= series.size() && dash == seriesDash[(k % series.size()) % seriesDash.size()])
     dash = dash == Dash::Dashed ? Dash::Dotted : Dash::Dashed;
   return Stroke{seriesColor(k), width, dash};
+}
+
+Marker Theme::seriesMarker(std::size_t k) const {
+  if (k >= kPinnedStyle) {
+    Marker own = seriesMarker(k - kPinnedStyle);
+    own.filled = !own.filled;
+    return own;
+  }
+  constexpr MarkerShape kShapes[] = {MarkerShape::Circle, MarkerShape::Square, MarkerShape::Triangle,
+                                     MarkerShape::Diamond};
+  return Marker{kShapes[k % 4], (k / 4) % 2 == 0};
+}
+
+Theme Theme::withFontSize(double points) const {
+  Theme t = *this;
+  const double px = points * 96.0 / 72.0;
+  const double scale = px / fontSize;
+  constexpr double kMinPx = 6.0 * 96.0 / 72.0;
+  t.fontSize = px;
+  t.labelFontSize = std::max(kMinPx, labelFontSize * scale);
+  t.titleFontSize = std::max(kMinPx, titleFontSize * scale);
+  t.smallFontSize = std::max(kMinPx, smallFontSize * scale);
+  return t;
 }
 
 }  // namespace remat::viz

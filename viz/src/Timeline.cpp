@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
+#include <utility>
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/viz/Chart.hpp"
@@ -46,6 +48,34 @@ TimelineSeries timelineSeries(const graph::ComputeGraph& g, const sim::Schedule&
       last = Phase::Backward;
     out.phase.push_back(last);
     out.what.push_back(stepText(g, step, false));
+  }
+  // The largest tensors alive at each step, by a sweep over the lifetimes: parameters and inputs stay
+  // for the whole step and are left out.
+  if (!result.lifetimes.empty()) {
+    std::vector<std::vector<std::int32_t>> starts(points.size());
+    std::vector<std::size_t> lastStep;  // by index into out.tensors
+    for (const sim::TensorLifetime& t : result.lifetimes) {
+      using Kind = sim::TensorLifetime::Kind;
+      if (t.kind == Kind::Param || t.kind == Kind::Input || t.first >= points.size()) continue;
+      static constexpr const char* kKinds[] = {
+          "parameter", "input", "value", "recomputed value", "gradient", "parameter gradient", "workspace"};
+      const std::string name = t.node.value < g.size() ? displayName(g.node(t.node).name) : std::string("?");
+      starts[t.first].push_back(static_cast<std::int32_t>(out.tensors.size()));
+      out.tensors.push_back({name + " (" + kKinds[static_cast<std::size_t>(t.kind)] + ")", t.bytes.value});
+      lastStep.push_back(t.last);
+    }
+    std::set<std::pair<std::int64_t, std::int32_t>> alive;
+    std::vector<std::vector<std::int32_t>> ends(points.size() + 1);
+    out.largest.assign(points.size(), {-1, -1, -1});
+    for (std::size_t s = 0; s < points.size(); ++s) {
+      for (std::int32_t k : starts[s]) {
+        alive.insert({out.tensors[static_cast<std::size_t>(k)].bytes, k});
+        ends[std::min(points.size(), lastStep[static_cast<std::size_t>(k)] + 1)].push_back(k);
+      }
+      for (std::int32_t k : ends[s]) alive.erase({out.tensors[static_cast<std::size_t>(k)].bytes, k});
+      std::size_t n = 0;
+      for (auto it = alive.rbegin(); it != alive.rend() && n < 3; ++it, ++n) out.largest[s][n] = it->second;
+    }
   }
   out.peak = result.peak.value;
   out.peakStep = result.peakStep;
@@ -148,6 +178,20 @@ void addStepHotspots(Scene& scene, const TimelineData& data, TimelineAxis axis, 
       if (ownSteps) tip += "step " + std::to_string(k) + ", ";
       if (k < s.what.size() && !s.what[k].empty()) tip += s.what[k] + " \u00b7 ";
       tip += formatByteSize(Bytes{s.total(k)});
+      // What it holds then: by category, and its largest tensors.
+      std::string parts;
+      for (std::size_t c = 0; c < kMemoryCategories; ++c)
+        if (s.bytes[k][c] > 0)
+          parts += (parts.empty() ? "" : " \u00b7 ") + std::string(categoryName(static_cast<MemoryCategory>(c))) + " " +
+                   formatByteSize(Bytes{s.bytes[k][c]});
+      if (!parts.empty()) tip += "\n  " + parts;
+      if (k < s.largest.size() && s.largest[k][0] >= 0) {
+        tip += "\n  largest:";
+        for (std::int32_t t : s.largest[k])
+          if (t >= 0)
+            tip += (t == s.largest[k][0] ? " " : ", ") + s.tensors[static_cast<std::size_t>(t)].what + " " +
+                   formatByteSize(Bytes{s.tensors[static_cast<std::size_t>(t)].bytes});
+      }
     }
     scene.hotspots.push_back({Hotspot::Kind::Step, x0, plot.y, x1 - x0, plot.h, b.step, 0, std::move(tip)});
   }
@@ -170,7 +214,10 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
     if (!s.bytes.empty()) xMax = std::max(xMax, stepEnd(s, s.bytes.size() - 1, axis));
     yMax = std::max(yMax, double(s.peak));
   }
-  if (data.budget) yMax = std::max(yMax, double(*data.budget));
+  // A budget far above every plan (a device's whole memory) would flatten them to the axis: it is named
+  // in the legend as above the plot instead of drawn.
+  const bool budgetDrawn = data.budget && (data.series.empty() || double(*data.budget) <= 1.5 * yMax);
+  if (budgetDrawn) yMax = std::max(yMax, double(*data.budget));
   // Head room above the highest value for the peak label.
   yMax *= 1.0 + std::max(0.08, 30.0 / std::max(100.0, style.height - 140));
 
@@ -194,14 +241,18 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
       if (phasesPresent[p])
         legend.push_back({std::string(phaseName(p)) + " phase", LegendEntry::Kind::Swatch, Fill{th.phases[p]}, {}});
   } else {
-    for (std::size_t k = 0; k < data.series.size(); ++k)
+    for (std::size_t k = 0; k < data.series.size(); ++k) {
+      const std::size_t st = data.series[k].style.value_or(k);
       legend.push_back({data.series[k].label + " (peak " + formatBytes(double(data.series[k].peak)) + ")",
                         LegendEntry::Kind::Line,
                         {},
-                        th.seriesStroke(data.series[k].style.value_or(k))});
+                        th.seriesStroke(st),
+                        th.seriesMarker(st),
+                        th.background});
+    }
   }
   if (data.budget)
-    legend.push_back({"budget " + formatBytes(double(*data.budget)),
+    legend.push_back({"budget " + formatBytes(double(*data.budget)) + (budgetDrawn ? "" : ", above the plot"),
                       LegendEntry::Kind::Line,
                       {},
                       Stroke{th.budget, 1.2, Dash::Dashed}});
@@ -209,12 +260,9 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
   legend.push_back({single ? "peak" : "peak of each plan", LegendEntry::Kind::Marker,
                     Fill{single ? th.peak : th.background}, Stroke{th.foreground, 0.8}});
 
-  const std::string xTitle =
-      axis == TimelineAxis::Steps
-          ? "schedule step"
-          : "compute time (" + (data.timeUnit.empty() ? std::string("ticks") : data.timeUnit) + ")";
-  Chart chart(scene, style, Axis{0, xMax, xTitle, AxisFormat::Integer}, Axis{0, yMax, "memory", AxisFormat::Bytes},
-              legend);
+  const Axis xAxis = axis == TimelineAxis::Steps ? Axis{0, xMax, "schedule step", AxisFormat::Integer}
+                                                 : durationAxis(0, xMax, "compute time", data.timeUnit);
+  Chart chart(scene, style, xAxis, Axis{0, yMax, "memory", AxisFormat::Bytes}, legend);
   const Box& plot = chart.plot();
 
   // Phases behind everything (one plan only: several plans have their phases at different places).
@@ -232,7 +280,8 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
   }
   chart.background();
   chart.pushClip();
-  std::vector<std::pair<Point, std::size_t>> peaks;  // with the series' style
+  std::vector<std::pair<Point, std::size_t>> peaks;    // with the series' style
+  std::vector<std::pair<Point, std::size_t>> markers;  // likewise
   for (std::size_t k = 0; k < data.series.size(); ++k) {
     const TimelineSeries& s = data.series[k];
     if (s.bytes.empty()) continue;
@@ -255,14 +304,30 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
       scene.add(PolylineItem{stepLine(bars, chart, [&](const Bar& b) { return s.total(b.step); }),
                              Stroke{th.foreground, 0.8}});
     } else {
-      scene.add(PolylineItem{stepLine(bars, chart, [&](const Bar& b) { return s.total(b.step); }),
-                             th.seriesStroke(s.style.value_or(k), 1.6)});
+      const std::size_t st = s.style.value_or(k);
+      scene.add(
+          PolylineItem{stepLine(bars, chart, [&](const Bar& b) { return s.total(b.step); }), th.seriesStroke(st, 1.6)});
+      // Its markers along the line, each plan's at other places, so that lines that run together are
+      // still told apart (and in grey print).
+      constexpr std::size_t kMarkers = 6;
+      const double end = stepEnd(s, s.bytes.size() - 1, axis);
+      for (std::size_t m = 0; m < kMarkers; ++m) {
+        const double at = end * (double(m) + double(k + 1) / double(data.series.size() + 1)) / double(kMarkers);
+        std::size_t step = 0;
+        if (axis == TimelineAxis::Steps)
+          step = std::min(s.bytes.size() - 1, static_cast<std::size_t>(at));
+        else
+          step = std::min(s.bytes.size() - 1, stepAtTime(s, at));
+        markers.push_back({{chart.x(at), chart.y(double(s.total(step)))}, st});
+      }
     }
     peaks.push_back(
         {{chart.x((stepStart(s, s.peakStep, axis) + stepEnd(s, s.peakStep, axis)) / 2), chart.y(double(s.peak))},
          s.style.value_or(k)});
   }
-  if (data.budget)
+  for (const auto& [at, seriesStyle] : markers)
+    drawMarker(scene, at, th.seriesMarker(seriesStyle), 3.2, th.seriesColor(seriesStyle), th.background);
+  if (budgetDrawn)
     scene.add(PolylineItem{{{plot.x, chart.y(double(*data.budget))}, {plot.right(), chart.y(double(*data.budget))}},
                            Stroke{th.budget, 1.2, Dash::Dashed}});
   chart.popClip();

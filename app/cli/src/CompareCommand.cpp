@@ -61,7 +61,7 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
   std::error_code ec;
   fs::create_directories(o.figuresDir, ec);
   if (ec) throw CliError(kInput, "cannot create " + o.figuresDir + ": " + ec.message());
-  const PreparedStyle style = prepareStyle(o.style);
+  const PreparedStyle style = prepareFigureStyle(o.style);
   for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
 
   const auto& registry = solvers::SolverRegistry::builtin();

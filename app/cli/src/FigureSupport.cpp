@@ -1,57 +1,59 @@
 #include "FigureSupport.hpp"
 
-#include <QFont>
-#include <QFontInfo>
-
 #include <cmath>
 #include <iostream>
 
 #include "CliSupport.hpp"
-#include "remat/vizqt/OffscreenGui.hpp"
-#include "remat/vizqt/QtTextMetrics.hpp"
 
 namespace remat::cli {
 
 void addFigureStyleOptions(CLI::App* cmd, FigureStyleOptions& o) {
-  cmd->add_option("--width", o.width, "Figure width in CSS pixels (1/96 inch)")->capture_default_str();
-  cmd->add_option("--height", o.height, "Figure height in CSS pixels")->capture_default_str();
+  std::string sizes;
+  for (const vizqt::FigureSize& s : vizqt::figureSizes())
+    sizes += (sizes.empty() ? "" : ", ") + std::string(s.name) + " (" + std::string(s.description) + ")";
+  cmd->add_option("--size", o.size, "A named canvas: " + sizes + "; --width and --height override it");
+  auto* width = cmd->add_option("--width", o.width, "Figure width in CSS pixels (1/96 inch)")->capture_default_str();
+  auto* height = cmd->add_option("--height", o.height, "Figure height in CSS pixels")->capture_default_str();
   cmd->add_option("--dpi", o.dpi, "PNG resolution: pixels = size x dpi / 96")->capture_default_str();
   cmd->add_option("--font", o.font, "Font family (default: the theme's, DejaVu Serif or DejaVu Sans)");
+  cmd->add_option("--font-size", o.fontSize,
+                  "Text size in points of tick labels and legends, the rest in proportion (default: the theme's, "
+                  "8.25 pt)");
   cmd->add_option("--theme", o.theme, "paper (print, serif, black-and-white safe) or screen")->capture_default_str();
   cmd->add_option("--title", o.title, "A title above the figure");
+  // --size sets both unless one is given; the callback runs before the command's.
+  cmd->parse_complete_callback([&o, width, height] {
+    if (o.size.empty()) return;
+    const auto size = vizqt::figureSizeFromName(o.size);
+    if (!size) return;  // prepareStyle names it
+    if (width->count() == 0) o.width = size->width;
+    if (height->count() == 0) o.height = size->height;
+  });
 }
 
-PreparedStyle prepareStyle(const FigureStyleOptions& o) {
-  const auto theme = viz::themeFromName(o.theme);
-  if (!theme) throw CliError(kUsage, "unknown theme '" + o.theme + "' (paper, screen)");
-  if (!(o.width >= 100 && o.width <= 20000 && o.height >= 100 && o.height <= 20000))
-    throw CliError(kUsage, "--width and --height must be between 100 and 20000");
-  if (!(o.dpi >= 10 && o.dpi <= 2400)) throw CliError(kUsage, "--dpi must be between 10 and 2400");
-  vizqt::ensureGuiApplication();
-  PreparedStyle out;
-  out.style.width = o.width;
-  out.style.height = o.height;
-  out.style.theme = viz::Theme::of(*theme);
-  out.style.title = o.title;
-  if (!o.font.empty()) out.style.theme.fontFamily = o.font;
-  const QFont requested(QString::fromStdString(out.style.theme.fontFamily));
-  const QString actual = QFontInfo(requested).family();
-  if (actual.compare(requested.family(), Qt::CaseInsensitive) != 0)
-    out.warnings.push_back("font '" + out.style.theme.fontFamily + "' is not installed; drawing with '" +
-                           actual.toStdString() + "'");
-  out.metrics = std::make_shared<vizqt::QtTextMetrics>(out.style.theme.fontFamily);
-  out.style.metrics = out.metrics.get();
-  return out;
+PreparedStyle prepareFigureStyle(const FigureStyleOptions& o) {
+  if (!o.size.empty() && !vizqt::figureSizeFromName(o.size)) {
+    std::string names;
+    for (const vizqt::FigureSize& s : vizqt::figureSizes()) names += (names.empty() ? "" : ", ") + std::string(s.name);
+    throw CliError(kUsage, "unknown --size '" + o.size + "' (" + names + ")");
+  }
+  try {
+    return vizqt::prepareStyle(o);
+  } catch (const std::invalid_argument& e) {
+    throw CliError(kUsage, e.what());
+  }
 }
 
 void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, const std::string& path, double dpi) {
   const auto format = vizqt::formatFromPath(path);
   if (!format) throw CliError(kUsage, "cannot tell the figure format of '" + path + "': use .svg, .pdf or .png");
-  const viz::FigureResult figure = viz::buildFigure(request, style.style);
+  const vizqt::EncodedFigure figure = vizqt::encodeFigure(request, style, *format, dpi);
   for (const auto& w : figure.warnings) std::cerr << "remat: warning: " << w << '\n';
   // A figure's size limit is a limit, as a solver's is (exit code 1), not a fault of the input.
-  if (!figure.scene) throw CliError(figure.tooLarge ? kInfeasible : kInput, figure.error);
-  writeSceneAtomically(*figure.scene, path, dpi);
+  if (!figure.error.empty())
+    throw CliError(figure.tooLarge ? kInfeasible : kInput,
+                   figure.encoding ? "cannot write '" + path + "': " + figure.error : figure.error);
+  writeFileAtomically(path, figure.bytes);
 }
 
 void writeSceneAtomically(const viz::Scene& scene, const std::string& path, double dpi) {

@@ -9,30 +9,22 @@
 #include "remat/viz/Figure.hpp"
 #include "remat/viz/PlanFigures.hpp"
 #include "remat/vizqt/Export.hpp"
+#include "remat/vizqt/FigureFile.hpp"
 
 namespace remat::cli {
 
-/// How figures look: canvas, resolution, font and theme (shared by render and compare --figures).
-struct FigureStyleOptions {
-  double width = 960;
-  double height = 540;
-  double dpi = 96;
-  std::string font;  ///< empty: the theme's
-  std::string theme = "screen";
-  std::string title;
+/// How figures look (vizqt::FigureOptions, what Studio's export dialog sets too), and --size, a named
+/// canvas (vizqt::figureSizes) that --width and --height override.
+struct FigureStyleOptions : vizqt::FigureOptions {
+  std::string size;
 };
 
 void addFigureStyleOptions(CLI::App* cmd, FigureStyleOptions& o);
 
-/// The style, laid out with the real metrics of the font it will be painted with (which it owns; keep
-/// the returned object alive while the style is used). Starts the offscreen Qt application; throws
-/// CliError(kUsage) on bad values.
-struct PreparedStyle {
-  viz::FigureStyle style;
-  std::shared_ptr<const viz::TextMetrics> metrics;
-  std::vector<std::string> warnings;  ///< e.g. a font that is not installed
-};
-[[nodiscard]] PreparedStyle prepareStyle(const FigureStyleOptions& o);
+using vizqt::PreparedStyle;
+/// vizqt::prepareStyle (--size is applied as the options are parsed); throws CliError(kUsage) on bad
+/// values.
+[[nodiscard]] PreparedStyle prepareFigureStyle(const FigureStyleOptions& o);
 
 /// Builds the figure and writes it to `path` in the format of its extension (writeSceneAtomically),
 /// printing the figure's warnings on stderr; throws CliError with the reason (usage: bad extension, a

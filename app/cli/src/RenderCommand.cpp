@@ -44,7 +44,7 @@ int runRender(const RenderOptions& o) {
   std::vector<std::string> readFiles = o.planFiles;
   readFiles.push_back(o.graph.path);
   checkOutputPath(o.output, readFiles);
-  PreparedStyle style = prepareStyle(o.style);
+  PreparedStyle style = prepareFigureStyle(o.style);
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';

@@ -329,7 +329,7 @@ int runStudyMerge(const StudyOptions& o) {
   if (!o.figuresDir.empty()) {
     // Per graph, the Pareto figure of the study: every solver's plans that fit their budgets, at their
     // simulated peaks and overheads, with the plain run.
-    const PreparedStyle style = prepareStyle(o.style);
+    const PreparedStyle style = prepareFigureStyle(o.style);
     for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
     std::map<std::string, viz::ParetoData> figures;
     std::vector<std::string> order;

@@ -58,7 +58,7 @@ int runAgainstTrace(const ValidateOptions& o, bool asJson) {
     throw cliError(e);
   }
   if (!o.figure.empty()) {
-    const PreparedStyle style = prepareStyle(o.style);
+    const PreparedStyle style = prepareFigureStyle(o.style);
     for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
     viz::FigureStyle figureStyle = style.style;
     if (figureStyle.title.empty())
@@ -160,7 +160,7 @@ int runValidate(const ValidateOptions& o) {
   }
   const runtime::ValidationReport& report = validation.report();
   if (!o.figure.empty()) {
-    const PreparedStyle style = prepareStyle(o.style);
+    const PreparedStyle style = prepareFigureStyle(o.style);
     for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
     viz::FigureStyle figureStyle = style.style;
     if (figureStyle.title.empty())

@@ -241,13 +241,16 @@ std::optional<SolveResult> solveFromFront(const Solver& solver, const Solver::Tr
                                                       [](Bytes b, const auto& p) { return b < p.budget; })
                                    : plans.end();
   if (fits == plans.begin() && request.strategy == Strategy::Auto) return std::nullopt;
-  return evaluateOutput(solver, request, [&]() -> SolverOutput {
+  SolveResult answered = evaluateOutput(solver, request, [&]() -> SolverOutput {
     if (fits == plans.begin())
       return {SolveStatus::Infeasible, std::nullopt,
               "no plan fits the budget in the DP model; the least feasible budget for " + solver.info().id + " is " +
                   formatByteSizeExact(plans.front().budget)};
     return {SolveStatus::Optimal, std::prev(fits)->plan, {}};
   });
+  answered.fromFront = true;
+  answered.frontSeconds = front.seconds;
+  return answered;
 }
 
 Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {

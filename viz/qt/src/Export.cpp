@@ -2,12 +2,14 @@
 
 #include <QBuffer>
 #include <QByteArray>
+#include <QDateTime>
 #include <QImage>
 #include <QPageLayout>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSvgGenerator>
+#include <QTimeZone>
 
 #include <algorithm>
 #include <cctype>
@@ -17,6 +19,32 @@
 #include "remat/vizqt/ScenePainter.hpp"
 
 namespace remat::vizqt {
+
+namespace {
+
+// Qt dates every PDF it writes, so that the same figure would give other bytes each second. The entry is
+// overwritten in place (the same length: the cross-reference offsets stay right): blanked, or with the
+// date SOURCE_DATE_EPOCH gives (the reproducible-builds convention) when it is set.
+void stampPdfDate(QByteArray& pdf) {
+  const QByteArray key = QByteArrayLiteral("/CreationDate (");
+  const qsizetype at = pdf.indexOf(key);
+  if (at < 0) return;
+  const qsizetype end = pdf.indexOf(')', at + key.size());
+  if (end < 0) return;
+  const qsizetype length = end + 1 - at;
+  QByteArray entry;
+  bool ok = false;
+  const qint64 epoch = qEnvironmentVariable("SOURCE_DATE_EPOCH").toLongLong(&ok);
+  if (ok && epoch >= 0) {
+    const QDateTime when = QDateTime::fromSecsSinceEpoch(epoch, QTimeZone::utc());
+    entry = key + "D:" + when.toString(QStringLiteral("yyyyMMddHHmmss")).toLatin1() + "Z)";
+  }
+  if (entry.size() > length) entry.clear();
+  entry.append(QByteArray(length - entry.size(), ' '));
+  pdf.replace(at, length, entry);
+}
+
+}  // namespace
 
 std::optional<ImageFormat> formatFromPath(std::string_view path) {
   const auto dot = path.rfind('.');
@@ -65,6 +93,8 @@ std::optional<std::string> encodeScene(const viz::Scene& scene, ImageFormat form
       painter.scale(kResolution / 96.0, kResolution / 96.0);
       paintScene(scene, painter);
       painter.end();
+      buffer.close();
+      stampPdfDate(data);
       break;
     }
     case ImageFormat::Png: {

@@ -2,6 +2,7 @@
 
 #include <QContextMenuEvent>
 #include <QGuiApplication>
+#include <QHelpEvent>
 #include <QImage>
 #include <QLineF>
 #include <QMetaObject>
@@ -294,6 +295,17 @@ void SceneView::setHovered(const viz::Hotspot* hotspot, QPointF widgetPoint) {
   else
     QToolTip::hideText();
   if (m_onHover) guarded("hover", [&] { m_onHover(hotspot); });
+}
+
+bool SceneView::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    const auto* help = static_cast<QHelpEvent*>(event);
+    if (const viz::Hotspot* spot = hotspotUnder(help->pos()); spot && !spot->tip.empty()) {
+      QToolTip::showText(help->globalPos(), QString::fromStdString(spot->tip), this);
+      return true;
+    }
+  }
+  return QWidget::event(event);
 }
 
 void SceneView::dropHover() {

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "remat/viz/Figure.hpp"
@@ -8,23 +10,40 @@
 
 namespace remat::viz {
 
-/// How tick labels of an axis read.
-enum class AxisFormat : std::uint8_t { Number, Integer, Bytes, Percent };
+/// How tick labels of an axis read. Seconds: a duration whose data unit is Axis::secondsPerUnit
+/// seconds, labelled in ns, µs, ms or s by the axis's extent ("12 ms", never "12M ns").
+enum class AxisFormat : std::uint8_t { Number, Integer, Bytes, Percent, Seconds };
 
 struct Axis {
   double min = 0;
   double max = 1;
   std::string title;
   AxisFormat format = AxisFormat::Number;
+  double secondsPerUnit = 1;  ///< Seconds only: what one data unit lasts
+  std::string shortTitle;     ///< the y title drawn when `title` is longer than the plot is high
 };
 
-/// One legend entry: a filled swatch (areas), a line (series) or a marker (points).
+/// Seconds per unit of a graph's time unit ("ns", "us", "µs", "ms", "s"); none for "ticks" or any
+/// other unit that is not a duration.
+[[nodiscard]] std::optional<double> secondsPerTimeUnit(std::string_view unit);
+
+/// An axis over a duration in the graph's time unit: Seconds when the unit is one of time (titled
+/// "what"), else Number titled "what (unit)".
+[[nodiscard]] Axis durationAxis(double min, double max, const std::string& what, const std::string& timeUnit);
+
+/// Draws a marker of "radius" r centred at `at`: filled in `color` or hollow (the background inside).
+void drawMarker(Scene& scene, Point at, const Marker& marker, double r, Color color, Color background);
+
+/// One legend entry: a filled swatch (areas), a line (series, with the series' marker on it when it
+/// has one) or a marker (points).
 struct LegendEntry {
   enum class Kind : std::uint8_t { Swatch, Line, Marker };
   std::string label;
   Kind kind = Kind::Swatch;
   Fill fill;
   Stroke stroke;
+  std::optional<Marker> marker;  ///< Line only: drawn in the stroke's colour at the line's middle
+  Color markerBackground{255, 255, 255};
 };
 
 /// A rectangle in scene units.
@@ -48,6 +67,8 @@ struct Box {
 /// The labels of an axis's ticks: one unit for all of them (bytes: by the largest tick; numbers of ten
 /// thousand and more: k, M, G) and as many decimals as the step needs.
 [[nodiscard]] std::vector<std::string> tickLabels(const std::vector<double>& ticks, AxisFormat format);
+/// tickLabels for an axis: Seconds axes in the time unit of their extent.
+[[nodiscard]] std::vector<std::string> tickLabels(const std::vector<double>& ticks, const Axis& axis);
 /// "1.50 GiB", "512 MiB", "12 B": three significant digits.
 [[nodiscard]] std::string formatBytes(double bytes);
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -36,11 +37,16 @@ inline constexpr FigureKind kAllFigures[] = {FigureKind::Timeline, FigureKind::G
 /// The solver of a pinnedLabel; nullopt for any other label.
 [[nodiscard]] std::optional<std::string_view> pinnedSolver(std::string_view label);
 
-/// A plan to draw and what to call it (a solver id, a file name).
+/// A plan to draw and what to call it (a solver id, a file name), with its simulation when the caller
+/// has one (with liveness and lifetimes, as buildFigure simulates): then no figure simulates it again.
 struct LabeledPlan {
   std::string label;
   solvers::Plan plan;
+  std::shared_ptr<const sim::SimulationResult> simulation;
 };
+
+/// The simulation every figure draws a plan from: the simulator with liveness, recording lifetimes.
+[[nodiscard]] sim::SimulationResult simulateForFigures(const graph::ComputeGraph& g, const sim::Schedule& schedule);
 
 /// Everything a figure may need; each figure uses its part. The timeline overlays every plan (one
 /// plan: stacked by category); the graph drawing, schedule matrix and memory layout show the first

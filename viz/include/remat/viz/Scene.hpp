@@ -43,6 +43,13 @@ struct Stroke {
 /// Cross-hatching over a fill, so that areas stay apart in black-and-white print.
 enum class Hatch : std::uint8_t { None, Forward, Backward, Cross, Horizontal, Vertical };
 
+/// A point marker's shape; with its fill (solid or hollow), what tells series apart in grey print.
+enum class MarkerShape : std::uint8_t { Circle, Square, Triangle, Diamond };
+struct Marker {
+  MarkerShape shape = MarkerShape::Circle;
+  bool filled = true;
+};
+
 struct Fill {
   Color color;
   Hatch hatch = Hatch::None;

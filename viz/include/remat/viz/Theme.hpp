@@ -65,6 +65,14 @@ struct Theme {
     return series[(k >= kPinnedStyle ? k - kPinnedStyle : k) % series.size()];
   }
   [[nodiscard]] Stroke seriesStroke(std::size_t k, double width = 1.8) const;
+  /// The point marker of series style k: shapes in turn (circle, square, triangle, diamond), solid for
+  /// the first round and hollow for the next; a pinned variant (kPinnedStyle) has its own style's shape
+  /// with the other fill. With seriesStroke's colour and dash, no two of the first eight styles look
+  /// alike, in colour or in grey.
+  [[nodiscard]] Marker seriesMarker(std::size_t k) const;
+  /// The theme with its text at `points` (1/72 inch) for tick labels and legends, the other sizes in
+  /// the same proportion (axis titles, titles, annotations), never under 6 pt.
+  [[nodiscard]] Theme withFontSize(double points) const;
   [[nodiscard]] const Fill& category(MemoryCategory c) const { return categories[static_cast<std::size_t>(c)]; }
   [[nodiscard]] Color role(NodeRole r) const { return roles[static_cast<std::size_t>(r)]; }
 };

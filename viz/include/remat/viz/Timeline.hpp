@@ -29,6 +29,16 @@ struct TimelineSeries {
   std::vector<Phase> phase;           ///< per step; frees take the phase of the step before them
   /// Per step, what it does: "fwd conv3", "free-grad relu1", ...; the name as displayName shows it.
   std::vector<std::string> what;
+  /// A tensor the hover names: "conv3 (gradient)" and its bytes.
+  struct Held {
+    std::string what;
+    std::int64_t bytes = 0;
+  };
+  /// The simulation's tensors other than parameters and inputs (there for the whole step), when it
+  /// recorded lifetimes; and per step the (up to) three largest of them alive, as indices into
+  /// `tensors` (-1: none).
+  std::vector<Held> tensors;
+  std::vector<std::array<std::int32_t, 3>> largest;
   std::int64_t peak = 0;     ///< the simulator's peak
   std::size_t peakStep = 0;  ///< and the first step at which it happens
   std::string peakWhat;      ///< that step, e.g. "bwd conv3", the name as nodeLabel draws it
@@ -58,7 +68,9 @@ enum class TimelineAxis : std::uint8_t { Steps, Time };
 /// plot's full height, side by side across its width. The columns are those of the plan that runs
 /// longest (the first of equally long ones), and `index` is the step its column draws. The tip reads
 /// "step N", then per plan "label: fwd conv3 · 1.21 GiB" (the plan's step and its total bytes while it
-/// runs) or "label: finished" when the plan is over by then. On a steps axis every plan is at step N;
+/// runs) or "label: finished" when the plan is over by then; each plan's line is followed by lines
+/// indented by two spaces: its bytes by category, and the largest tensors it holds (when the
+/// simulation recorded lifetimes). On a steps axis every plan is at step N;
 /// on a time axis with several plans each line names the plan's own step running at the column's
 /// middle ("label: step 12, fwd conv3 · 1.21 GiB").
 [[nodiscard]] Scene timelineScene(const TimelineData& data, const FigureStyle& style,

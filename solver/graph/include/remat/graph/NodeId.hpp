@@ -25,7 +25,8 @@ struct OpIndex {
 
   constexpr OpIndex() = default;
   constexpr explicit OpIndex(std::uint32_t v) : value(v) {}
-  constexpr auto operator<=>(const OpIndex&) const = default;
+  constexpr auto operator<=>(const OpIndex&) const =
+      default;  // NOLINT(modernize-use-nullptr): clang-tidy 14 misreads the defaulted <=>
 };
 
 }  // namespace remat::graph

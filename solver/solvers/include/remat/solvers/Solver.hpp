@@ -150,6 +150,10 @@ struct SolveResult {
   PlanMetrics metrics;
   sim::SimulationResult simulation;
   Pins pins;  ///< the request's pins, which the plan was made under
+  /// Answered by solveFromFront from a whole front computed before: metrics.solveSeconds is the look-up's,
+  /// frontSeconds what computing the front took.
+  bool fromFront = false;
+  double frontSeconds = 0;
 };
 
 /// The schedules a solver searches among (what its optimality, when exact, is over).

@@ -132,6 +132,8 @@ class SceneView : public QWidget {
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
   void leaveEvent(QEvent* event) override;
+  /// A tooltip over a hotspot is the hotspot's tip, never the view's own (its gesture hint, shown elsewhere).
+  bool event(QEvent* event) override;
 
  private:
   /// Brings the scene up to date: at once, or for an asynchronous builder without `now`, by starting
