@@ -69,17 +69,23 @@ TEST_CASE("ComparisonModel copies as Markdown and CSV", "[studio][table]") {
   model.setPlainRun(Bytes{4 << 20}, Ticks{840}, QStringLiteral("ns"));
   CHECK(model.toMarkdown() ==
         QStringLiteral(
-            "| solver | best | status | fits | model peak | simulated peak | vs vanilla | overhead (ns) | overhead % "
-            "| over bound | recomputed | solve s |\n"
-            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
-            "| approx-dp | * | optimal | yes | 3.00 MiB | 2.00 MiB | -50.0% | 42 | 5.0% | - | 7 | 0.250 |\n"
-            "| a\\|b, \"c\" |  | infeasible | - | - | - | - | - | - | - | - | 0.250 |\n"));
+            "| solver | best | status | fits | budget | model peak | simulated peak | vs vanilla | overhead (ns) "
+            "| overhead % | over bound | recomputed | solve s |\n"
+            "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| approx-dp | * | optimal | yes | - | 3.00 MiB | 2.00 MiB | -50.0% | 42 | 5.0% | - | 7 | 0.250 |\n"
+            "| a\\|b, \"c\" |  | infeasible | - | - | - | - | - | - | - | - | - | 0.250 |\n"));
+  // CSV is for spreadsheets and scripts: numbers without units (the units in the header), the budget
+  // in bytes, yes/no, empty cells where there is no number.
+  solvers::SolveResult budgeted = result("approx-dp", solvers::SolveStatus::Optimal, true);
+  budgeted.budget = Bytes{3 << 20};
+  model.setResult(budgeted);
   CHECK(
       model.toCsv() ==
-      QStringLiteral("solver,best,status,fits,model peak,simulated peak,vs vanilla,overhead (ns),overhead %,over bound,"
-                     "recomputed,solve s\n"
-                     "approx-dp,*,optimal,yes,3.00 MiB,2.00 MiB,-50.0%,42,5.0%,-,7,0.250\n"
-                     "\"a|b, \"\"c\"\"\",,infeasible,-,-,-,-,-,-,-,-,0.250\n"));
+      QStringLiteral("solver,best,status,fits,budget (bytes),model peak (bytes),simulated peak (bytes),vs vanilla (%),"
+                     "overhead (ns),overhead (%),over bound (ns),recomputed (nodes),solve (s),"
+                     "overhead lower bound (ns)\n"
+                     "approx-dp,yes,optimal,yes,3145728,3145728,2097152,-50,42,5,,7,0.25,\n"
+                     "\"a|b, \"\"c\"\"\",no,infeasible,,,,,,,,,,0.25,\n"));
 }
 
 // The winner by `remat compare`'s rule (solvers::bestResult): the least overhead among the plans that

@@ -2,19 +2,23 @@
 
 #include <QColor>
 #include <QFont>
+#include <QStringList>
 
 #include <iterator>
 #include <limits>
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/solvers/Comparison.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+#include "remat/viz/PlanFigures.hpp"
 
 namespace remat::studio {
 
 namespace {
 
-const char* const kHeaders[] = {"solver",     "best",     "status",     "fits",       "model peak", "simulated peak",
-                                "vs vanilla", "overhead", "overhead %", "over bound", "recomputed", "solve s"};
+const char* const kHeaders[] = {"solver",     "best",           "status",     "fits",     "budget",
+                                "model peak", "simulated peak", "vs vanilla", "overhead", "overhead %",
+                                "over bound", "recomputed",     "solve s"};
 static_assert(std::size(kHeaders) == ComparisonModel::ColumnCount);
 
 // What each column means, as its header's tooltip. Long tips are literals joined on purpose; the
@@ -27,6 +31,8 @@ const char* const kHeaderTips[] = {
     "the solver's answer: optimal, feasible, infeasible, over-budget, time-limit, limit, ...; error when the "
     "call itself failed",
     "whether the plan's simulated peak is within the budget",
+    "the budget the row is judged at: the run's (a plan file or a plan picked on a Pareto front is judged at "
+    "the run's too); with each solver at its own least budget, that solver's least budget",
     "the peak in the DP model the plan was optimized in (DP solvers only)",
     "the plan's peak in the simulator, the authority on memory",
     "the simulated peak against the plain run's (store-all with liveness)",
@@ -35,7 +41,8 @@ const char* const kHeaderTips[] = {
     "the overhead minus the tightest proven lower bound among the results (lp-bound's or milp's), for plans "
     "that fit; the bound holds for the Checkmate MILP's formulation",
     "nodes computed more than once",
-    "the solver's wall-clock time",
+    "the solver's wall-clock time; 'front' when the answer was looked up in the solver's whole budget/overhead "
+    "front, computed once before (its tooltip says how long that took)",
 };
 // NOLINTEND(bugprone-suspicious-missing-comma)
 static_assert(std::size(kHeaderTips) == ComparisonModel::ColumnCount);
@@ -52,7 +59,7 @@ QString csvCell(const QString& cell) {
   return QLatin1Char('"') + quoted + QLatin1Char('"');
 }
 
-bool numeric(int column) { return column >= ComparisonModel::ModelPeak; }
+bool numeric(int column) { return column >= ComparisonModel::Budget; }
 
 }  // namespace
 
@@ -109,6 +116,78 @@ void ComparisonModel::judge() {
   emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
+bool ComparisonModel::removeRow(const std::string& solver) {
+  const auto row = rowOf(solver);
+  if (!row) return false;
+  beginRemoveRows({}, *row, *row);
+  m_rows.erase(m_rows.begin() + *row);
+  endRemoveRows();
+  m_best.reset();
+  m_bound.reset();
+  judge();
+  emit dataChanged(index(0, 0), index(std::max(0, rowCount() - 1), ColumnCount - 1));
+  return true;
+}
+
+QString ComparisonModel::statusTip(int row) const {
+  const Row& r = m_rows.at(static_cast<std::size_t>(row));
+  if (!r.result) return r.running ? tr("the solver is running") : tr("waiting for its turn");
+  const solvers::SolveResult& res = *r.result;
+  const auto pinnedOf = viz::pinnedSolver(res.solver);
+  const solvers::Solver* solver =
+      solvers::SolverRegistry::builtin().find(pinnedOf ? std::string(*pinnedOf) : res.solver);
+  QString what;
+  if (res.call != solvers::CallStatus::Ok) {
+    what = tr("error: the solver could not run on this graph or these settings");
+  } else {
+    switch (res.status) {
+      case solvers::SolveStatus::Optimal:
+        what = solver ? tr("optimal within its class: the least overhead over %1 schedules, in %2, at this "
+                           "budget; another class (another solver) may do better")
+                            .arg(QString::fromUtf8(solvers::scheduleClassName(solver->info().scheduleClass).data()),
+                                 solver->info().budgetMeasure == solvers::BudgetMeasure::DpModel
+                                     ? tr("its DP model's memory")
+                                     : tr("the simulator's memory"))
+                      : tr("optimal within its solver's class");
+        break;
+      case solvers::SolveStatus::Feasible:
+        what = solver ? tr("feasible: a plan within the budget, no claim that it is the least overhead")
+                      : tr("feasible: a plan from elsewhere (a file, or picked on a Pareto front) whose simulated "
+                           "peak is within the budget at hand");
+        break;
+      case solvers::SolveStatus::Bound: what = tr("bound: no plan, a proven lower bound on the overhead"); break;
+      case solvers::SolveStatus::Infeasible:
+        what = solver ? tr("infeasible: no plan of its class fits the budget")
+                      : tr("does not fit: the plan's simulated peak is over the budget at hand");
+        break;
+      default:
+        what = tr("%1: the solver stopped without proving an answer")
+                   .arg(QString::fromUtf8(solvers::outcomeName(res).data()));
+        break;
+    }
+  }
+  if (!res.message.empty()) what += QStringLiteral("\n") + QString::fromStdString(res.message);
+  return what;
+}
+
+QString ComparisonModel::bestTip() const {
+  if (!m_best) return {};
+  QString tip = m_leastBudgets ? tr("the lowest simulated peak, each solver at its own least budget (ties: the "
+                                    "lower overhead, then the earlier row)")
+                               : tr("the least simulated overhead among the plans that fit the budget in the "
+                                    "simulator (ties: the lower peak, then the earlier row)");
+  const solvers::PlanMetrics& win = m_rows[static_cast<std::size_t>(*m_best)].result->metrics;
+  QStringList ties;
+  for (std::size_t k = 0; k < m_rows.size(); ++k) {
+    const auto& res = m_rows[k].result;
+    if (static_cast<int>(k) == *m_best || !res || !solvers::fitsBudget(*res)) continue;
+    if (res->metrics.overhead == win.overhead && res->metrics.simulatedPeak == win.simulatedPeak)
+      ties << QString::fromStdString(m_rows[k].solver);
+  }
+  if (!ties.isEmpty()) tip += tr("\ntied with %1: the same overhead and peak").arg(ties.join(QStringLiteral(", ")));
+  return tip;
+}
+
 void ComparisonModel::clear() {
   beginResetModel();
   m_rows.clear();
@@ -143,7 +222,9 @@ QString ComparisonModel::cellText(int row, int column) const {
     return solvers::fitsBudget(*r.result) ? tr("yes") : tr("no");
   }
   const solvers::PlanMetrics& m = r.result->metrics;
-  if (column == SolveSeconds) return QString::number(m.solveSeconds, 'f', 3);
+  if (column == SolveSeconds) return r.result->fromFront ? tr("front") : QString::number(m.solveSeconds, 'f', 3);
+  if (column == Budget)
+    return r.result->budget ? QString::fromStdString(formatByteSize(*r.result->budget)) : QStringLiteral("-");
   // A bound without a plan (lp-bound) shows what it proves: the overhead is at least this.
   if (!r.result->plan && column == Overhead && r.result->overheadLowerBound)
     return QStringLiteral(">= %1").arg(r.result->overheadLowerBound->value);
@@ -174,6 +255,7 @@ QVariant ComparisonModel::sortValue(int row, int column) const {
   if (!r.result) return kNone;
   const solvers::PlanMetrics& m = r.result->metrics;
   if (column == SolveSeconds) return m.solveSeconds;
+  if (column == Budget) return r.result->budget ? double(r.result->budget->value) : kNone;
   if (!r.result->plan)
     return column == Overhead && r.result->overheadLowerBound ? double(r.result->overheadLowerBound->value) : kNone;
   switch (column) {
@@ -191,6 +273,7 @@ QVariant ComparisonModel::sortValue(int row, int column) const {
 
 QString ComparisonModel::headerText(int column) const {
   if (column == Overhead && !m_timeUnit.isEmpty()) return QStringLiteral("overhead (%1)").arg(m_timeUnit);
+  if (column == Budget && m_leastBudgets) return tr("least budget");
   return QString::fromLatin1(kHeaders[column]);
 }
 
@@ -210,9 +293,11 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
       return QVariant::fromValue(numeric(index.column()) ? Qt::AlignRight | Qt::AlignVCenter
                                                          : Qt::AlignLeft | Qt::AlignVCenter);
     case Qt::ToolTipRole:
-      if (index.column() == Best && m_best == index.row())
-        return m_leastBudgets ? tr("the lowest simulated peak, each solver at its own least budget")
-                              : tr("the least overhead among the plans that fit the budget in the simulator");
+      if (index.column() == Best && m_best == index.row()) return bestTip();
+      if (index.column() == Status && r.result) return statusTip(index.row());
+      if (index.column() == SolveSeconds && r.result && r.result->fromFront)
+        return tr("looked up in its whole budget/overhead front, which took %1 s to compute once")
+            .arg(r.result->frontSeconds, 0, 'f', 2);
       if (r.result && !r.result->message.empty()) return QString::fromStdString(r.result->message);
       return {};
     case Qt::ForegroundRole:
@@ -264,11 +349,51 @@ QString ComparisonModel::toMarkdown() const {
 }
 
 QString ComparisonModel::toCsv() const {
+  const QString unit = m_timeUnit.isEmpty() ? QStringLiteral("ticks") : m_timeUnit;
+  const QStringList header = {
+      QStringLiteral("solver"),
+      QStringLiteral("best"),
+      QStringLiteral("status"),
+      QStringLiteral("fits"),
+      m_leastBudgets ? QStringLiteral("least budget (bytes)") : QStringLiteral("budget (bytes)"),
+      QStringLiteral("model peak (bytes)"),
+      QStringLiteral("simulated peak (bytes)"),
+      QStringLiteral("vs vanilla (%)"),
+      QStringLiteral("overhead (%1)").arg(unit),
+      QStringLiteral("overhead (%)"),
+      QStringLiteral("over bound (%1)").arg(unit),
+      QStringLiteral("recomputed (nodes)"),
+      QStringLiteral("solve (s)"),
+      QStringLiteral("overhead lower bound (%1)").arg(unit)};
   QString out;
-  for (int c = 0; c < ColumnCount; ++c) out += (c ? QStringLiteral(",") : QString()) + csvCell(headerText(c));
+  for (qsizetype c = 0; c < header.size(); ++c) out += (c ? QStringLiteral(",") : QString()) + csvCell(header[c]);
   out += QLatin1Char('\n');
+  auto num = [](std::int64_t v) { return QString::number(v); };
+  auto real = [](double v) { return QString::number(v, 'g', 10); };
   for (int r = 0; r < rowCount(); ++r) {
-    for (int c = 0; c < ColumnCount; ++c) out += (c ? QStringLiteral(",") : QString()) + csvCell(cellText(r, c));
+    const Row& row = m_rows[static_cast<std::size_t>(r)];
+    QStringList cells(header.size());
+    cells[0] = QString::fromStdString(row.solver);
+    cells[1] = m_best == r ? QStringLiteral("yes") : QStringLiteral("no");
+    cells[2] = statusText(r);
+    if (const auto& res = row.result) {
+      const solvers::PlanMetrics& m = res->metrics;
+      cells[3] = res->plan ? (solvers::fitsBudget(*res) ? QStringLiteral("yes") : QStringLiteral("no")) : QString();
+      if (res->budget) cells[4] = num(res->budget->value);
+      if (res->plan) {
+        if (m.modelPeak) cells[5] = num(m.modelPeak->value);
+        cells[6] = num(m.simulatedPeak.value);
+        if (m_plainPeak.value > 0)
+          cells[7] = real(100.0 * double(m.simulatedPeak.value - m_plainPeak.value) / double(m_plainPeak.value));
+        cells[8] = num(m.overhead.value);
+        if (m_plainTime.value > 0) cells[9] = real(solvers::overheadPercent(m.overhead, m_plainTime));
+        if (m_bound && solvers::fitsBudget(*res)) cells[10] = num((m.overhead - m_bound->overhead).value);
+        cells[11] = num(m.recomputedNodes);
+      }
+      cells[12] = real(m.solveSeconds);
+      if (res->overheadLowerBound) cells[13] = num(res->overheadLowerBound->value);
+    }
+    for (qsizetype c = 0; c < cells.size(); ++c) out += (c ? QStringLiteral(",") : QString()) + csvCell(cells[c]);
     out += QLatin1Char('\n');
   }
   return out;

@@ -21,6 +21,7 @@
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QItemSelectionModel>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -62,11 +63,13 @@
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/ComparisonModel.hpp"
+#include "remat/studio/ExportDialog.hpp"
 #include "remat/studio/JobRunner.hpp"
 #include "remat/studio/Session.hpp"
 #include "remat/studio/SolveRunner.hpp"
 #include "remat/viz/NodeLabel.hpp"
 #include "remat/vizqt/Export.hpp"
+#include "remat/vizqt/FigureFile.hpp"
 #include "remat/vizqt/QtTextMetrics.hpp"
 #include "remat/vizqt/SceneView.hpp"
 
@@ -227,6 +230,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_findNode->setObjectName(QStringLiteral("findNode"));
   m_findNode->setPlaceholderText(tr("Find node (Ctrl+F)"));
   m_findNode->setClearButtonEnabled(true);
+  m_findNode->installEventFilter(this);
   m_findNode->setMaximumWidth(260);
   m_findNode->setToolTip(tr("A node's name, or part of it: shows its details and its place in the Checkpoints view"));
   connect(m_findNode, &QLineEdit::returnPressed, this, [this] { findNode(m_findNode->text()); });
@@ -358,7 +362,7 @@ void MainWindow::buildMenus() {
   m_recentMenu->setEnabled(false);
   m_datasetMenu = file->addMenu(tr("Open &dataset"));
   m_datasetMenu->setEnabled(false);
-  m_exportAction = file->addAction(tr("&Export current view..."), this, &MainWindow::onExport);
+  m_exportAction = file->addAction(tr("&Export figure..."), this, &MainWindow::onExport);
   m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_openPlanAction = file->addAction(tr("Open &plan..."), this, &MainWindow::onOpenPlan);
   m_openPlanAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
@@ -386,13 +390,16 @@ void MainWindow::buildMenus() {
   QMenu* solve = menuBar()->addMenu(tr("&Solve"));
   QAction* run = solve->addAction(tr("&Run"), this, &MainWindow::runSolvers);
   run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  m_runAction = run;
   QAction* cancel = solve->addAction(tr("&Cancel"), this, &MainWindow::cancelSolvers);
   cancel->setShortcut(QKeySequence(Qt::Key_Escape));
   solve->addSeparator();
   QAction* pareto = solve->addAction(tr("Compute &Pareto front"), this, &MainWindow::computePareto);
   pareto->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  m_paretoAction = pareto;
   QAction* batch = solve->addAction(tr("Largest &batch in the budget"), this, [this] { computeMaxBatch(); });
   batch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+  m_batchAction = batch;
   batch->setToolTip(tr("The largest batch each checked solver fits in the budget field's memory, everything counted"));
 
   // The pins of the node the Node panel shows (a click on it, or Find node), as the views' context
@@ -472,22 +479,39 @@ bool MainWindow::setPin(graph::NodeId node, Pin pin) {
   }
   if (pinOf(node) == pin) return true;
   const graph::OpIndex op = m_graph->opIndex(node);
-  std::erase(m_pins.keep, op);
-  std::erase(m_pins.recompute, op);
-  if (pin == Pin::Keep) m_pins.keep.push_back(op);
-  if (pin == Pin::Recompute) m_pins.recompute.push_back(op);
+  solvers::Pins pins = m_pins;
+  std::erase(pins.keep, op);
+  std::erase(pins.recompute, op);
+  if (pin == Pin::Keep) pins.keep.push_back(op);
+  if (pin == Pin::Recompute) pins.recompute.push_back(op);
+  applyPins(std::move(pins));
   logMessage(pin == Pin::Keep        ? tr("Pinned %1: keep (never recomputed)").arg(name)
              : pin == Pin::Recompute ? tr("Pinned %1: recompute (never a checkpoint)").arg(name)
                                      : tr("Unpinned %1").arg(name));
-  pinsChanged();
   return true;
 }
 
 void MainWindow::clearPins() {
   if (m_pins.empty()) return;
-  m_pins = {};
+  applyPins({});
   logMessage(tr("Cleared every pin"));
+}
+
+void MainWindow::applyPins(solvers::Pins pins) {
+  // What was made under the old pins goes: the pinned rows, and the pinned fronts of the Pareto view.
+  const bool hadPinnedFronts =
+      m_doc.pareto() && std::any_of(m_doc.pareto()->series.begin(), m_doc.pareto()->series.end(),
+                                    [](const auto& s) { return viz::pinnedSolver(s.solver).has_value(); });
+  for (const std::string& label : m_doc.setPins(std::move(pins))) {
+    m_model->removeRow(label);
+    logMessage(tr("%1: dropped, made under other pins").arg(QString::fromStdString(label)));
+  }
+  if (hadPinnedFronts) {
+    logMessage(tr("The pinned Pareto fronts were made under other pins: dropped (Ctrl+P computes them again)"));
+    m_views[viz::FigureKind::Pareto]->invalidate();
+  }
   pinsChanged();
+  refreshViews();
 }
 
 void MainWindow::pinsChanged() {
@@ -568,8 +592,7 @@ QWidget* MainWindow::buildSolverPanel() {
     stopFronts();
     m_fronts.clear();
     stopPareto();
-    m_pareto.reset();
-    m_paretoPlans.clear();
+    m_doc.clearPareto();
     if (m_views.contains(viz::FigureKind::Pareto)) m_views[viz::FigureKind::Pareto]->invalidate();
     if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
   });
@@ -603,6 +626,7 @@ QWidget* MainWindow::buildSolverPanel() {
   m_timeLimit->setToolTip(tr("Each solver's time limit; it answers 'time-limit' when it runs out"));
 
   m_budget = new BudgetEditor;
+  m_budget->field()->installEventFilter(this);
   m_liveBudget = new QCheckBox(tr("Re-solve as the budget moves"));
   m_liveBudget->setChecked(true);
   m_liveBudget->setToolTip(
@@ -906,10 +930,11 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   m_runner->abandon();
   m_scrubTimer->stop();
   stopPareto();
-  m_pareto.reset();
-  m_paretoPlans.clear();
   m_nodeDetails->clear();
   m_detailNode.reset();
+  // A new graph starts with fitted views and an empty search, not the last graph's zoom and query.
+  m_findNode->clear();
+  for (auto& [kind, view] : m_views) view->resetView();
   {
     // The search box completes the new graph's node names (any part of them, any case).
     QStringList names;
@@ -925,16 +950,12 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   stopFronts();
   m_fronts.clear();
   m_rawGraph = std::move(raw);
-  m_graph = std::move(g);
+  // Pins are by op index: they belong to the graph they were made on, and go with it.
+  m_doc.setGraph(std::move(g), std::move(vanilla));
   m_path = path;
   rememberRecent(path);
   m_importWarnings = warnings;
-  m_vanilla = std::move(vanilla);
-  m_results.clear();
-  m_openedPlans.clear();
-  m_runBudget.reset();
   m_model->clear();
-  m_pins = {};  // by op index: they belong to the graph they were made on
   pinsChanged();
   for (auto& [id, bar] : m_progress) {
     bar->setValue(0);
@@ -1088,8 +1109,7 @@ bool MainWindow::openSession(const QString& path) {
       reportError(title, tr("%1: %2").arg(path, QString::fromStdString(pins.errorText())));
       return false;
     }
-    m_pins = std::move(pins).value();
-    pinsChanged();
+    applyPins(std::move(pins).value());
   }
   for (auto& [id, item] : m_solverItems) item->setCheckState(0, Qt::Unchecked);
   for (const auto& id : s.solvers) setSolverChecked(id, true);
@@ -1187,13 +1207,11 @@ bool MainWindow::openPlan(const QString& path) {
         QFileInfo(path).fileName().toStdString() + (loaded.solver.empty() ? "" : " (" + loaded.solver + ")");
     // Judged before it joins the table: readPlanFile simulated it, so only a time that cannot be
     // counted is left to refuse.
-    const solvers::SolveResult judged = solvers::judgePlan(*m_graph, label, loaded.plan, m_runBudget);
+    const solvers::SolveResult judged = m_doc.addPlan(label, std::move(loaded.plan), StudioDocument::Origin::PlanFile);
     if (!judged.plan) {
       reportError(title, QString::fromStdString(judged.message));
       return false;
     }
-    m_openedPlans[label] = std::move(loaded.plan);
-    m_results[label] = judged;
     m_model->setResult(judged);
     selectSolver(label);
     logMessage(tr("Opened plan %1: %2, simulated peak %3, overhead %4 %5")
@@ -1207,12 +1225,6 @@ bool MainWindow::openPlan(const QString& path) {
     reportError(title, QString::fromUtf8(e.what()));
     return false;
   }
-}
-
-void MainWindow::addOpenedPlan(const std::string& label) {
-  solvers::SolveResult result = solvers::judgePlan(*m_graph, label, m_openedPlans.at(label), m_runBudget);
-  if (result.plan) m_results[label] = result;
-  m_model->setResult(result);
 }
 
 void MainWindow::onOpenPlan() {
@@ -1234,51 +1246,57 @@ viz::FigureResult MainWindow::buildView(viz::FigureKind kind, double width, doub
   return prepareView(kind, width, height, theme)();
 }
 
+std::optional<viz::FigureRequest> MainWindow::figureRequest(viz::FigureKind kind, std::string& why) const {
+  if (!m_graph) {
+    why = tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window.").toStdString();
+    return std::nullopt;
+  }
+  viz::FigureRequest request;
+  request.kind = kind;
+  request.graph = m_graph.get();
+  if (kind == viz::FigureKind::Timeline) {
+    request.plans = allPlans();
+    request.budget = m_doc.budget();
+    request.timelineAxis = timelineOverTime() ? viz::TimelineAxis::Time : viz::TimelineAxis::Steps;
+  } else if (kind == viz::FigureKind::Pareto) {
+    if (!m_pareto && m_paretoRunning) {
+      why = tr("Computing the Pareto fronts: %1, %2% done (Esc cancels)")
+                .arg(m_paretoStage)
+                .arg(std::lround(100 * m_paretoFraction))
+                .toStdString();
+      return std::nullopt;
+    }
+    if (!m_pareto) {
+      why =
+          tr("No Pareto front yet: check the solvers and choose Solve > Compute Pareto front (Ctrl+P).").toStdString();
+      return std::nullopt;
+    }
+    request.pareto = *m_pareto;
+    // Where the budget in the field falls among the fronts (it moves with the slider).
+    if (const BudgetChoice& budget = m_budget->budget(); budget.kind == BudgetChoice::Kind::Fixed)
+      request.budget = budget.bytes;
+  } else if (auto plan = focusedPlan()) {
+    request.plans.push_back(std::move(*plan));
+  }
+  return request;
+}
+
 std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind, double width, double height,
                                                            const viz::Theme& theme, double maxZoom) const {
   using Result = viz::FigureResult;
-  if (!m_graph)
-    return [message = tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window.").toStdString()] {
-      return Result{std::nullopt, message};
-    };
   try {
-    viz::FigureRequest request;
-    request.kind = kind;
-    request.graph = m_graph.get();
-    if (kind == viz::FigureKind::Timeline) {
-      request.plans = allPlans();
-      request.budget = m_runBudget;
-      request.timelineAxis = timelineOverTime() ? viz::TimelineAxis::Time : viz::TimelineAxis::Steps;
-    } else if (kind == viz::FigureKind::Pareto) {
-      if (!m_pareto && m_paretoRunning)
-        return [message = tr("Computing the Pareto fronts: %1, %2% done (Esc cancels)")
-                              .arg(m_paretoStage)
-                              .arg(std::lround(100 * m_paretoFraction))
-                              .toStdString()] {
-          return Result{std::nullopt, message};
-        };
-      if (!m_pareto)
-        return [message = tr("No Pareto front yet: check the solvers and choose Solve > Compute Pareto front "
-                             "(Ctrl+P).")
-                              .toStdString()] {
-          return Result{std::nullopt, message};
-        };
-      request.pareto = *m_pareto;
-      // Where the budget in the field falls among the fronts (it moves with the slider).
-      if (const BudgetChoice& budget = m_budget->budget(); budget.kind == BudgetChoice::Kind::Fixed)
-        request.budget = budget.bytes;
-    } else if (auto plan = focusedPlan()) {
-      request.plans.push_back(std::move(*plan));
-    }
+    std::string why;
+    std::optional<viz::FigureRequest> request = figureRequest(kind, why);
+    if (!request) return [why] { return Result{std::nullopt, why}; };
     viz::FigureStyle style;
     style.width = width;
     style.height = height;
     style.theme = theme;
     style.maxZoom = maxZoom;
     auto metrics = theme.kind == viz::ThemeKind::Paper ? m_paperMetrics : m_screenMetrics;
-    // The work owns its copies: the request's plans, the graph (kept alive by the shared pointer) and the
-    // metrics.
-    return [request = std::move(request), style, metrics = std::move(metrics), graph = m_graph]() mutable {
+    // The work owns its copies: the request's plans (their simulations shared, never run again), the
+    // graph (kept alive by the shared pointer) and the metrics.
+    return [request = std::move(*request), style, metrics = std::move(metrics), graph = m_graph]() mutable {
       try {
         style.metrics = metrics.get();
         return viz::buildFigure(request, style);
@@ -1295,14 +1313,13 @@ const solvers::SolveResult* MainWindow::focusedResult() const {
   const QModelIndex current = m_sorted->mapToSource(m_table->selectionModel()->currentIndex());
   if (current.isValid() && current.row() < m_model->rowCount()) {
     const std::string& id = m_model->rows()[static_cast<std::size_t>(current.row())].solver;
-    if (const auto it = m_results.find(id); it != m_results.end()) return &it->second;
+    if (const solvers::SolveResult* r = m_doc.result(id)) return r;
   }
   // Nothing selected: the winner's plan, as `remat compare` draws it.
   if (const auto best = m_model->bestRow())
-    if (const auto it = m_results.find(m_model->rows()[static_cast<std::size_t>(*best)].solver); it != m_results.end())
-      return &it->second;
+    if (const solvers::SolveResult* r = m_doc.result(m_model->rows()[static_cast<std::size_t>(*best)].solver)) return r;
   for (const auto& row : m_model->rows())
-    if (const auto it = m_results.find(row.solver); it != m_results.end()) return &it->second;
+    if (const solvers::SolveResult* r = m_doc.result(row.solver)) return r;
   if (m_vanilla && m_vanilla->plan) return &*m_vanilla;
   return nullptr;
 }
@@ -1334,10 +1351,17 @@ void MainWindow::updatePlanTitle() {
   }
   const auto best = m_model->bestRow();
   const bool winner = best && m_model->rows()[static_cast<std::size_t>(*best)].solver == r->solver;
-  const QString budget = r->budget ? QString::fromStdString(formatByteSize(*r->budget)) : tr("none");
-  m_planTitle->setText(tr("Plan views: %1, %2%3; budget %4, strategy %5; simulated peak %6, overhead %7 %8")
+  // The budget at hand, as every row is judged at it; in least mode each row's own least budget.
+  const QString budget = m_doc.leastBudgets()
+                             ? tr("its least budget %1, each solver at its own (the winner: the lowest peak)")
+                                   .arg(r->budget ? QString::fromStdString(formatByteSize(*r->budget)) : tr("none"))
+                         : m_doc.budget() ? tr("budget %1").arg(QString::fromStdString(formatByteSize(*m_doc.budget())))
+                                          : tr("no budget");
+  const bool fits = solvers::fitsBudget(*r);
+  m_planTitle->setText(tr("Plan views: %1, %2%3%4; %5; strategy %6; simulated peak %7, overhead %8 %9")
                            .arg(QString::fromStdString(r->solver), qstr(solvers::outcomeName(*r)),
-                                winner ? tr(" (the winner)") : QString(), budget,
+                                winner ? tr(" (the winner)") : QString(),
+                                r->plan && !fits ? tr(", does not fit") : QString(), budget,
                                 qstr(solvers::strategyName(r->strategy)),
                                 QString::fromStdString(formatByteSize(r->metrics.simulatedPeak)))
                            .arg(r->metrics.overhead.value)
@@ -1350,8 +1374,10 @@ std::string MainWindow::focusedSolver() const {
 }
 
 std::optional<viz::LabeledPlan> MainWindow::focusedPlan() const {
-  if (const solvers::SolveResult* r = focusedResult()) return viz::LabeledPlan{r->solver, *r->plan};
-  return std::nullopt;
+  const solvers::SolveResult* r = focusedResult();
+  if (!r) return std::nullopt;
+  if (m_doc.vanilla() && r == &*m_doc.vanilla()) return m_doc.plainPlan();
+  return m_doc.plan(r->solver);
 }
 
 bool MainWindow::savePlan(const QString& path) {
@@ -1387,61 +1413,101 @@ void MainWindow::refreshViews() {
   refreshNodeDetails();
 }
 
-bool MainWindow::exportCurrentView(const QString& path) {
+vizqt::FigureOptions MainWindow::defaultExportOptions() {
+  vizqt::FigureOptions o;
+  const auto column = vizqt::figureSizeFromName("column");
+  o.width = column->width;
+  o.height = column->height;
+  o.fontSize = 9;
+  o.theme = "paper";
+  o.dpi = 300;
+  return o;
+}
+
+viz::FigureKind MainWindow::currentFigure() const {
+  for (const auto& [kind, view] : m_views)
+    if (view == m_tabs->currentWidget()) return kind;
+  return viz::FigureKind::Timeline;
+}
+
+QString MainWindow::exportFigure(viz::FigureKind kind, const QString& path, const vizqt::FigureOptions& options) {
   try {
     const auto format = vizqt::formatFromPath(path.toStdString());
-    if (!format) {
-      reportError(tr("Cannot export"), tr("cannot tell the format of '%1': use .svg, .pdf or .png").arg(path));
-      return false;
-    }
-    viz::FigureKind kind = viz::FigureKind::Timeline;
-    vizqt::SceneView* shown = nullptr;
-    for (auto& [k, v] : m_views)
-      if (v == m_tabs->currentWidget()) {
-        kind = k;
-        shown = v;
-      }
-    // The view's size, so that the file looks like the screen; a view too small (or never shown) gets
-    // the command line's default canvas.
-    const bool usable = shown && shown->width() >= 320 && shown->height() >= 200;
-    const double w = usable ? shown->width() : 960;
-    const double h = usable ? shown->height() : 540;
-    const viz::FigureResult figure = buildView(kind, w, h, viz::Theme::paper());
-    if (!figure.scene) {
-      reportError(tr("Cannot export"), QString::fromStdString(figure.error));
-      return false;
-    }
-    std::string bytes;
-    if (auto error = vizqt::encodeScene(*figure.scene, *format, bytes)) {
-      reportError(tr("Cannot export"), QString::fromStdString(*error));
-      return false;
-    }
-    if (const QString error = writeOutput(path, bytes, m_path); !error.isEmpty()) {
-      reportError(tr("Cannot export"), error);
-      return false;
-    }
+    if (!format) return tr("cannot tell the format of '%1': use .pdf, .svg or .png").arg(path);
+    std::string why;
+    const std::optional<viz::FigureRequest> request = figureRequest(kind, why);
+    if (!request) return QString::fromStdString(why);
+    // What `remat render` does with the same options: the same style, figure and encoding.
+    const vizqt::PreparedStyle style = vizqt::prepareStyle(options);
+    for (const auto& w : style.warnings) logMessage(tr("warning: %1").arg(QString::fromStdString(w)));
+    const vizqt::EncodedFigure figure = vizqt::encodeFigure(*request, style, *format, options.dpi);
+    for (const auto& w : figure.warnings) logMessage(tr("warning: %1").arg(QString::fromStdString(w)));
+    if (!figure.error.empty()) return QString::fromStdString(figure.error);
+    if (QString error = writeOutput(path, figure.bytes, m_path); !error.isEmpty()) return error;
     statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
     logMessage(tr("Wrote %1").arg(path));
-    return true;
+    return {};
   } catch (const std::exception& e) {
-    reportError(tr("Cannot export"), QString::fromUtf8(e.what()));
-    return false;
+    return QString::fromUtf8(e.what());
   }
 }
 
-void MainWindow::onExport() {
-  if (!m_graph) return;
-  const QString figure = m_tabs->tabText(m_tabs->currentIndex()).toLower().replace(QLatin1Char(' '), QLatin1Char('-'));
-  const QString suggested = QFileInfo(m_path).completeBaseName() + QLatin1Char('-') + figure + QStringLiteral(".svg");
-  QString filter;
-  QString path = QFileDialog::getSaveFileName(this, tr("Export view"), suggested,
-                                              tr("SVG (*.svg);;PDF (*.pdf);;PNG (*.png)"), &filter);
-  if (path.isEmpty()) return;
-  if (!vizqt::formatFromPath(path.toStdString()))
-    path += filter.startsWith(QStringLiteral("PDF"))   ? QStringLiteral(".pdf")
-            : filter.startsWith(QStringLiteral("PNG")) ? QStringLiteral(".png")
-                                                       : QStringLiteral(".svg");
-  exportCurrentView(path);
+bool MainWindow::exportCurrentView(const QString& path, const vizqt::FigureOptions& options) {
+  const QString error = exportFigure(currentFigure(), path, options);
+  if (error.isEmpty()) return true;
+  reportError(tr("Cannot export"), error);
+  return false;
+}
+
+ExportDialog* MainWindow::openExportDialog() {
+  if (!m_graph) return nullptr;
+  const viz::FigureKind kind = currentFigure();
+  const QString figure = m_tabs->tabText(m_tabs->currentIndex());
+  const QString suggested = QFileInfo(m_path).absoluteDir().filePath(
+      QFileInfo(m_path).completeBaseName() + QLatin1Char('-') + QString::fromUtf8(viz::figureName(kind).data()) +
+      QStringLiteral(".pdf"));
+  delete m_exportDialog;
+  m_exportDialog = new ExportDialog(
+      figure, suggested,
+      [this, kind](const QString& path, const vizqt::FigureOptions& options) {
+        return exportFigure(kind, path, options);
+      },
+      [this, kind](const vizqt::FigureOptions& options, double dpi, QString& error) {
+        std::string why;
+        const std::optional<viz::FigureRequest> request = figureRequest(kind, why);
+        if (!request) {
+          error = QString::fromStdString(why);
+          return std::string();
+        }
+        try {
+          const vizqt::EncodedFigure png =
+              vizqt::encodeFigure(*request, vizqt::prepareStyle(options), vizqt::ImageFormat::Png, dpi);
+          error = QString::fromStdString(png.error);
+          return png.bytes;
+        } catch (const std::exception& e) {
+          error = QString::fromUtf8(e.what());
+          return std::string();
+        }
+      },
+      this);
+  m_exportDialog->open();
+  return m_exportDialog;
+}
+
+void MainWindow::onExport() { openExportDialog(); }
+
+ExportDialog* MainWindow::exportDialog() const { return m_exportDialog; }
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  // A line edit takes Ctrl+E (end of line) and other keys the menus use: the menus' shortcuts win, so
+  // that Ctrl+E exports right after a budget is typed.
+  if (event->type() == QEvent::ShortcutOverride) {
+    const auto* key = static_cast<QKeyEvent*>(event);
+    const QKeySequence pressed(key->keyCombination());
+    for (const QAction* action : {m_exportAction, m_runAction, m_paretoAction, m_batchAction})
+      if (action && action->shortcut() == pressed) return true;  // not accepted: the shortcut runs
+  }
+  return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::runSolvers() {
@@ -1474,11 +1540,15 @@ void MainWindow::runSolvers() {
     if (settings.strategy != solvers::Strategy::Memory) settings.fronts = m_fronts;
     settings.pins = m_pins;
     m_scrubTimer->stop();
-    m_runBudget.reset();
-    if (settings.budget.kind == BudgetChoice::Kind::Fixed) m_runBudget = settings.budget.bytes;
-    m_results.clear();
+    // The row the user is looking at stays selected through the re-solve, when it comes back.
+    const std::string selected = selectedLabel();
+    const std::vector<solvers::SolveResult> kept = m_doc.startRun(
+        settings.budget.kind == BudgetChoice::Kind::Fixed ? std::optional<Bytes>(settings.budget.bytes) : std::nullopt,
+        settings.budget.kind == BudgetChoice::Kind::Least);
     m_model->startRun(SolveRunner::labels(chosen, m_pins), settings.budget.kind == BudgetChoice::Kind::Least);
-    for (const auto& [label, plan] : m_openedPlans) addOpenedPlan(label);
+    for (const solvers::SolveResult& r : kept) m_model->setResult(r);
+    // A row the user chose stays chosen; the winner the window chose is chosen afresh at the end.
+    if (!selected.empty() && selected != m_autoSelected) selectSolver(selected);
     for (auto& [id, bar] : m_progress) {
       bar->setValue(0);
       bar->setFormat(QString());
@@ -1527,13 +1597,11 @@ void MainWindow::computePareto() {
     }
     stopPareto();
     m_paretoRunning = true;
-    m_pareto.reset();  // the fronts of other settings; the pane says what is being computed instead
-    m_paretoPlans.clear();
+    m_doc.clearPareto();  // the fronts of other settings; the pane says what is being computed instead
     m_paretoFraction = 0.0;
     m_paretoStage = tr("starting");
     statusBar()->showMessage(tr("Computing the Pareto front..."));
     m_views[viz::FigureKind::Pareto]->invalidate();
-    m_paretoPins = m_pins;  // a pinned series' plans were made under these
     auto work = [graph = m_graph, chosen, model = dpModel(), pins = m_pins](std::stop_token stop,
                                                                             const JobProgress& report) {
       // Progress to the window at most every percent or on a new stage.
@@ -1556,12 +1624,12 @@ void MainWindow::computePareto() {
                emit paretoProgressed(fraction, text);
              },
          .done =
-             [this](viz::ParetoInputs out) {
+             [this, pins = m_pins](viz::ParetoInputs out) {
                m_paretoRunning = false;
                for (const auto& skipped : out.skipped)
                  logMessage(tr("no front from %1").arg(QString::fromStdString(skipped)));
-               m_pareto = std::move(out.data);
-               m_paretoPlans = std::move(out.plans);
+               // Made under the pins of its start: the document drops its pinned fronts if they moved since.
+               m_doc.setPareto(std::move(out.data), std::move(out.plans), pins);
                statusBar()->showMessage(tr("Pareto front ready"), 5000);
                m_views[viz::FigureKind::Pareto]->invalidate();
                emit paretoFinished();
@@ -1630,42 +1698,26 @@ bool MainWindow::showNodeDetails(graph::NodeId node) {
 QString MainWindow::nodeDetailsText() const { return m_nodeDetails->toPlainText(); }
 
 bool MainWindow::loadParetoPlan(std::size_t series, std::size_t index) {
-  if (!m_graph || !m_pareto || series >= m_paretoPlans.size() || index >= m_paretoPlans[series].size() ||
-      series >= m_pareto->series.size())
-    return false;
+  if (!m_graph) return false;
   if (m_runner->running()) {
-    // Its results would replace the plan as they come in.
+    // A run replaces the rows as its results come in.
     statusBar()->showMessage(tr("Solvers are running: wait for them or cancel (Esc), then pick the plan"), 5000);
     return false;
   }
-  // The series' label: a solver's id, or its pinned label for its front under the pins.
-  const std::string& id = m_pareto->series[series].solver;
-  const std::optional<std::string_view> pinnedOf = viz::pinnedSolver(id);
-  const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(pinnedOf ? std::string(*pinnedOf) : id);
-  if (!solver) return false;
-  solvers::SolveResult result;
-  result.solver = id;
-  if (pinnedOf) result.pins = m_paretoPins;
-  result.strategy = solvers::Strategy::Time;
-  result.plan = m_paretoPlans[series][index];
-  solvers::evaluatePlan(*m_graph, *result.plan, true, result.metrics, result.simulation);
-  if (!result.simulation.valid()) return false;  // the front's plans simulated when it was drawn
-  // A front's plan is the least overhead for the memory it needs: the DP's optimum at that budget.
-  const bool model = solver->info().budgetMeasure == solvers::BudgetMeasure::DpModel && result.metrics.modelPeak;
-  result.status = model ? solvers::SolveStatus::Optimal : solvers::SolveStatus::Feasible;
-  result.budget = model ? *result.metrics.modelPeak : result.metrics.simulatedPeak;
-  result.message = "picked on the Pareto front (point " + std::to_string(index + 1) + " of " +
-                   std::to_string(m_paretoPlans[series].size()) + ")";
+  // A row of its own, named by its series and peak, judged against the budget at hand: a plan over it
+  // neither fits nor wins, whatever budget it was optimal for.
+  const std::optional<solvers::SolveResult> picked = m_doc.pickFromPareto(series, index);
+  if (!picked) return false;
   m_scrubTimer->stop();
-  m_results[id] = result;
-  m_model->setResult(result);
-  selectSolver(id);
-  logMessage(tr("%1: loaded the Pareto front's plan at %2 (overhead %3 %4)")
-                 .arg(QString::fromStdString(id), QString::fromStdString(formatByteSize(result.metrics.simulatedPeak)))
-                 .arg(result.metrics.overhead.value)
+  m_model->setResult(*picked);
+  selectSolver(picked->solver);
+  logMessage(tr("%1: %2 (overhead %3 %4)")
+                 .arg(QString::fromStdString(picked->solver), qstr(solvers::outcomeName(*picked)))
+                 .arg(picked->metrics.overhead.value)
                  .arg(QString::fromStdString(m_graph->timeUnit())));
-  statusBar()->showMessage(
-      tr("Loaded %1's plan from the Pareto front: see the other views").arg(QString::fromStdString(id)), 5000);
+  statusBar()->showMessage(tr("Picked %1 from the Pareto front: a row of its own, judged at the budget at hand")
+                               .arg(QString::fromStdString(picked->solver)),
+                           5000);
   refreshViews();
   updateActions();
   return true;
@@ -1808,7 +1860,7 @@ void MainWindow::onProgress(const QString& solver, double fraction, const QStrin
 void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& result) {
   const std::string id = solver.toStdString();
   m_model->setResult(result);
-  if (result.plan) m_results[id] = result;
+  m_doc.setResult(result);
   // The DP model's budgets can pass the plain run's simulated peak: the slider must reach them.
   if (result.metrics.modelPeak) m_budget->extendScale(*result.metrics.modelPeak);
   if (QProgressBar* bar = progressBar(id)) {
@@ -1834,18 +1886,27 @@ void MainWindow::refreshNodeDetails() {
 std::vector<viz::LabeledPlan> MainWindow::allPlans() const {
   std::vector<viz::LabeledPlan> plans;
   const auto& registry = solvers::SolverRegistry::builtin();
-  if (m_vanilla && m_vanilla->plan) plans.push_back({m_vanilla->solver, *m_vanilla->plan});
+  if (auto plain = m_doc.plainPlan()) plans.push_back(std::move(*plain));
   for (const auto& row : m_model->rows())
-    if (const auto it = m_results.find(row.solver); it != m_results.end() && !registry.isPlainRun(row.solver))
-      plans.push_back({row.solver, *it->second.plan});
+    if (!registry.isPlainRun(row.solver))
+      if (auto p = m_doc.plan(row.solver)) plans.push_back(std::move(*p));
   return plans;
+}
+
+std::string MainWindow::selectedLabel() const {
+  const QModelIndex current = m_sorted->mapToSource(m_table->selectionModel()->currentIndex());
+  if (!current.isValid() || current.row() >= m_model->rowCount()) return {};
+  return m_model->rows()[static_cast<std::size_t>(current.row())].solver;
 }
 
 void MainWindow::onRunFinished() {
   refreshNodeDetails();
   // The plan views show the winner unless the user picked a row while the solvers ran.
   if (!m_table->selectionModel()->currentIndex().isValid())
-    if (const auto best = m_model->bestRow()) selectSolver(m_model->rows()[static_cast<std::size_t>(*best)].solver);
+    if (const auto best = m_model->bestRow()) {
+      m_autoSelected = m_model->rows()[static_cast<std::size_t>(*best)].solver;
+      selectSolver(m_autoSelected);
+    }
   updatePlanTitle();
   updateActions();
   statusBar()->showMessage(tr("Solvers finished"), 5000);

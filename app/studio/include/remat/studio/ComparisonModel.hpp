@@ -27,6 +27,7 @@ class ComparisonModel : public QAbstractTableModel {
     Best,
     Status,
     Fits,
+    Budget,
     ModelPeak,
     SimulatedPeak,
     VsVanilla,
@@ -63,6 +64,14 @@ class ComparisonModel : public QAbstractTableModel {
   [[nodiscard]] const std::optional<solvers::OverheadBound>& bound() const { return m_bound; }
   /// The solver's result (a row is added if it has none).
   void setResult(const solvers::SolveResult& result);
+  /// Removes a row (a plan made under pins that are gone); false when there is none of that label.
+  bool removeRow(const std::string& solver);
+  [[nodiscard]] bool leastBudgets() const { return m_leastBudgets; }
+  /// Why a row has its status: what its solver's optimality is over (SolverInfo::scheduleClass and
+  /// model), what feasible, bound, infeasible, ... mean, and the row's own message.
+  [[nodiscard]] QString statusTip(int row) const;
+  /// How the winner was chosen (the rule of `remat compare`), and the rows it ties with, if any.
+  [[nodiscard]] QString bestTip() const;
   void clear();
 
   [[nodiscard]] const std::vector<Row>& rows() const { return m_rows; }
@@ -72,7 +81,9 @@ class ComparisonModel : public QAbstractTableModel {
 
   /// The table as shown, as a GitHub Markdown table (numbers right-aligned).
   [[nodiscard]] QString toMarkdown() const;
-  /// The table as shown, as CSV (RFC 4180 quoting).
+  /// The table as CSV (RFC 4180 quoting) for a spreadsheet or a script: numbers as plain numbers with
+  /// the unit in the header ("simulated peak (bytes)", "overhead (ns)", "solve (s)"), the budget each row
+  /// was judged at in bytes, "yes"/"no" for best and fits, empty cells where there is no number.
   [[nodiscard]] QString toCsv() const;
 
   [[nodiscard]] int rowCount(const QModelIndex& parent = {}) const override;

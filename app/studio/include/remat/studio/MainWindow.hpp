@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QMainWindow>
+#include <QPointer>
 #include <QString>
 #include <QStringList>
 
@@ -16,8 +17,10 @@
 #include "remat/graph/ComputeGraph.hpp"
 #include "remat/solvers/Pins.hpp"
 #include "remat/solvers/Solver.hpp"
+#include "remat/studio/StudioDocument.hpp"
 #include "remat/viz/PlanFigures.hpp"
 #include "remat/viz/Theme.hpp"
+#include "remat/vizqt/FigureFile.hpp"
 
 class QAction;
 class QCheckBox;
@@ -47,6 +50,7 @@ namespace remat::studio {
 
 class BudgetEditor;
 class ComparisonModel;
+class ExportDialog;
 class JobRunner;
 class SolveRunner;
 
@@ -108,9 +112,23 @@ class MainWindow : public QMainWindow {
   /// The files that menu opens, as absolute paths, by name.
   [[nodiscard]] QStringList datasetFiles() const;
 
-  /// Writes the current view's figure, with the paper theme at the view's size, as SVG, PDF or PNG by
-  /// the extension. Returns whether it was written; failures are reported like openFile's.
-  bool exportCurrentView(const QString& path);
+  /// What File > Export figure starts from: one column of a paper (3.3 x 2.2 in), 9-pt text, the paper
+  /// theme, 300 dpi for PNG.
+  [[nodiscard]] static vizqt::FigureOptions defaultExportOptions();
+  /// Writes a view's figure as PDF, SVG or PNG by the extension, with the options of `remat render`
+  /// (vizqt::FigureOptions) and its code path (vizqt::encodeFigure): the same request and options give
+  /// the same bytes. Returns the error, or an empty string once written.
+  QString exportFigure(viz::FigureKind kind, const QString& path, const vizqt::FigureOptions& options);
+  /// exportFigure for the view shown; failures are reported like openFile's.
+  bool exportCurrentView(const QString& path, const vizqt::FigureOptions& options = defaultExportOptions());
+  /// File > Export figure (Ctrl+E): the export dialog for the view shown, opened (window-modal, not
+  /// blocking); null without a graph.
+  ExportDialog* openExportDialog();
+  [[nodiscard]] ExportDialog* exportDialog() const;
+  /// The figure the view shown draws.
+  [[nodiscard]] viz::FigureKind currentFigure() const;
+  /// What a figure of the view draws (the document's plans, budget and fronts), or why there is none.
+  [[nodiscard]] std::optional<viz::FigureRequest> figureRequest(viz::FigureKind kind, std::string& why) const;
 
   /// Writes the plan the graph, schedule and layout views show as plan JSON (`remat solve -o`'s format).
   /// Returns whether it was written; failures are reported like openFile's.
@@ -165,7 +183,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] double paretoProgress() const { return m_paretoFraction; }
   [[nodiscard]] const QString& paretoStage() const { return m_paretoStage; }
   /// The last computed fronts, if any.
-  [[nodiscard]] const std::optional<viz::ParetoData>& pareto() const { return m_pareto; }
+  [[nodiscard]] const std::optional<viz::ParetoData>& pareto() const { return m_doc.pareto(); }
 
   /// Budget scrubbing: with the live budget on (the default), every change of the budget (slider or
   /// field) re-solves the checked solvers once the user pauses (kScrubDelayMs), provided they ran
@@ -199,7 +217,7 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] Pin pinOf(graph::NodeId node) const;
   /// Unpins every node.
   void clearPins();
-  [[nodiscard]] const solvers::Pins& pins() const { return m_pins; }
+  [[nodiscard]] const solvers::Pins& pins() const { return m_doc.pins(); }
   /// The menu a right click on a node of the checkpoint drawing (or a step of the schedule) opens:
   /// the node's name, then Keep / Recompute / Not pinned (checked as it is pinned) and Clear all pins.
   /// The same actions are in the Pins menu for the node the Node panel shows (a click, or Find node).
@@ -250,9 +268,11 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] const QString& lastError() const { return m_lastError; }
   /// The open graph's import warnings.
   [[nodiscard]] const QStringList& importWarnings() const { return m_importWarnings; }
-  [[nodiscard]] const graph::ComputeGraph* graph() const { return m_graph.get(); }
+  [[nodiscard]] const graph::ComputeGraph* graph() const { return m_doc.graph(); }
   /// The plain run (store-all) of the open graph: the timeline's baseline and the slider's scale.
-  [[nodiscard]] const std::optional<solvers::SolveResult>& vanilla() const { return m_vanilla; }
+  [[nodiscard]] const std::optional<solvers::SolveResult>& vanilla() const { return m_doc.vanilla(); }
+  /// Everything shown: the graph, the budget at hand, pins, plans and fronts (StudioDocument).
+  [[nodiscard]] const StudioDocument& document() const { return m_doc; }
 
   /// The runner of every long job of the window: what a test watches of a job (JobRunner::latest).
   [[nodiscard]] const JobRunner& jobs() const { return *m_jobs; }
@@ -297,6 +317,7 @@ class MainWindow : public QMainWindow {
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
   void closeEvent(QCloseEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void buildMenus();
@@ -313,8 +334,6 @@ class MainWindow : public QMainWindow {
   void showRecent();
   void onOpenSession();
   void onOpenPlan();
-  /// Judges an opened plan at the run's budget and puts its row in the table.
-  void addOpenedPlan(const std::string& label);
   void onSaveSession();
   /// Makes `raw` (a graph as read from its file) the open graph under the panel's cost model.
   bool installGraph(std::shared_ptr<const graph::ComputeGraph> raw, const QString& path, const QStringList& warnings);
@@ -346,20 +365,22 @@ class MainWindow : public QMainWindow {
   void logMessage(const QString& text);
   /// The pins changed: the label in the solver panel, the Pins menu, the Node panel.
   void pinsChanged();
+  /// Makes `pins` the pins, dropping the rows and fronts made under the old ones (StudioDocument::setPins).
+  void applyPins(solvers::Pins pins);
+  /// The label of the table's selected row; empty when none is.
+  [[nodiscard]] std::string selectedLabel() const;
   /// Fills a menu with the pin actions for a node.
   void fillPinMenu(QMenu* menu, graph::NodeId node);
 
   std::shared_ptr<const graph::ComputeGraph> m_rawGraph;  ///< as read, before the cost model
-  std::shared_ptr<const graph::ComputeGraph> m_graph;
+  StudioDocument m_doc;
+  // Read-only names for the document's parts that the window reads most.
+  const std::shared_ptr<const graph::ComputeGraph>& m_graph = m_doc.sharedGraph();
+  const std::optional<solvers::SolveResult>& m_vanilla = m_doc.vanilla();
+  const solvers::Pins& m_pins = m_doc.pins();
+  const std::optional<viz::ParetoData>& m_pareto = m_doc.pareto();
   QString m_path;
   QStringList m_importWarnings;
-  std::optional<solvers::SolveResult> m_vanilla;
-  std::map<std::string, solvers::SolveResult> m_results;
-  std::map<std::string, solvers::Plan> m_openedPlans;  ///< plan files opened onto this graph, by row label
-  std::optional<Bytes> m_runBudget;
-  std::optional<viz::ParetoData> m_pareto;
-  std::vector<std::vector<solvers::Plan>> m_paretoPlans;  ///< parallel to m_pareto's points
-  solvers::Pins m_paretoPins;                             ///< the pins m_pareto's pinned series were made under
   bool m_paretoRunning = false;
   double m_paretoFraction = 0.0;
   QString m_paretoStage;
@@ -411,6 +432,11 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_nodeDock = nullptr;
   QLabel* m_graphLabel = nullptr;
   QAction* m_exportAction = nullptr;
+  QAction* m_runAction = nullptr;
+  QAction* m_paretoAction = nullptr;
+  QAction* m_batchAction = nullptr;
+  QPointer<ExportDialog> m_exportDialog;
+  std::string m_autoSelected;  ///< the winner the window selected after the last run (not the user's pick)
   QAction* m_savePlanAction = nullptr;
   QAction* m_openPlanAction = nullptr;
   QAction* m_timeAxis = nullptr;
@@ -420,7 +446,6 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<QSettings> m_settings;
   QAction* m_copyMarkdown = nullptr;
   QAction* m_copyCsv = nullptr;
-  solvers::Pins m_pins;
   QLabel* m_pinsLabel = nullptr;
   QMenu* m_pinMenu = nullptr;   ///< the menu bar's, for the Node panel's node
   QMenu* m_nodeMenu = nullptr;  ///< the views' context menu, refilled for each node

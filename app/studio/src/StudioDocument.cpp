@@ -1,0 +1,163 @@
+#include "remat/studio/StudioDocument.hpp"
+
+#include <algorithm>
+
+#include "remat/graph/ByteSize.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::studio {
+
+namespace {
+
+bool samePins(solvers::Pins a, solvers::Pins b) {
+  for (auto* p : {&a, &b}) {
+    std::sort(p->keep.begin(), p->keep.end());
+    std::sort(p->recompute.begin(), p->recompute.end());
+  }
+  return a.keep == b.keep && a.recompute == b.recompute;
+}
+
+std::shared_ptr<const sim::SimulationResult> simulated(const graph::ComputeGraph& g, const solvers::Plan& plan) {
+  return std::make_shared<const sim::SimulationResult>(viz::simulateForFigures(g, plan.schedule));
+}
+
+}  // namespace
+
+void StudioDocument::setGraph(std::shared_ptr<const graph::ComputeGraph> graph, solvers::SolveResult vanilla) {
+  m_graph = std::move(graph);
+  m_vanillaSimulation = vanilla.plan ? simulated(*m_graph, *vanilla.plan) : nullptr;
+  m_vanilla = std::move(vanilla);
+  m_budget.reset();
+  m_least = false;
+  m_entries.clear();
+  m_pins = {};
+  clearPareto();
+}
+
+std::vector<solvers::SolveResult> StudioDocument::startRun(std::optional<Bytes> budget, bool least) {
+  m_budget = least ? std::nullopt : budget;
+  m_least = least;
+  std::vector<solvers::SolveResult> judged;
+  for (auto it = m_entries.begin(); it != m_entries.end();) {
+    if (it->second.origin == Origin::Solver) {
+      it = m_entries.erase(it);
+      continue;
+    }
+    // The plan stays; its verdict is the new budget's.
+    Entry& e = it->second;
+    solvers::SolveResult again = solvers::judgePlan(*m_graph, it->first, *e.result.plan, m_budget);
+    if (again.plan) e.result = again;
+    judged.push_back(std::move(again));
+    ++it;
+  }
+  return judged;
+}
+
+void StudioDocument::store(const solvers::SolveResult& result, Origin origin) {
+  Entry& e = m_entries[result.solver];
+  e.result = result;
+  e.origin = origin;
+  e.simulation = simulated(*m_graph, *result.plan);
+}
+
+void StudioDocument::setResult(const solvers::SolveResult& result) {
+  if (!m_graph) return;
+  if (!result.plan) {
+    m_entries.erase(result.solver);
+    return;
+  }
+  store(result, Origin::Solver);
+}
+
+solvers::SolveResult StudioDocument::addPlan(const std::string& label, solvers::Plan plan, Origin origin) {
+  solvers::SolveResult judged = solvers::judgePlan(*m_graph, label, std::move(plan), m_budget);
+  if (judged.plan) store(judged, origin);
+  return judged;
+}
+
+const solvers::SolveResult* StudioDocument::result(const std::string& label) const {
+  const auto it = m_entries.find(label);
+  return it == m_entries.end() ? nullptr : &it->second.result;
+}
+
+StudioDocument::Origin StudioDocument::origin(const std::string& label) const {
+  const auto it = m_entries.find(label);
+  return it == m_entries.end() ? Origin::Solver : it->second.origin;
+}
+
+std::optional<viz::LabeledPlan> StudioDocument::plan(const std::string& label) const {
+  const auto it = m_entries.find(label);
+  if (it == m_entries.end()) return std::nullopt;
+  return viz::LabeledPlan{label, *it->second.result.plan, it->second.simulation};
+}
+
+std::optional<viz::LabeledPlan> StudioDocument::plainPlan() const {
+  if (!m_vanilla || !m_vanilla->plan) return std::nullopt;
+  return viz::LabeledPlan{m_vanilla->solver, *m_vanilla->plan, m_vanillaSimulation};
+}
+
+std::vector<std::string> StudioDocument::setPins(solvers::Pins pins) {
+  std::vector<std::string> dropped;
+  if (samePins(pins, m_pins)) {
+    m_pins = std::move(pins);
+    return dropped;
+  }
+  m_pins = std::move(pins);
+  for (auto it = m_entries.begin(); it != m_entries.end();) {
+    if (viz::pinnedSolver(it->first) && !samePins(it->second.result.pins, m_pins)) {
+      dropped.push_back(it->first);
+      it = m_entries.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  // The pinned fronts were made under other pins; the unpinned ones still hold.
+  if (m_pareto && !samePins(m_paretoPins, m_pins)) dropStalePareto();
+  return dropped;
+}
+
+void StudioDocument::setPareto(viz::ParetoData data, std::vector<std::vector<solvers::Plan>> plans,
+                               const solvers::Pins& pins) {
+  m_pareto = std::move(data);
+  m_paretoPlans = std::move(plans);
+  m_paretoPins = pins;
+  // The pins moved while the fronts were computed: their pinned series are already stale.
+  if (!samePins(pins, m_pins)) dropStalePareto();
+}
+
+void StudioDocument::dropStalePareto() {
+  for (std::size_t k = m_pareto->series.size(); k-- > 0;)
+    if (viz::pinnedSolver(m_pareto->series[k].solver)) {
+      m_pareto->series.erase(m_pareto->series.begin() + static_cast<std::ptrdiff_t>(k));
+      m_paretoPlans.erase(m_paretoPlans.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+  m_paretoPins = m_pins;
+  if (m_pareto->series.empty()) clearPareto();
+}
+
+void StudioDocument::clearPareto() {
+  m_pareto.reset();
+  m_paretoPlans.clear();
+  m_paretoPins = {};
+}
+
+std::string StudioDocument::pickLabel(const std::string& series, Bytes peak) {
+  return series + " @ " + formatByteSize(peak);
+}
+
+std::optional<solvers::SolveResult> StudioDocument::pickFromPareto(std::size_t series, std::size_t index) {
+  if (!m_graph || !m_pareto || series >= m_pareto->series.size() || series >= m_paretoPlans.size() ||
+      index >= m_paretoPlans[series].size() || index >= m_pareto->series[series].points.size())
+    return std::nullopt;
+  const viz::ParetoSeries& s = m_pareto->series[series];
+  const std::string label = pickLabel(s.solver, Bytes{static_cast<std::int64_t>(s.points[index].memory)});
+  solvers::SolveResult judged = addPlan(label, m_paretoPlans[series][index], Origin::ParetoPick);
+  if (!judged.plan) return std::nullopt;
+  judged.message = "picked on " + s.solver + "'s Pareto front (point " + std::to_string(index + 1) + " of " +
+                   std::to_string(s.points.size()) + "), judged at the budget at hand: " + judged.message;
+  if (viz::pinnedSolver(s.solver)) judged.pins = m_paretoPins;
+  m_entries[label].result = judged;
+  return judged;
+}
+
+}  // namespace remat::studio
