@@ -36,7 +36,7 @@ TEST_CASE("dot: shapes, labels and edges of the tiny graph", "[io][dot]") {
   CHECK(writeDot(r.value()) == dot);
 }
 
-TEST_CASE("dot: ids are quoted and escaped; repeated inputs give one edge", "[io][dot]") {
+TEST_CASE("dot: ids are quoted and escaped, repeated inputs give one edge", "[io][dot]") {
   auto r = readGraphFile(fixture("native/valid/multi_output.json").string());
   REQUIRE(r.ok());
   const std::string dot = writeDot(r.value());

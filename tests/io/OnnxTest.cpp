@@ -101,7 +101,7 @@ TEST_CASE("ONNX conv block: initializers, training outputs, views", "[io][onnx]"
 
 // attention_bits.onnx: x[2,3,16] -> Slice [4, 12) of the last axis -> Reshape [2,3,2,4] -> Transpose
 // (0,2,1,3) -> Reshape [2,2,12] and Flatten; then Pow by 2, Where with a -inf fill, Dropout 0.25.
-TEST_CASE("ONNX layout: a reshape of a transposed tensor copies, as PyTorch's; constants keep their values",
+TEST_CASE("ONNX layout: a reshape of a transposed tensor copies, as PyTorch's, constants keep their values",
           "[io][onnx]") {
   auto g = load("valid/attention_bits.onnx");
   // The head split reshapes a dense tensor and the transpose permutes strides: both alias.

@@ -312,7 +312,7 @@ TEST_CASE("a recomputed base gets a new storage while a view holds the old one")
 
 // remat.torch.capture's graphs: the three slices of a split (views of a third of their base each, their
 // shapes given) and a max-pool whose int64 indices are a `Saved` node its backward keeps.
-TEST_CASE("a slice's gradient has the slice's size; a Saved node is held to its backward and has no gradient") {
+TEST_CASE("a slice's gradient has the slice's size, a Saved node is held to its backward and has no gradient") {
   GraphBuilder b;
   b.setName("captured");
   b.add({.name = "x", .kind = NodeKind::Input, .bytes = 8});

@@ -83,7 +83,7 @@ TEST_CASE("the fast DP's fronts equal the plain recurrence's at every set, on an
   }
 }
 
-TEST_CASE("bounds and incumbent pruning keep the recurrence's optimum; the heuristics find real plans") {
+TEST_CASE("bounds and incumbent pruning keep the recurrence's optimum, the heuristics find real plans") {
   for (const Case& c : cases()) {
     INFO(c.graph.name() << ", " << c.familyName << ", " << dpModelName(c.model) << " model");
     for (const std::int64_t budget : budgets(c.family)) {

@@ -163,7 +163,7 @@ ComputeGraph diamond() {
 
 }  // namespace
 
-TEST_CASE("milp is exact and lp-bound is not; both name Checkmate") {
+TEST_CASE("milp is exact and lp-bound is not, both name Checkmate") {
   CHECK(Milp().info().id == "milp");
   CHECK(Milp().info().exact);
   CHECK(LpBoundSolver().info().id == "lp-bound");

@@ -134,7 +134,7 @@ TEST_CASE("JobRunner's cancel asks the job to stop, returns without waiting for 
   CHECK(runner.threads() == 0);
 }
 
-TEST_CASE("JobRunner: a newer job in a slot supersedes the older, whose result is dropped; other slots go on",
+TEST_CASE("JobRunner: a newer job in a slot supersedes the older, whose result is dropped, other slots go on",
           "[studio][jobs]") {
   remat::test::ensureGuiApplication();
   JobRunner runner;

@@ -111,7 +111,7 @@ TEST_CASE("graph drawing: a graph beyond the size limit even with chains collaps
   CHECK_THROWS_AS(layoutGraph(smaller, {}, lowered), GraphTooLarge);
 }
 
-TEST_CASE("graph drawing: the limits are options; collapsing can be turned off, and counts what it leaves") {
+TEST_CASE("graph drawing: the limits are options, collapsing can be turned off, and counts what it leaves") {
   const auto g = test::makeChain(120);
   GraphDrawingOptions small;
   small.maxNodes = 100;

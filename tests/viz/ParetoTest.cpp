@@ -54,7 +54,7 @@ TEST_CASE("the lower convex hull is convex, spans the points and lies below ever
   }
 }
 
-TEST_CASE("the hull of a convex front is the front; of a concave one, its ends") {
+TEST_CASE("the hull of a convex front is the front, of a concave one, its ends") {
   const std::vector<TradeOffPoint> convex{{1, 100}, {2, 40}, {3, 15}, {4, 5}, {5, 0}};
   CHECK(lowerConvexHull(convex) == convex);
   const std::vector<TradeOffPoint> concave{{1, 100}, {2, 95}, {3, 85}, {4, 60}, {5, 0}};

@@ -90,7 +90,7 @@ TEST_CASE("SceneView: hovering a hotspot reports it and shows its tip, within a 
   CHECK(hovered.back() == -1);
 }
 
-TEST_CASE("SceneView: a click reports the hotspot under it; a drag pans and does not click") {
+TEST_CASE("SceneView: a click reports the hotspot under it, a drag pans and does not click") {
   remat::test::ensureTestApplication();
   SceneView view;
   view.resize(400, 400);
