@@ -49,16 +49,16 @@ TEST_CASE("ONNX mlp: inputs, weights as params, sizes, saves and FLOPs", "[io][o
   CHECK(nodeNamed(g, "x").kind == NodeKind::Input);
   CHECK(nodeNamed(g, "labels").kind == NodeKind::Input);  // an int64 vector is data, not a bias
   for (const char* w : {"w1", "b1", "w2", "b2"}) CHECK(nodeNamed(g, w).kind == NodeKind::Param);
-  CHECK(nodeNamed(g, "x").bytes.value == 4 * 8 * 4);
-  CHECK(nodeNamed(g, "labels").bytes.value == 4 * 8);
-  CHECK(nodeNamed(g, "w1").bytes.value == 16 * 8 * 4);
-  CHECK(g.paramBytes().value == (128 + 16 + 48 + 3) * 4);
+  CHECK(nodeNamed(g, "x").bytes.value == 4LL * 8 * 4);
+  CHECK(nodeNamed(g, "labels").bytes.value == 4LL * 8);
+  CHECK(nodeNamed(g, "w1").bytes.value == 16LL * 8 * 4);
+  CHECK(g.paramBytes().value == (128LL + 16 + 48 + 3) * 4);
 
   const auto& h = nodeNamed(g, "h");
   CHECK(h.op == "Gemm");
   CHECK(h.shape == std::vector<std::int64_t>{4, 16});
   CHECK(h.dtype == "float32");
-  CHECK(h.bytes.value == 4 * 16 * 4);
+  CHECK(h.bytes.value == 4LL * 16 * 4);
   CHECK(h.saves == Saves{{0, 1}, false});             // a product keeps its input and its weight
   CHECK(nodeNamed(g, "a").saves == Saves{{}, true});  // ReLU keeps only its output
   CHECK(nodeNamed(g, "loss").saves == Saves{{0, 1}, false});
@@ -84,19 +84,19 @@ TEST_CASE("ONNX conv block: initializers, training outputs, views", "[io][onnx]"
   CHECK_FALSE(g.find("run_mean"));
   CHECK_FALSE(g.find("idx"));
   CHECK(nodeNamed(g, "w").kind == NodeKind::Param);
-  CHECK(nodeNamed(g, "w").bytes.value == 4 * 3 * 3 * 3 * 4);
+  CHECK(nodeNamed(g, "w").bytes.value == 4LL * 3 * 3 * 3 * 4);
   const auto& c = nodeNamed(g, "c");
   CHECK(c.shape == std::vector<std::int64_t>{2, 4, 8, 8});
   CHECK(c.bytes.value == 2048);
   CHECK(flopsOf(g, "c") == 2.0 * 512 * 27);  // each output a dot product over 3 channels x 3 x 3
   CHECK(nodeNamed(g, "bn").saves == Saves{{0, 1}, false});
-  CHECK(nodeNamed(g, "p").bytes.value == 2 * 4 * 4 * 4 * 4);
+  CHECK(nodeNamed(g, "p").bytes.value == 2LL * 4 * 4 * 4 * 4);
   CHECK(nodeNamed(g, "p").saves == Saves{{0}, true});  // its input, and its output for the indices
   CHECK(nodeNamed(g, "f").bytes.value == 0);           // Flatten aliases its input
   CHECK(nodeNamed(g, "f").bwdTime.value == 0);
   CHECK(flopsOf(g, "logits") == 2.0 * 10 * 64);
   // The activations: 3 x 2048 (conv, bn, relu) + 512 (pool) + 0 (flatten) + 40 (logits) + 4 (loss).
-  CHECK(g.opBytes().value == 3 * 2048 + 512 + 40 + 4);
+  CHECK(g.opBytes().value == 3LL * 2048 + 512 + 40 + 4);
 }
 
 // attention_bits.onnx: x[2,3,16] -> Slice [4, 12) of the last axis -> Reshape [2,3,2,4] -> Transpose
@@ -110,11 +110,11 @@ TEST_CASE("ONNX layout: a reshape of a transposed tensor copies, as PyTorch's, c
   // Merging the transposed axes 3 (stride 8) and 4 (stride 1) cannot be a view: 192 bytes of its own,
   // a copy's traffic (read and write) in its forward time, and a backward that reshapes the gradient.
   const auto& merge = nodeNamed(g, "merge");
-  CHECK(merge.bytes.value == 2 * 2 * 12 * 4);
+  CHECK(merge.bytes.value == 2LL * 2 * 12 * 4);
   CHECK(graph::opWork(g, *g.find("merge")).bytes == 2.0 * 192);
   CHECK(merge.fwdTime.value > 1);
   CHECK(merge.bwdTime.value == 0);
-  CHECK(nodeNamed(g, "flat").bytes.value == 2 * 24 * 4);  // Flatten of the same transposed tensor
+  CHECK(nodeNamed(g, "flat").bytes.value == 2LL * 24 * 4);  // Flatten of the same transposed tensor
   // Operands the graph leaves out are attributes under their ONNX names; constants used as data
   // carry their values (non-finite reals as strings, booleans as 0/1).
   CHECK(nodeNamed(g, "q").attrs == R"({"axes":[2],"ends":[12],"onnx_node":"slice","starts":[4]})");
@@ -152,10 +152,10 @@ TEST_CASE("ONNX dynamic batch: --batch sets it, without it the error says what t
   CHECK(nodeNamed(g, "drop").inputs.size() == 1);             // ratio and training_mode are not tensors
   CHECK(nodeNamed(g, "drop").saves == Saves{{}, true});
   CHECK_FALSE(g.find("mask"));
-  CHECK(nodeNamed(g, "cat").bytes.value == 3 * 8 * 4);
+  CHECK(nodeNamed(g, "cat").bytes.value == 3LL * 8 * 4);
 
   auto other = load("valid/split_dynamic_batch.onnx", ReadOptions{64});
-  CHECK(nodeNamed(other, "cat").bytes.value == 64 * 8 * 4);
+  CHECK(nodeNamed(other, "cat").bytes.value == 64LL * 8 * 4);
 }
 
 // resize_by_shape.onnx: Resize to sizes = Concat(Slice(Shape(r), 0, 2), [8, 8]).
@@ -164,7 +164,7 @@ TEST_CASE("ONNX shape computations fold, so the shapes after them are known", "[
   CHECK(g.size() == 4);  // x, r, y, loss: the shape arithmetic is not part of the training step
   const auto& y = nodeNamed(g, "y");
   CHECK(y.shape == std::vector<std::int64_t>{2, 3, 8, 8});
-  CHECK(y.bytes.value == 2 * 3 * 8 * 8 * 4);
+  CHECK(y.bytes.value == 2LL * 3 * 8 * 8 * 4);
   CHECK(y.inputs.size() == 1);
   CHECK(y.saves == Saves{{}, false});  // resampling's backward needs only sizes
 }
@@ -173,7 +173,7 @@ TEST_CASE("ONNX shape computations fold, so the shapes after them are known", "[
 // at another (ONNX's inference would give the reshape its fixed shape, silently wrong).
 TEST_CASE("ONNX --batch on a model that fixes its batch in a Reshape: a clear error, not wrong sizes", "[io][onnx]") {
   auto g = load("valid/fixed_batch_reshape.onnx");
-  CHECK(nodeNamed(g, "y").bytes.value == 8 * 4);
+  CHECK(nodeNamed(g, "y").bytes.value == 8LL * 4);
   CHECK(load("valid/fixed_batch_reshape.onnx", ReadOptions{2}).size() == g.size());
   const std::string errors = errorsOf("valid/fixed_batch_reshape.onnx", ReadOptions{3});
   CHECK(errors.find("'r' has shape [2, 2, 2] but its operand [3, 4]") != std::string::npos);
@@ -187,8 +187,8 @@ TEST_CASE("ONNX unknown operation: imported with warnings and conservative defau
   const auto& g = r.value();
   const auto& y = nodeNamed(g, "y");
   CHECK(y.op == "Fancy");
-  CHECK(y.bytes.value == 2 * 6 * 4);   // assumed the size of its operand
-  CHECK(y.saves == Saves{{0}, true});  // keeps everything
+  CHECK(y.bytes.value == 2LL * 6 * 4);  // assumed the size of its operand
+  CHECK(y.saves == Saves{{0}, true});   // keeps everything
   CHECK(y.bwdTime.value == y.fwdTime.value);
   CHECK(nodeNamed(g, "z").shape == std::vector<std::int64_t>{2, 6});  // inference went on after it
   std::string warnings;

@@ -20,6 +20,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTest>
 
 #include <algorithm>
@@ -1007,6 +1008,10 @@ TEST_CASE("Studio's timeline runs over compute time, or over schedule steps when
         },
         10000);
   };
+  // View > Timeline of the selected plan by category: one plan, stacked by what holds its memory.
+  w.setTimelineByCategory(true);
+  CHECK(shows(std::string(viz::categoryName(viz::MemoryCategory::Values))));
+  w.setTimelineByCategory(false);
   CHECK(w.timelineOverTime());
   // unet's times are in ns: the axis reads in ms.
   CHECK(shows("compute time"));
@@ -1288,6 +1293,13 @@ TEST_CASE("Studio finds the largest batch each solver fits in the budget, on a w
   };
   CHECK(batchOf("exact-dp") > batchOf("store-all"));
   CHECK(batchOf("store-all") > 4);
+  // The answers as a table: a row per solver, its largest batch a number.
+  const QTableWidget* table = w.maxBatchTable();
+  REQUIRE(table->rowCount() == 2);
+  for (int r = 0; r < table->rowCount(); ++r) {
+    const std::string id = table->item(r, 0)->text().toStdString();
+    CHECK(table->item(r, 1)->data(Qt::DisplayRole).toLongLong() == batchOf(id));
+  }
 
   // Esc asks the job to stop without waiting for it; its answer never comes.
   REQUIRE(w.computeMaxBatch(4));

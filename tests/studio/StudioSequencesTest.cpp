@@ -187,9 +187,22 @@ TEST_CASE("Clearing the pins drops the pinned rows and the pinned Pareto fronts"
   CHECK(w.comparisonModel()->rowOf(viz::pinnedLabel("exact-dp")));
   win.paretoAndWait();
   REQUIRE(w.pareto()->series.size() == 2);
+  // The checkpoint drawing marks the pinned node, and says so in its legend; the found one too.
+  REQUIRE(w.showNodeDetails(node));
+  auto legend = [&](const std::string& text) {
+    const viz::FigureResult figure = w.buildView(viz::FigureKind::Graph, 960, 540, viz::Theme::paper());
+    REQUIRE(figure.scene);
+    return std::any_of(figure.scene->items.begin(), figure.scene->items.end(), [&](const viz::Item& item) {
+      const auto* t = std::get_if<viz::TextItem>(&item);
+      return t && t->text == text;
+    });
+  };
+  CHECK(legend("pinned: keep"));
+  CHECK(legend("found"));
   // Pins > Clear all pins.
   w.clearPins();
   CHECK_FALSE(w.comparisonModel()->rowOf(viz::pinnedLabel("exact-dp")));
+  CHECK_FALSE(legend("pinned: keep"));
   REQUIRE(w.pareto());
   REQUIRE(w.pareto()->series.size() == 1);
   CHECK(w.pareto()->series[0].solver == "exact-dp");
@@ -246,7 +259,7 @@ TEST_CASE("'least' gives each solver's least budget a column and says its rule",
   CHECK(tip.contains(QStringLiteral("lower-set-chain")));
 }
 
-TEST_CASE("A row the user picked stays picked through a re-solve; Ctrl+E exports from the budget field",
+TEST_CASE("A row the user picked stays picked through a re-solve, Ctrl+E exports from the budget field",
           "[studio][sequences]") {
   test::ensureWidgetApplication();
   Window win;

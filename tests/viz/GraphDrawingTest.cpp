@@ -653,6 +653,7 @@ void checkEven(const GraphDrawing& d, const GraphSceneLayout& layout) {
 // A graph one rank deep and many wide: x feeds `n` ops side by side.
 ComputeGraph makeFan(int n) {
   std::vector<test::OpSketch> ops;
+  ops.reserve(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) ops.push_back({"f" + std::to_string(i), {"x"}, 10, 1, {0}, false});
   return test::makeGraph(ops, 10);
 }
@@ -717,4 +718,33 @@ TEST_CASE("graph scene: wide, small and random drawings") {
       checkColumns(d, style);
     }
   }
+}
+
+TEST_CASE("graph scene: pinned and found nodes are outlined, and the legend names the marks") {
+  const ComputeGraph g = test::makeUNet(3);
+  GraphDrawing d = layoutGraph(g, fakeMarks(g, 2));
+  REQUIRE(d.nodes.size() >= 3);
+  d.nodes[0].pin = PinMark::Keep;
+  d.nodes[1].pin = PinMark::Recompute;
+  d.nodes[2].found = true;
+  const Scene scene = graphScene(d, FigureStyle{});
+  std::set<std::string> texts;
+  int keepOutlines = 0;
+  int recomputeOutlines = 0;
+  int rings = 0;
+  const Theme th = Theme::screen();
+  for (const Item& item : scene.items) {
+    if (const auto* t = std::get_if<TextItem>(&item)) texts.insert(t->text);
+    if (const auto* r = std::get_if<RectItem>(&item); r && !r->fill && r->stroke) {
+      keepOutlines += r->stroke->dash == Dash::Solid && r->stroke->color == th.foreground;
+      recomputeOutlines += r->stroke->dash == Dash::Dashed;
+      rings += r->stroke->color == th.peak;
+    }
+  }
+  CHECK(texts.count("pinned: keep") == 1);
+  CHECK(texts.count("pinned: recompute") == 1);
+  CHECK(texts.count("found") == 1);
+  CHECK(keepOutlines == 1);
+  CHECK(recomputeOutlines == 1);
+  CHECK(rings == 1);
 }

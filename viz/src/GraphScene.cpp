@@ -316,6 +316,27 @@ GraphSceneLayout graphSceneLayout(const GraphDrawing& drawing, const FigureStyle
       layout.legendBoxes.push_back({x, rowTop, w, rowHeight - 4});
       x += w + kLegendSpacing;
     }
+    // The marks the user put on nodes: pins and the found node.
+    bool keep = false;
+    bool recompute = false;
+    bool found = false;
+    for (const DrawnNode& d : drawing.nodes) {
+      keep |= d.pin == PinMark::Keep;
+      recompute |= d.pin == PinMark::Recompute;
+      found |= d.found;
+    }
+    for (const auto& [present, label] :
+         {std::pair{keep, "pinned: keep"}, std::pair{recompute, "pinned: recompute"}, std::pair{found, "found"}}) {
+      if (!present) continue;
+      const double w = symbol + 5 + tm.width(label, th.fontSize);
+      if (!layout.legendBoxes.empty() && x + w > style.width - kPad) {
+        x = kPad;
+        rowTop += rowHeight;
+      }
+      layout.legendMarks.emplace_back(label);
+      layout.legendBoxes.push_back({x, rowTop, w, rowHeight - 4});
+      x += w + kLegendSpacing;
+    }
     top = rowTop + rowHeight + kGap;
   }
 
@@ -380,6 +401,13 @@ GraphSceneLayout graphSceneLayout(const GraphDrawing& drawing, const FigureStyle
   layout.offset = layout.bands.front().offset;
   return layout;
 }
+
+namespace {
+Stroke pinStroke(const Theme& th, PinMark pin) {
+  return Stroke{th.foreground, 2.4, pin == PinMark::Recompute ? Dash::Dashed : Dash::Solid};
+}
+Stroke foundStroke(const Theme& th) { return Stroke{th.peak, 2.4, Dash::Solid}; }
+}  // namespace
 
 Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
   const GraphSceneLayout layout = graphSceneLayout(drawing, style);
@@ -452,6 +480,13 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
       const DrawnNode& d = drawing.nodes[n];
       const Box b = layout.toScene(d.box);
       scene.add(RectItem{b.x, b.y, b.w, b.h, Fill{th.role(d.role)}, nodeStroke, 2 * scale});
+      if (d.pin != PinMark::None)
+        scene.add(RectItem{b.x, b.y, b.w, b.h, std::nullopt, pinStroke(th, d.pin), 2 * scale});
+      if (d.found) {
+        const double ring = 3;
+        scene.add(RectItem{b.x - ring, b.y - ring, b.w + 2 * ring, b.h + 2 * ring, std::nullopt, foundStroke(th),
+                           2 * scale + ring});
+      }
       scene.hotspots.push_back({Hotspot::Kind::Node, b.x, b.y, b.w, b.h, d.members.front().value, 0, d.tip});
     }
     if (labels) {
@@ -524,6 +559,16 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
     drawLegendSymbol(scene, entry, b.x, b.y + (b.h - symbol) / 2, symbol);
     scene.add(TextItem{
         {b.x + symbol + 5, b.y + b.h / 2}, entry.label, th.fontSize, th.foreground, Anchor::Start, Baseline::Middle});
+  }
+  for (std::size_t m = 0; m < layout.legendMarks.size(); ++m) {
+    const Box& b = layout.legendBoxes[layout.legendRoles.size() + m];
+    const std::string& label = layout.legendMarks[m];
+    const Stroke stroke = label == "found"          ? foundStroke(th)
+                          : label == "pinned: keep" ? pinStroke(th, PinMark::Keep)
+                                                    : pinStroke(th, PinMark::Recompute);
+    scene.add(RectItem{b.x + 1, b.y + (b.h - symbol) / 2 + 1, symbol - 2, symbol - 2, Fill{th.background}, stroke});
+    scene.add(TextItem{
+        {b.x + symbol + 5, b.y + b.h / 2}, label, th.fontSize, th.foreground, Anchor::Start, Baseline::Middle});
   }
   return scene;
 }

@@ -122,7 +122,18 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
         marks = planMarks(g, p.plan.schedule, p.plan.lowerSets);
       }
       try {
-        const GraphDrawing drawing = layoutGraph(g, marks, request.graphOptions);
+        GraphDrawing drawing = layoutGraph(g, marks, request.graphOptions);
+        for (DrawnNode& d : drawing.nodes)
+          for (const graph::NodeId v : d.members) {
+            d.found |= request.found == v;
+            if (!g.isOp(v)) continue;
+            const graph::OpIndex op = g.opIndex(v);
+            if (std::find(request.pins.keep.begin(), request.pins.keep.end(), op) != request.pins.keep.end())
+              d.pin = PinMark::Keep;
+            if (std::find(request.pins.recompute.begin(), request.pins.recompute.end(), op) !=
+                request.pins.recompute.end())
+              d.pin = PinMark::Recompute;
+          }
         if (!drawing.note.empty()) out.warnings.push_back("graph figure: " + drawing.note);
         out.scene = graphScene(drawing, style);
       } catch (const GraphTooLarge& e) {

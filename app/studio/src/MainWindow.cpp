@@ -38,6 +38,7 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -200,6 +201,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
     for (viz::FigureKind kind : {viz::FigureKind::Graph, viz::FigureKind::Schedule, viz::FigureKind::Layout})
       m_views[kind]->invalidate();
+    if (m_timelineByCategory && m_timelineByCategory->isChecked()) m_views[viz::FigureKind::Timeline]->invalidate();
     updatePlanTitle();
   });
   // The row's figures change as results arrive (and the winner with them): the title follows, and the
@@ -276,6 +278,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_nodeDock->setWidget(m_nodeDetails);
   addDockWidget(Qt::LeftDockWidgetArea, m_nodeDock);
   tabifyDockWidget(logDock, m_nodeDock);
+  // Solve > Largest batch's answers, a row per solver.
+  m_batchTable = new QTableWidget(0, 4);
+  m_batchTable->setObjectName(QStringLiteral("batchTable"));
+  m_batchTable->setHorizontalHeaderLabels({tr("solver"), tr("largest batch"), tr("status"), tr("why")});
+  m_batchTable->horizontalHeader()->setStretchLastSection(true);
+  m_batchTable->verticalHeader()->hide();
+  m_batchTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_batchDock = new QDockWidget(tr("Largest batch"), this);
+  m_batchDock->setObjectName(QStringLiteral("largestBatch"));
+  m_batchDock->setWidget(m_batchTable);
+  addDockWidget(Qt::LeftDockWidgetArea, m_batchDock);
+  tabifyDockWidget(logDock, m_batchDock);
   logDock->raise();
 
   m_graphLabel = new QLabel(tr("no graph"));
@@ -285,6 +299,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   viewMenu->addAction(solverDock->toggleViewAction());
   viewMenu->addAction(logDock->toggleViewAction());
   viewMenu->addAction(m_nodeDock->toggleViewAction());
+  viewMenu->addAction(m_batchDock->toggleViewAction());
   viewMenu->addSeparator();
   // Over compute time, plans compare by length: a schedule step counts frees as much as a convolution.
   m_timeAxis = viewMenu->addAction(tr("Timeline over compute &time"));
@@ -295,6 +310,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       tr("The memory timeline's x axis: compute time (on) or schedule steps, frees "
          "included (off)"));
   connect(m_timeAxis, &QAction::toggled, this, [this] { m_views[viz::FigureKind::Timeline]->invalidate(); });
+  // One plan's memory stacked by what holds it (kept values, recomputed ones, gradients, workspace...).
+  m_timelineByCategory = viewMenu->addAction(tr("Timeline of the selected plan by &category"));
+  m_timelineByCategory->setCheckable(true);
+  m_timelineByCategory->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+  m_timelineByCategory->setToolTip(
+      tr("The memory timeline shows the selected plan alone, stacked by category, instead of every plan's total"));
+  connect(m_timelineByCategory, &QAction::toggled, this, [this] { m_views[viz::FigureKind::Timeline]->invalidate(); });
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
     if (m_interactive) QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText());
@@ -863,7 +885,8 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
                    logMessage(tr("%1: no batch fits (%2: %3)")
                                   .arg(solver, qstr(solvers::statusName(a.status)), QString::fromStdString(a.message)));
                }
-               statusBar()->showMessage(tr("Largest batch: see Messages"), 5000);
+               showBatchAnswers(memory);
+               statusBar()->showMessage(tr("Largest batch: see its table"), 5000);
                updateActions();
                emit maxBatchFinished();
              },
@@ -879,6 +902,33 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
     reportError(title, QString::fromUtf8(e.what()));
     return false;
   }
+}
+
+void MainWindow::showBatchAnswers(Bytes memory) {
+  m_batchTable->setRowCount(static_cast<int>(m_batchAnswers.size()));
+  m_batchDock->setWindowTitle(tr("Largest batch in %1").arg(QString::fromStdString(formatByteSize(memory))));
+  for (std::size_t k = 0; k < m_batchAnswers.size(); ++k) {
+    const BatchAnswer& a = m_batchAnswers[k];
+    const int row = static_cast<int>(k);
+    auto* batch = new QTableWidgetItem;
+    // A number to sort by; none when no batch fits or the solver could not answer.
+    if (a.call == solvers::CallStatus::Ok && a.batch > 0)
+      batch->setData(Qt::DisplayRole, QVariant::fromValue(a.batch));
+    else
+      batch->setText(QStringLiteral("-"));
+    batch->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    m_batchTable->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(a.solver)));
+    m_batchTable->setItem(row, 1, batch);
+    m_batchTable->setItem(
+        row, 2,
+        new QTableWidgetItem(a.call == solvers::CallStatus::Error ? tr("error") : qstr(solvers::statusName(a.status))));
+    auto* why = new QTableWidgetItem(QString::fromStdString(a.message));
+    why->setToolTip(QString::fromStdString(a.message));
+    m_batchTable->setItem(row, 3, why);
+  }
+  m_batchTable->resizeColumnsToContents();
+  m_batchDock->show();
+  m_batchDock->raise();
 }
 
 bool MainWindow::cancelOpen() {
@@ -1255,7 +1305,11 @@ std::optional<viz::FigureRequest> MainWindow::figureRequest(viz::FigureKind kind
   request.kind = kind;
   request.graph = m_graph.get();
   if (kind == viz::FigureKind::Timeline) {
-    request.plans = allPlans();
+    if (m_timelineByCategory->isChecked()) {
+      if (auto plan = focusedPlan()) request.plans.push_back(std::move(*plan));
+    } else {
+      request.plans = allPlans();
+    }
     request.budget = m_doc.budget();
     request.timelineAxis = timelineOverTime() ? viz::TimelineAxis::Time : viz::TimelineAxis::Steps;
   } else if (kind == viz::FigureKind::Pareto) {
@@ -1277,6 +1331,11 @@ std::optional<viz::FigureRequest> MainWindow::figureRequest(viz::FigureKind kind
       request.budget = budget.bytes;
   } else if (auto plan = focusedPlan()) {
     request.plans.push_back(std::move(*plan));
+  }
+  if (kind == viz::FigureKind::Graph) {
+    // The user's marks: the pins, and the node found or clicked (the Node panel's).
+    request.pins = m_pins;
+    request.found = m_detailNode;
   }
   return request;
 }
@@ -1338,6 +1397,8 @@ QString MainWindow::planTitle() const { return m_planTitle->text(); }
 bool MainWindow::timelineOverTime() const { return m_timeAxis->isChecked(); }
 
 void MainWindow::setTimelineOverTime(bool overTime) { m_timeAxis->setChecked(overTime); }
+
+void MainWindow::setTimelineByCategory(bool byCategory) { m_timelineByCategory->setChecked(byCategory); }
 
 void MainWindow::updatePlanTitle() {
   const solvers::SolveResult* r = m_graph ? focusedResult() : nullptr;
@@ -1690,6 +1751,7 @@ bool MainWindow::showNodeDetails(graph::NodeId node) {
   if (!m_graph || node.value >= m_graph->size()) return false;
   m_detailNode = node;
   refreshNodeDetails();
+  m_views[viz::FigureKind::Graph]->invalidate();  // its ring moves to this node
   m_nodeDock->show();
   m_nodeDock->raise();
   return true;

@@ -53,6 +53,9 @@ class GraphTooLarge : public std::runtime_error {
 /// One box of the drawing: a graph node, or a collapsed chain of operations (members in topological
 /// order). Boxes and points are in drawing units (CSS pixels at scale 1, y down, origin at the top
 /// left of the drawing).
+/// How the user pinned a drawn node (docs/pins.md), for its outline.
+enum class PinMark : std::uint8_t { None, Keep, Recompute };
+
 struct DrawnNode {
   std::vector<graph::NodeId> members;
   std::string label;  ///< the node's name, or "first … last (k ops)" for a chain
@@ -60,6 +63,8 @@ struct DrawnNode {
   int segment = -1;  ///< the members' lower-set segment, -1 for none
   Bytes bytes{0};    ///< sum over the members
   Box box;
+  PinMark pin = PinMark::None;  ///< a member is pinned (set by the caller after the layout)
+  bool found = false;           ///< a member is the node the user searched for (likewise)
   /// What hovering the box tells (the scene's Hotspot::tip): name, op, output size, forward and backward
   /// time in the graph's unit and, with a plan, the node's part in it; a chain lists its members.
   std::string tip;
@@ -126,7 +131,9 @@ struct GraphSceneLayout {
   Point offset;                       ///< scene position of the drawing's origin in the first band
   std::vector<Band> bands;            ///< one per column, left to right; their [y0, y1) partition [0, height)
   std::vector<NodeRole> legendRoles;  ///< the roles present, in NodeRole order
-  std::vector<Box> legendBoxes;       ///< one per legend role, symbol and label
+  /// After the roles: "pinned: keep", "pinned: recompute", "found", for the marks present.
+  std::vector<std::string> legendMarks;
+  std::vector<Box> legendBoxes;  ///< one per legend role, then one per mark: symbol and label
   double titleY = 0;
   double noteY = 0;  ///< the top of GraphDrawing::note's line, when there is one
 
@@ -163,6 +170,9 @@ struct GraphSceneLayout {
 /// name and size when the scaled labels would be at least kMinTextSize tall (at FigureStyle::maxZoom). A drawing
 /// wrapped into columns (see GraphSceneLayout) has each column clipped to its band, a thin line between columns, and
 /// "continues →" under each column that goes on, "→ continued" over the next.
+///
+/// A pinned node's box has a thick outline (solid: keep; dashed: recompute), the found node a ring in the
+/// peak colour around it; the legend names the marks present.
 ///
 /// Hotspots: one of kind Node per node box, its exact scene rectangle, with `index` the NodeId value of
 /// the box's first member (a collapsed chain's first node) and DrawnNode::tip as its tip.

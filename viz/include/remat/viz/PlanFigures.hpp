@@ -59,6 +59,9 @@ struct FigureRequest {
   TimelineAxis timelineAxis = TimelineAxis::Steps;
   GraphDrawingOptions graphOptions;
   ParetoData pareto;
+  /// The checkpoint drawing marks these: the pinned nodes' boxes outlined, the found node ringed.
+  solvers::Pins pins;
+  std::optional<graph::NodeId> found;
 };
 
 /// The figure, or a readable reason why it cannot be drawn (a plan that does not simulate, a figure

@@ -37,6 +37,7 @@ class QPushButton;
 class QTabWidget;
 class QTimer;
 class QTableView;
+class QTableWidget;
 class QSortFilterProxyModel;
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -152,6 +153,9 @@ class MainWindow : public QMainWindow {
   /// time) rather than schedule steps.
   [[nodiscard]] bool timelineOverTime() const;
   void setTimelineOverTime(bool overTime);
+  /// View > Timeline of the selected plan by category: the timeline shows the selected plan alone, its
+  /// memory stacked by category, instead of every plan's total.
+  void setTimelineByCategory(bool byCategory);
   /// Selects a solver's row in the table (whatever its sorting); false when it has none.
   bool selectSolver(const std::string& id);
 
@@ -237,11 +241,14 @@ class MainWindow : public QMainWindow {
   /// `baseBatch`, or when 0 graph::inferBatchSize (asked for when the graph does not say and the window
   /// is interactive). Runs on a worker: the status bar says which solver and how far
   /// (maxBatchProgressed), Esc cancels at once (the worker is told to stop and left to finish, its answer
-  /// dropped). The answers go to Messages and maxBatchAnswers(), then maxBatchFinished. False, with the
+  /// dropped). The answers go to the Largest batch table, Messages and maxBatchAnswers(), then
+  /// maxBatchFinished. False, with the
   /// reason reported, without a graph, a budget in bytes or a batch size.
   bool computeMaxBatch(std::int64_t baseBatch = 0);
   [[nodiscard]] bool computingMaxBatch() const { return m_batchRunning; }
   [[nodiscard]] const std::vector<BatchAnswer>& maxBatchAnswers() const { return m_batchAnswers; }
+  /// The Largest batch dock's table: a row per solver (solver, largest batch, status, why).
+  [[nodiscard]] QTableWidget* maxBatchTable() const { return m_batchTable; }
 
   /// Shows a node's details (viz::nodeDetails over every finished plan) in the Node dock; what a click
   /// on a node of the checkpoint drawing does. False for a node the graph does not have.
@@ -363,6 +370,8 @@ class MainWindow : public QMainWindow {
   /// Node panel's.
   [[nodiscard]] std::vector<viz::LabeledPlan> allPlans() const;
   void logMessage(const QString& text);
+  /// Fills the Largest batch table with the answers found in `memory`, and shows it.
+  void showBatchAnswers(Bytes memory);
   /// The pins changed: the label in the solver panel, the Pins menu, the Node panel.
   void pinsChanged();
   /// Makes `pins` the pins, dropping the rows and fronts made under the old ones (StudioDocument::setPins).
@@ -430,6 +439,8 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* m_log = nullptr;
   QPlainTextEdit* m_nodeDetails = nullptr;
   QDockWidget* m_nodeDock = nullptr;
+  QDockWidget* m_batchDock = nullptr;
+  QTableWidget* m_batchTable = nullptr;
   QLabel* m_graphLabel = nullptr;
   QAction* m_exportAction = nullptr;
   QAction* m_runAction = nullptr;
@@ -440,6 +451,7 @@ class MainWindow : public QMainWindow {
   QAction* m_savePlanAction = nullptr;
   QAction* m_openPlanAction = nullptr;
   QAction* m_timeAxis = nullptr;
+  QAction* m_timelineByCategory = nullptr;
   QMenu* m_datasetMenu = nullptr;
   QMenu* m_recentMenu = nullptr;
   QStringList m_recent;
