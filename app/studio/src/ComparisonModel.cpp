@@ -160,6 +160,15 @@ QString ComparisonModel::statusTip(int row) const {
         what = solver ? tr("infeasible: no plan of its class fits the budget")
                       : tr("does not fit: the plan's simulated peak is over the budget at hand");
         break;
+      case solvers::SolveStatus::OverBudget:
+        what =
+            tr("over-budget: the plan meets the budget in the solver's own memory model but peaks above it in "
+               "the simulator, the authority on memory");
+        break;
+      case solvers::SolveStatus::TimeLimit:
+        what = res.plan ? tr("time-limit: the best plan found before the time limit, not proven optimal")
+                        : tr("time-limit: the time limit ran out before any plan was found");
+        break;
       default:
         what = tr("%1: the solver stopped without proving an answer")
                    .arg(QString::fromUtf8(solvers::outcomeName(res).data()));
