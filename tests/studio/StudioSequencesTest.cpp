@@ -271,6 +271,13 @@ TEST_CASE("A row the user picked stays picked through a re-solve, Ctrl+E exports
   REQUIRE(w.selectSolver("chen-sqrtn"));
   win.typeBudgetAndRun(QString::number(plain.value * 8 / 10));
   CHECK(w.focusedSolver() == "chen-sqrtn");
+  // Another strategy in the panel: the rows were made under the old one, and say so until the next run.
+  w.setLiveBudget(false);
+  w.setStrategy(solvers::Strategy::Memory);
+  CHECK(w.comparisonModel()->stale());
+  CHECK(w.planTitle().contains(QStringLiteral("strategy time")));
+  w.setStrategy(solvers::Strategy::Time);
+  CHECK_FALSE(w.comparisonModel()->stale());
   // Focus is in the budget field after typing: Ctrl+E still opens the export dialog.
   QLineEdit* field = w.budgetEditor()->field();
   field->setFocus();

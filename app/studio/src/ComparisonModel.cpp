@@ -116,6 +116,12 @@ void ComparisonModel::judge() {
   emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
 }
 
+void ComparisonModel::setStale(bool stale) {
+  if (stale == m_stale) return;
+  m_stale = stale;
+  if (!m_rows.empty()) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
+}
+
 bool ComparisonModel::removeRow(const std::string& solver) {
   const auto row = rowOf(solver);
   if (!row) return false;
@@ -310,6 +316,7 @@ QVariant ComparisonModel::data(const QModelIndex& index, int role) const {
       if (r.result && !r.result->message.empty()) return QString::fromStdString(r.result->message);
       return {};
     case Qt::ForegroundRole:
+      if (m_stale) return QColor(0x99, 0x99, 0x99);
       if (index.column() == Status && r.result && !r.result->plan && r.result->status != solvers::SolveStatus::Bound)
         return QColor(0xc0, 0x39, 0x2b);
       if (index.column() == Fits && r.result && r.result->plan && !solvers::fitsBudget(*r.result))

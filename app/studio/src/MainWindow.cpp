@@ -601,6 +601,10 @@ QWidget* MainWindow::buildSolverPanel() {
   for (solvers::Strategy s : {solvers::Strategy::Time, solvers::Strategy::Memory, solvers::Strategy::Auto})
     m_strategy->addItem(qstr(solvers::strategyName(s)), static_cast<int>(s));
   m_strategy->setToolTip(tr("The DP solvers' strategy: least overhead (time), least memory, or auto"));
+  connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] {
+    settingsChanged();
+    if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
+  });
 
   m_dpModel = new QComboBox;
   for (solvers::DpModelKind m : {solvers::DpModelKind::Simulator, solvers::DpModelKind::Paper})
@@ -616,6 +620,7 @@ QWidget* MainWindow::buildSolverPanel() {
     stopPareto();
     m_doc.clearPareto();
     if (m_views.contains(viz::FigureKind::Pareto)) m_views[viz::FigureKind::Pareto]->invalidate();
+    settingsChanged();
     if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
   });
 
@@ -1002,6 +1007,8 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   m_rawGraph = std::move(raw);
   // Pins are by op index: they belong to the graph they were made on, and go with it.
   m_doc.setGraph(std::move(g), std::move(vanilla));
+  m_runSettings.reset();
+  m_model->setStale(false);
   m_path = path;
   rememberRecent(path);
   m_importWarnings = warnings;
@@ -1400,6 +1407,23 @@ void MainWindow::setTimelineOverTime(bool overTime) { m_timeAxis->setChecked(ove
 
 void MainWindow::setTimelineByCategory(bool byCategory) { m_timelineByCategory->setChecked(byCategory); }
 
+QString MainWindow::staleText() const {
+  if (!m_runSettings || m_model->rows().empty()) return {};
+  QStringList changed;
+  if (m_runSettings->strategy != strategy())
+    changed << tr("strategy %1").arg(qstr(solvers::strategyName(m_runSettings->strategy)));
+  if (m_runSettings->model != dpModel())
+    changed << tr("DP model %1").arg(qstr(solvers::dpModelName(m_runSettings->model)));
+  if (changed.isEmpty()) return {};
+  return tr("the rows were made under %1, not the panel's: Run (Ctrl+R) to update").arg(changed.join(tr(" and ")));
+}
+
+void MainWindow::settingsChanged() {
+  // Rows made under other settings are shown as such (greyed, and said in the title) until the next run.
+  m_model->setStale(!staleText().isEmpty());
+  updatePlanTitle();
+}
+
 void MainWindow::updatePlanTitle() {
   const solvers::SolveResult* r = m_graph ? focusedResult() : nullptr;
   if (!r) {
@@ -1419,6 +1443,10 @@ void MainWindow::updatePlanTitle() {
                          : m_doc.budget() ? tr("budget %1").arg(QString::fromStdString(formatByteSize(*m_doc.budget())))
                                           : tr("no budget");
   const bool fits = solvers::fitsBudget(*r);
+  if (const QString stale = staleText(); !stale.isEmpty()) {
+    m_planTitle->setText(tr("Plan views: %1 \u2014 %2").arg(QString::fromStdString(r->solver), stale));
+    return;
+  }
   m_planTitle->setText(tr("Plan views: %1, %2%3%4; %5; strategy %6; simulated peak %7, overhead %8 %9")
                            .arg(QString::fromStdString(r->solver), qstr(solvers::outcomeName(*r)),
                                 winner ? tr(" (the winner)") : QString(),
@@ -1633,6 +1661,8 @@ void MainWindow::runSolvers() {
                      return all;
                    }()))
                    .arg(m_strategy->currentText(), m_dpModel->currentText(), budgetText, limitText, pinsText));
+    m_runSettings = RunSettings{settings.strategy, settings.model};
+    m_model->setStale(false);
     m_runner->start(m_graph, chosen, settings);
     refreshViews();
     updateActions();

@@ -67,6 +67,9 @@ class ComparisonModel : public QAbstractTableModel {
   /// Removes a row (a plan made under pins that are gone); false when there is none of that label.
   bool removeRow(const std::string& solver);
   [[nodiscard]] bool leastBudgets() const { return m_leastBudgets; }
+  /// Rows made under other settings than the panel's now: greyed until the next run.
+  void setStale(bool stale);
+  [[nodiscard]] bool stale() const { return m_stale; }
   /// Why a row has its status: what its solver's optimality is over (SolverInfo::scheduleClass and
   /// model), what feasible, bound, infeasible, ... mean, and the row's own message.
   [[nodiscard]] QString statusTip(int row) const;
@@ -99,6 +102,7 @@ class ComparisonModel : public QAbstractTableModel {
   void judge();
   std::vector<Row> m_rows;
   bool m_leastBudgets = false;
+  bool m_stale = false;
   Bytes m_plainPeak{0};
   Ticks m_plainTime{0};
   QString m_timeUnit;

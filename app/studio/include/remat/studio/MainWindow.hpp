@@ -376,6 +376,11 @@ class MainWindow : public QMainWindow {
   void pinsChanged();
   /// Makes `pins` the pins, dropping the rows and fronts made under the old ones (StudioDocument::setPins).
   void applyPins(solvers::Pins pins);
+  /// Why the rows do not answer the panel's settings (another strategy or DP model than the last run's),
+  /// or an empty string.
+  [[nodiscard]] QString staleText() const;
+  /// The strategy or DP model moved: the rows and title say whether they are stale.
+  void settingsChanged();
   /// The label of the table's selected row; empty when none is.
   [[nodiscard]] std::string selectedLabel() const;
   /// Fills a menu with the pin actions for a node.
@@ -447,6 +452,12 @@ class MainWindow : public QMainWindow {
   QAction* m_paretoAction = nullptr;
   QAction* m_batchAction = nullptr;
   QPointer<ExportDialog> m_exportDialog;
+  /// The settings of the last run, to tell when the panel's differ (staleText).
+  struct RunSettings {
+    solvers::Strategy strategy;
+    solvers::DpModelKind model;
+  };
+  std::optional<RunSettings> m_runSettings;
   std::string m_autoSelected;  ///< the winner the window selected after the last run (not the user's pick)
   QAction* m_savePlanAction = nullptr;
   QAction* m_openPlanAction = nullptr;
