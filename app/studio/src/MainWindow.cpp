@@ -68,6 +68,7 @@
 #include "remat/studio/JobRunner.hpp"
 #include "remat/studio/Session.hpp"
 #include "remat/studio/SolveRunner.hpp"
+#include "remat/studio/SolverPanel.hpp"
 #include "remat/viz/NodeLabel.hpp"
 #include "remat/vizqt/Export.hpp"
 #include "remat/vizqt/FigureFile.hpp"
@@ -81,7 +82,6 @@ namespace {
 constexpr viz::FigureKind kViews[] = {viz::FigureKind::Timeline, viz::FigureKind::Graph, viz::FigureKind::Schedule,
                                       viz::FigureKind::Layout, viz::FigureKind::Pareto};
 constexpr std::size_t kParetoPoints = 20;
-constexpr int kProgressSteps = 1000;
 
 QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
@@ -569,50 +569,23 @@ void MainWindow::pinsChanged() {
 }
 
 QWidget* MainWindow::buildSolverPanel() {
-  auto* panel = new QWidget;
-  m_solverList = new QTreeWidget;
-  m_solverList->setColumnCount(2);
-  m_solverList->setHeaderLabels({tr("Solver"), tr("Progress")});
-  m_solverList->setRootIsDecorated(false);
-  m_solverList->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
-  m_solverList->header()->setStretchLastSection(true);
-  for (const auto& solver : solvers::SolverRegistry::builtin().solvers()) {
-    const solvers::SolverInfo& info = solver->info();
-    auto* item = new QTreeWidgetItem(m_solverList);
-    item->setText(0, QString::fromStdString(info.id));
-    item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-    const bool byDefault = info.followsStrategy;  // the paper's DPs
-    item->setCheckState(0, byDefault ? Qt::Checked : Qt::Unchecked);
-    item->setToolTip(0, QStringLiteral("<b>%1</b><br>%2<br><i>%3</i>")
-                            .arg(QString::fromStdString(info.name).toHtmlEscaped(),
-                                 QString::fromStdString(info.citation).toHtmlEscaped(),
-                                 QString::fromStdString(info.problemClass).toHtmlEscaped()));
-    auto* bar = new QProgressBar;
-    bar->setRange(0, kProgressSteps);
-    bar->setValue(0);
-    bar->setTextVisible(true);
-    bar->setFormat(QString());
-    m_solverList->setItemWidget(item, 1, bar);
-    m_solverItems[info.id] = item;
-    m_progress[info.id] = bar;
-  }
+  m_panel = new SolverPanel;
+  // The window reads and sets these often; the panel owns them.
+  m_strategy = m_panel->strategy();
+  m_dpModel = m_panel->dpModel();
+  m_costModel = m_panel->costModel();
+  m_workspaceModel = m_panel->workspaceModel();
+  m_timeLimit = m_panel->timeLimit();
+  m_budget = m_panel->budget();
+  m_liveBudget = m_panel->liveBudget();
+  m_pinsLabel = m_panel->pins();
+  m_runButton = m_panel->runButton();
+  m_cancelButton = m_panel->cancelButton();
 
-  m_strategy = new QComboBox;
-  for (solvers::Strategy s : {solvers::Strategy::Time, solvers::Strategy::Memory, solvers::Strategy::Auto})
-    m_strategy->addItem(qstr(solvers::strategyName(s)), static_cast<int>(s));
-  m_strategy->setToolTip(tr("The DP solvers' strategy: least overhead (time), least memory, or auto"));
   connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] {
     settingsChanged();
     if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
   });
-
-  m_dpModel = new QComboBox;
-  for (solvers::DpModelKind m : {solvers::DpModelKind::Simulator, solvers::DpModelKind::Paper})
-    m_dpModel->addItem(qstr(solvers::dpModelName(m)), static_cast<int>(m));
-  m_dpModel->setToolTip(
-      tr("The memory model the DP solvers (and Chen's, which lower chains alike) plan with: simulator (their "
-         "plans fit the budget as the simulator counts it; the default) or paper (Kusumoto et al.'s, "
-         "activations only, to reproduce the paper's tables)"));
   connect(m_dpModel, &QComboBox::currentIndexChanged, this, [this] {
     // The fronts and plans at hand were planned in the other model.
     stopFronts();
@@ -623,43 +596,13 @@ QWidget* MainWindow::buildSolverPanel() {
     settingsChanged();
     if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
   });
-
-  m_costModel = new QComboBox;
-  for (const std::string& name : graph::costModelNames()) m_costModel->addItem(QString::fromStdString(name));
-  m_costModel->setToolTip(
-      tr("Operation times: file (as the graph file gives them), paper (10 for convolutions, "
-         "1 otherwise, as Kusumoto et al.), flops (a roofline estimate)"));
   connect(m_costModel, &QComboBox::currentIndexChanged, this, [this](int index) {
     reinstallUnder(m_costModel, m_appliedCostModel, index, tr("Cannot apply the cost model"));
   });
-
-  m_workspaceModel = new QComboBox;
-  for (const std::string& name : graph::workspaceModelNames()) m_workspaceModel->addItem(QString::fromStdString(name));
-  m_workspaceModel->setToolTip(
-      tr("Temporaries inside each step, which the simulator counts beside the tensors: file (as the graph "
-         "file gives them, e.g. measured by remat profile), none, or libtorch-cpu (rules of op and phase "
-         "measured with LibTorch's CPU kernels: a convolution's reordered weight and input, the loss's "
-         "log-probabilities, ...)"));
   connect(m_workspaceModel, &QComboBox::currentIndexChanged, this, [this](int index) {
     reinstallUnder(m_workspaceModel, m_appliedWorkspaceModel, index, tr("Cannot apply the workspace model"));
   });
-
-  m_timeLimit = new QDoubleSpinBox;
-  m_timeLimit->setObjectName(QStringLiteral("timeLimit"));
-  m_timeLimit->setRange(0, Session::kMaxTimeLimitSeconds);
-  m_timeLimit->setDecimals(1);
-  m_timeLimit->setSuffix(tr(" s"));
-  m_timeLimit->setSpecialValueText(tr("none"));
-  m_timeLimit->setToolTip(tr("Each solver's time limit; it answers 'time-limit' when it runs out"));
-
-  m_budget = new BudgetEditor;
   m_budget->field()->installEventFilter(this);
-  m_liveBudget = new QCheckBox(tr("Re-solve as the budget moves"));
-  m_liveBudget->setChecked(true);
-  m_liveBudget->setToolTip(
-      tr("After a run, each budget change re-solves the checked solvers. The DP solvers then compute "
-         "their whole budget/overhead front once, in the background, and answer every later budget "
-         "from it without running the DP again (time-centric and auto strategies)."));
   m_scrubTimer = new QTimer(this);
   m_scrubTimer->setSingleShot(true);
   m_scrubTimer->setInterval(kScrubDelayMs);
@@ -668,34 +611,9 @@ QWidget* MainWindow::buildSolverPanel() {
     runSolvers();
   });
   connect(m_budget, &BudgetEditor::budgetChanged, this, &MainWindow::onBudgetChanged);
-  m_runButton = new QPushButton(tr("Run"));
-  m_runButton->setDefault(true);
-  m_cancelButton = new QPushButton(tr("Cancel"));
   connect(m_runButton, &QPushButton::clicked, this, &MainWindow::runSolvers);
   connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelSolvers);
-
-  auto* form = new QFormLayout;
-  form->addRow(tr("Strategy"), m_strategy);
-  form->addRow(tr("DP model"), m_dpModel);
-  form->addRow(tr("Cost model"), m_costModel);
-  form->addRow(tr("Workspace"), m_workspaceModel);
-  form->addRow(tr("Time limit"), m_timeLimit);
-  form->addRow(tr("Budget"), m_budget);
-  form->addRow(QString(), m_liveBudget);
-  m_pinsLabel = new QLabel;
-  m_pinsLabel->setObjectName(QStringLiteral("pins"));
-  m_pinsLabel->setWordWrap(true);
-  m_pinsLabel->setTextFormat(Qt::PlainText);
-  m_pinsLabel->setText(tr("none (right-click a node to pin it)"));
-  form->addRow(tr("Pins"), m_pinsLabel);
-  auto* buttons = new QHBoxLayout;
-  buttons->addWidget(m_runButton);
-  buttons->addWidget(m_cancelButton);
-  auto* layout = new QVBoxLayout(panel);
-  layout->addWidget(m_solverList, 1);
-  layout->addLayout(form);
-  layout->addLayout(buttons);
-  return panel;
+  return m_panel;
 }
 
 vizqt::SceneView* MainWindow::view(viz::FigureKind kind) const {
@@ -703,26 +621,11 @@ vizqt::SceneView* MainWindow::view(viz::FigureKind kind) const {
   return it == m_views.end() ? nullptr : it->second;
 }
 
-QProgressBar* MainWindow::progressBar(const std::string& id) const {
-  const auto it = m_progress.find(id);
-  return it == m_progress.end() ? nullptr : it->second;
-}
+QProgressBar* MainWindow::progressBar(const std::string& id) const { return m_panel->progressBar(id); }
 
-bool MainWindow::setSolverChecked(const std::string& id, bool checked) {
-  const auto it = m_solverItems.find(id);
-  if (it == m_solverItems.end()) return false;
-  it->second->setCheckState(0, checked ? Qt::Checked : Qt::Unchecked);
-  return true;
-}
+bool MainWindow::setSolverChecked(const std::string& id, bool checked) { return m_panel->setChecked(id, checked); }
 
-std::vector<std::string> MainWindow::checkedSolvers() const {
-  std::vector<std::string> ids;
-  for (int k = 0; k < m_solverList->topLevelItemCount(); ++k) {
-    const QTreeWidgetItem* item = m_solverList->topLevelItem(k);
-    if (item->checkState(0) == Qt::Checked) ids.push_back(item->text(0).toStdString());
-  }
-  return ids;
-}
+std::vector<std::string> MainWindow::checkedSolvers() const { return m_panel->checkedSolvers(); }
 
 void MainWindow::setDpModel(solvers::DpModelKind model) {
   m_dpModel->setCurrentIndex(m_dpModel->findData(static_cast<int>(model)));
@@ -1014,10 +917,7 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   m_importWarnings = warnings;
   m_model->clear();
   pinsChanged();
-  for (auto& [id, bar] : m_progress) {
-    bar->setValue(0);
-    bar->setFormat(QString());
-  }
+  m_panel->resetProgress();
   m_budget->setBudget({});
   m_budget->setVanillaPeak(m_vanilla->metrics.simulatedPeak);
   m_model->setPlainRun(m_vanilla->metrics.simulatedPeak, m_vanilla->metrics.totalTime,
@@ -1168,7 +1068,7 @@ bool MainWindow::openSession(const QString& path) {
     }
     applyPins(std::move(pins).value());
   }
-  for (auto& [id, item] : m_solverItems) item->setCheckState(0, Qt::Unchecked);
+  for (const auto& [id, item] : m_panel->solverItems()) setSolverChecked(id, false);
   for (const auto& id : s.solvers) setSolverChecked(id, true);
   setStrategy(s.strategy);
   setDpModel(s.model);
@@ -1638,11 +1538,7 @@ void MainWindow::runSolvers() {
     for (const solvers::SolveResult& r : kept) m_model->setResult(r);
     // A row the user chose stays chosen; the winner the window chose is chosen afresh at the end.
     if (!selected.empty() && selected != m_autoSelected) selectSolver(selected);
-    for (auto& [id, bar] : m_progress) {
-      bar->setValue(0);
-      bar->setFormat(QString());
-    }
-    for (const auto& id : ids) m_progress[id]->setFormat(QStringLiteral("%p%"));
+    m_panel->resetProgress(ids);
     const QString budgetText = settings.budget.kind == BudgetChoice::Kind::Fixed
                                    ? tr("%1 (%2 bytes)")
                                          .arg(QString::fromStdString(formatByteSize(settings.budget.bytes)))
@@ -1944,7 +1840,7 @@ bool MainWindow::solving() const { return m_runner->running(); }
 
 void MainWindow::onProgress(const QString& solver, double fraction, const QString& stage) {
   if (QProgressBar* bar = progressBar(solver.toStdString())) {
-    bar->setValue(static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * kProgressSteps)));
+    bar->setValue(static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * SolverPanel::kProgressSteps)));
     bar->setToolTip(stage);
   }
 }
@@ -1956,7 +1852,7 @@ void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& r
   // The DP model's budgets can pass the plain run's simulated peak: the slider must reach them.
   if (result.metrics.modelPeak) m_budget->extendScale(*result.metrics.modelPeak);
   if (QProgressBar* bar = progressBar(id)) {
-    bar->setValue(kProgressSteps);
+    bar->setValue(SolverPanel::kProgressSteps);
     bar->setFormat(qstr(solvers::outcomeName(result)));
   }
   logMessage(

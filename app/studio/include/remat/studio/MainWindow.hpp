@@ -54,6 +54,7 @@ class ComparisonModel;
 class ExportDialog;
 class JobRunner;
 class SolveRunner;
+class SolverPanel;
 
 /// Remat Studio's window: open a graph, run solvers side by side on worker threads, compare their
 /// plans in a table and in figures (memory timeline, checkpoints on the graph, schedule, memory layout),
@@ -420,9 +421,8 @@ class MainWindow : public QMainWindow {
   SolveRunner* m_runner = nullptr;
   ComparisonModel* m_model = nullptr;
   BudgetEditor* m_budget = nullptr;
-  QTreeWidget* m_solverList = nullptr;
-  std::map<std::string, QTreeWidgetItem*> m_solverItems;
-  std::map<std::string, QProgressBar*> m_progress;
+  SolverPanel* m_panel = nullptr;
+  // The panel's widgets the window uses most (owned by the panel).
   QComboBox* m_strategy = nullptr;
   QComboBox* m_dpModel = nullptr;
   QComboBox* m_costModel = nullptr;
