@@ -7,7 +7,10 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QTabWidget>
 #include <QTest>
 
@@ -189,8 +192,8 @@ TEST_CASE("Clearing the pins drops the pinned rows and the pinned Pareto fronts"
   REQUIRE(w.pareto()->series.size() == 2);
   // The checkpoint drawing marks the pinned node, and says so in its legend; the found one too.
   REQUIRE(w.showNodeDetails(node));
-  auto legend = [&](const std::string& text) {
-    const viz::FigureResult figure = w.buildView(viz::FigureKind::Graph, 960, 540, viz::Theme::paper());
+  auto legend = [&](const std::string& text, viz::FigureKind kind = viz::FigureKind::Graph) {
+    const viz::FigureResult figure = w.buildView(kind, 960, 540, viz::Theme::paper());
     REQUIRE(figure.scene);
     return std::any_of(figure.scene->items.begin(), figure.scene->items.end(), [&](const viz::Item& item) {
       const auto* t = std::get_if<viz::TextItem>(&item);
@@ -199,6 +202,8 @@ TEST_CASE("Clearing the pins drops the pinned rows and the pinned Pareto fronts"
   };
   CHECK(legend("pinned: keep"));
   CHECK(legend("found"));
+  CHECK(legend("pinned: keep", viz::FigureKind::Schedule));
+  CHECK(legend("found", viz::FigureKind::Schedule));
   // Pins > Clear all pins.
   w.clearPins();
   CHECK_FALSE(w.comparisonModel()->rowOf(viz::pinnedLabel("exact-dp")));
@@ -282,10 +287,40 @@ TEST_CASE("A row the user picked stays picked through a re-solve, Ctrl+E exports
   QLineEdit* field = w.budgetEditor()->field();
   field->setFocus();
   QTest::keyClick(field, Qt::Key_E, Qt::ControlModifier);
-  REQUIRE(w.exportDialog());
-  CHECK(w.exportDialog()->isVisible());
-  CHECK(w.exportDialog()->previewText().contains(QStringLiteral("3.30")));
-  w.exportDialog()->close();
+  studio::ExportDialog* dialog = w.exportDialog();
+  REQUIRE(dialog);
+  CHECK(dialog->isVisible());
+  CHECK(dialog->previewText().contains(QStringLiteral("3.30")));
+  // In the dialog as a user: two columns from the size list, 8 pt typed, a file name typed, Export.
+  auto* size = dialog->findChild<QComboBox*>(QStringLiteral("exportSize"));
+  REQUIRE(size);
+  size->setCurrentIndex(size->findData(QStringLiteral("two-columns")));
+  auto* font = dialog->findChild<QDoubleSpinBox*>(QStringLiteral("exportFontSize"));
+  REQUIRE(font);
+  font->selectAll();
+  QTest::keyClicks(font, QStringLiteral("8"));
+  QTest::keyClick(font, Qt::Key_Tab);
+  CHECK(dialog->options().fontSize == 8);
+  CHECK(dialog->previewText().contains(QStringLiteral("7.00")));
+  CHECK(dialog->commandLine().contains(QStringLiteral("--size two-columns --font-size 8 --theme paper")));
+  auto* path = dialog->findChild<QLineEdit*>(QStringLiteral("exportPath"));
+  REQUIRE(path);
+  const fs::path file = scratch() / "two-columns.pdf";
+  path->selectAll();
+  QTest::keyClicks(path, QString::fromStdString(file.string()));
+  auto* button = dialog->findChild<QPushButton*>(QStringLiteral("exportButton"));
+  REQUIRE(button);
+  QTest::mouseClick(button, Qt::LeftButton);
+  REQUIRE(fs::exists(file));
+  CHECK_FALSE(dialog->isVisible());
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), {}};
+  const std::size_t box = bytes.find("/MediaBox");
+  REQUIRE(box != std::string::npos);
+  std::istringstream media(bytes.substr(bytes.find('[', box) + 1, 80));
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  media >> x0 >> y0 >> x1 >> y1;
+  CHECK(std::abs((x1 - x0) - 7 * 72.0) <= 0.01 * 7 * 72.0);
 }
 
 namespace {

@@ -161,7 +161,11 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
       const LabeledPlan& p = request.plans.front();
       const auto r = simulate(g, p, out.error);
       if (!r) return out;
-      out.scene = scheduleMatrixScene(buildScheduleMatrix(g, p.plan.schedule, *r), g, style);
+      RowMarks marks;
+      for (const graph::OpIndex op : request.pins.keep) marks.keep.push_back(g.opNode(op));
+      for (const graph::OpIndex op : request.pins.recompute) marks.recompute.push_back(g.opNode(op));
+      marks.found = request.found;
+      out.scene = scheduleMatrixScene(buildScheduleMatrix(g, p.plan.schedule, *r), g, style, marks);
       return out;
     }
     case FigureKind::Layout: {

@@ -133,8 +133,8 @@ const char* stateName(CellState s) {
 
 Color mix(Color a, Color b, double t) {
   auto channel = [t](std::uint8_t x, std::uint8_t y) {
-    return static_cast<std::uint8_t>(static_cast<double>(x) + (static_cast<double>(y) - static_cast<double>(x)) * t +
-                                     0.5);
+    return static_cast<std::uint8_t>(
+        std::lround(static_cast<double>(x) + (static_cast<double>(y) - static_cast<double>(x)) * t));
   };
   return {channel(a.r, b.r), channel(a.g, b.g), channel(a.b, b.b), 255};
 }
@@ -173,7 +173,8 @@ void shiftRight(Item& item, double dx, double plotTop) {
 
 }  // namespace
 
-Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGraph& g, const FigureStyle& style) {
+Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGraph& g, const FigureStyle& style,
+                          const RowMarks& marks) {
   const Theme& th = style.theme;
   const TextMetrics& tm = style.text();
   constexpr double kPad = 12;  // the chart's outer margin, mirrored for the row labels
@@ -188,6 +189,18 @@ Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGrap
   for (CellState s : kStates)
     if (present[static_cast<std::size_t>(s)])
       legend.push_back({stateName(s), LegendEntry::Kind::Swatch, stateFill(th, s), {}});
+  // The user's marks on rows, as the checkpoint drawing has them on boxes.
+  const Stroke keepStroke{th.foreground, 1.6, Dash::Solid};
+  const Stroke recomputeStroke{th.foreground, 1.6, Dash::Dashed};
+  const Stroke foundStroke{th.peak, 1.8, Dash::Solid};
+  auto shown = [&](const std::vector<graph::NodeId>& nodes) {
+    return std::any_of(nodes.begin(), nodes.end(), [&](graph::NodeId v) {
+      return std::find(matrix.rows.begin(), matrix.rows.end(), v) != matrix.rows.end();
+    });
+  };
+  if (shown(marks.keep)) legend.push_back({"pinned: keep", LegendEntry::Kind::Line, {}, keepStroke});
+  if (shown(marks.recompute)) legend.push_back({"pinned: recompute", LegendEntry::Kind::Line, {}, recomputeStroke});
+  if (marks.found && shown({*marks.found})) legend.push_back({"found", LegendEntry::Kind::Line, {}, foundStroke});
 
   const std::size_t rows = matrix.rows.size();
   const bool named = rows <= kMaxNamedRows;
@@ -240,6 +253,14 @@ Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGrap
       inner.add(RectItem{x0, top, chart.x(static_cast<double>(run.last + 1)) - x0, rh, stateFill(th, run.state),
                          std::nullopt});
     }
+  }
+  for (std::size_t r = 0; r < rows; ++r) {
+    const graph::NodeId v = matrix.rows[r];
+    const double top = plot.y + static_cast<double>(r) * rh;
+    auto outline = [&](const Stroke& stroke) { inner.add(RectItem{plot.x, top, plot.w, rh, std::nullopt, stroke}); };
+    if (std::find(marks.keep.begin(), marks.keep.end(), v) != marks.keep.end()) outline(keepStroke);
+    if (std::find(marks.recompute.begin(), marks.recompute.end(), v) != marks.recompute.end()) outline(recomputeStroke);
+    if (marks.found == v) outline(foundStroke);
   }
   chart.popClip();
   chart.foreground();

@@ -1239,7 +1239,7 @@ std::optional<viz::FigureRequest> MainWindow::figureRequest(viz::FigureKind kind
   } else if (auto plan = focusedPlan()) {
     request.plans.push_back(std::move(*plan));
   }
-  if (kind == viz::FigureKind::Graph) {
+  if (kind == viz::FigureKind::Graph || kind == viz::FigureKind::Schedule) {
     // The user's marks: the pins, and the node found or clicked (the Node panel's).
     request.pins = m_pins;
     request.found = m_detailNode;
@@ -1677,7 +1677,9 @@ bool MainWindow::showNodeDetails(graph::NodeId node) {
   if (!m_graph || node.value >= m_graph->size()) return false;
   m_detailNode = node;
   refreshNodeDetails();
-  m_views[viz::FigureKind::Graph]->invalidate();  // its ring moves to this node
+  // Its ring in the drawing and the schedule moves to this node.
+  m_views[viz::FigureKind::Graph]->invalidate();
+  m_views[viz::FigureKind::Schedule]->invalidate();
   m_nodeDock->show();
   m_nodeDock->raise();
   return true;

@@ -59,7 +59,7 @@ struct FigureRequest {
   TimelineAxis timelineAxis = TimelineAxis::Steps;
   GraphDrawingOptions graphOptions;
   ParetoData pareto;
-  /// The checkpoint drawing marks these: the pinned nodes' boxes outlined, the found node ringed.
+  /// The checkpoint drawing and the schedule mark these: the pinned nodes outlined, the found one ringed.
   solvers::Pins pins;
   std::optional<graph::NodeId> found;
 };

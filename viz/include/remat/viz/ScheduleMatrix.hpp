@@ -63,7 +63,15 @@ class ScheduleMatrixError : public std::invalid_argument {
 /// its state (computed, recomputed, backward, kept in memory). Rows are labelled with node names when
 /// there are at most 40 of them, with their topological index otherwise. Hotspots: one of kind Node per
 /// row (its label and its cells), tipped with the node's name.
+///
+/// `marks` outlines rows as the checkpoint drawing outlines boxes: pinned nodes (solid: keep, dashed:
+/// recompute) and the found one (in the peak colour), named in the legend.
+struct RowMarks {
+  std::vector<graph::NodeId> keep;
+  std::vector<graph::NodeId> recompute;
+  std::optional<graph::NodeId> found;
+};
 [[nodiscard]] Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGraph& g,
-                                        const FigureStyle& style);
+                                        const FigureStyle& style, const RowMarks& marks = {});
 
 }  // namespace remat::viz
