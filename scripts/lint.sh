@@ -15,6 +15,12 @@ if ! clang-format --dry-run --Werror "${sources[@]}"; then
 fi
 
 # ctest hands each Catch test's name to its binary, which reads a name that begins with "--" as an option.
+# catch_discover_tests hands names over as CMake list elements: a ";" would cut one in two, each half
+# matching no case (ctest runs them with -w NoTests, so they fail rather than pass empty).
+if grep -rnE -A1 'TEST_CASE\(' tests | grep -E '"[^"]*;[^"]*"' | grep -v '^\S*-[0-9]*-\s*//'; then
+  echo "lint: a test name above contains ';': CMake would cut it in two" >&2
+  exit 1
+fi
 if grep -rnE 'TEST_CASE\("-' tests; then
   echo "lint: a test name above begins with '-': ctest would pass it to Catch as an option" >&2
   exit 1

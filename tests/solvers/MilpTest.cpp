@@ -397,7 +397,7 @@ TEST_CASE("milp refuses at once a MILP whose variables alone pass the memory lim
 }
 
 TEST_CASE(
-    "milp under pins: a kept op computed once at no more than exact-dp's pinned cost; a recomputed op never carried") {
+    "milp under pins: a kept op computed once at no more than exact-dp's pinned cost, a recomputed op never carried") {
   const Milp milp;
   const ExactDp dp;
   for (const ComputeGraph& g : {test::makeChain(8), test::makeRandomDag(8, 11), diamond()}) {

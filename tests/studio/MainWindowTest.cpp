@@ -541,6 +541,10 @@ TEST_CASE("Studio scrubs the budget from each DP's whole front", "[studio][windo
       CHECK(answered->metrics.modelOverhead == direct.metrics.modelOverhead);
       CHECK(answered->budget == b);
       if (answered->plan) CHECK(answered->message == "answered from its whole budget/overhead front");
+      // The table says so: its solve time is the look-up's, not a DP's.
+      CHECK(w.comparisonModel()
+                ->data(w.comparisonModel()->index(*row, studio::ComparisonModel::SolveSeconds))
+                .toString() == QStringLiteral("front"));
     }
   }
   CHECK(fronts.count() == 1);  // computed once

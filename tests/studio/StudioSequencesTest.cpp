@@ -10,6 +10,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTest>
@@ -204,8 +205,16 @@ TEST_CASE("Clearing the pins drops the pinned rows and the pinned Pareto fronts"
   CHECK(legend("found"));
   CHECK(legend("pinned: keep", viz::FigureKind::Schedule));
   CHECK(legend("found", viz::FigureKind::Schedule));
-  // Pins > Clear all pins.
-  w.clearPins();
+  // Pins > Clear all pins, from the menu bar.
+  auto* pinMenu = w.findChild<QMenu*>(QStringLiteral("pinMenu"));
+  REQUIRE(pinMenu);
+  pinMenu->popup(QPoint(0, 0));
+  auto* clear = pinMenu->findChild<QAction*>(QStringLiteral("clearPins"));
+  REQUIRE(clear);
+  REQUIRE(clear->isEnabled());
+  clear->trigger();
+  pinMenu->close();
+  CHECK(w.pins().empty());
   CHECK_FALSE(w.comparisonModel()->rowOf(viz::pinnedLabel("exact-dp")));
   CHECK_FALSE(legend("pinned: keep"));
   REQUIRE(w.pareto());
@@ -283,6 +292,15 @@ TEST_CASE("A row the user picked stays picked through a re-solve, Ctrl+E exports
   CHECK(w.planTitle().contains(QStringLiteral("strategy time")));
   w.setStrategy(solvers::Strategy::Time);
   CHECK_FALSE(w.comparisonModel()->stale());
+  // Hovering the timeline tells, for every plan drawn, its bytes by category and its largest tensors.
+  vizqt::SceneView* timeline = w.view(viz::FigureKind::Timeline);
+  w.views()->setCurrentWidget(timeline);
+  REQUIRE(QTest::qWaitFor([&] { return !timeline->currentScene().hotspots.empty(); }, 10000));
+  const std::string tip = timeline->currentScene().hotspots[timeline->currentScene().hotspots.size() / 3].tip;
+  for (const char* id : {"store-all", "exact-dp", "approx-dp", "chen-sqrtn"}) CHECK(tip.find(id) != std::string::npos);
+  std::size_t largest = 0;
+  for (std::size_t at = tip.find("largest:"); at != std::string::npos; at = tip.find("largest:", at + 1)) ++largest;
+  CHECK(largest == 4);
   // Focus is in the budget field after typing: Ctrl+E still opens the export dialog.
   QLineEdit* field = w.budgetEditor()->field();
   field->setFocus();

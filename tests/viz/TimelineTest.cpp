@@ -102,3 +102,40 @@ TEST_CASE("timeline scene overlays several plans, each with its own peak marker"
     CHECK((markerYs[0] < markerYs[1]) == (ra.peak > rc.peak));
   }
 }
+
+TEST_CASE("timeline scene: a budget far above every plan is named, not drawn, compute time reads in ms") {
+  const auto g = test::makeUNet(3);
+  const sim::Schedule canon = sim::canonicalSchedule(g, test::evenLowerSets(g, 3));
+  const auto r = sim::Simulator(g).run(canon);
+  REQUIRE(r.valid());
+  TimelineData data;
+  data.series.push_back(timelineSeries(g, canon, r, "thirds"));
+  data.timeUnit = "ns";
+  auto texts = [](const Scene& scene) {
+    std::vector<std::string> out;
+    for (const Item& item : scene.items)
+      if (const auto* t = std::get_if<TextItem>(&item)) out.push_back(t->text);
+    return out;
+  };
+  auto has = [](const std::vector<std::string>& all, const std::string& suffix) {
+    return std::any_of(all.begin(), all.end(), [&](const std::string& t) { return t.ends_with(suffix); });
+  };
+  // 1 TiB over a few MiB: the plan keeps the plot's height, the legend names the budget.
+  data.budget = std::int64_t{1} << 40;
+  const Scene far = timelineScene(data, FigureStyle{}, TimelineAxis::Time);
+  CHECK(has(texts(far), "above the plot"));
+  double lowest = 1e9;  // the data's highest point: the smallest y of the drawn total
+  for (const Item& item : far.items)
+    if (const auto* p = std::get_if<PolylineItem>(&item); p && p->points.size() > 4)
+      for (const Point& q : p->points) lowest = std::min(lowest, q.y);
+  CHECK(lowest < 200);  // near the top of a 540-high canvas, not flattened to the axis
+  // A budget near the peak is drawn as a line across the plot.
+  data.budget = r.peak.value;
+  const Scene near = timelineScene(data, FigureStyle{}, TimelineAxis::Time);
+  CHECK_FALSE(has(texts(near), "above the plot"));
+  // Times in ns read as seconds' units on the axis, titled without the raw unit.
+  data.series.front().endTime.back() = 60'000'000;  // 60 ms
+  const std::vector<std::string> timed = texts(timelineScene(data, FigureStyle{}, TimelineAxis::Time));
+  CHECK(has(timed, " ms"));
+  CHECK(std::count(timed.begin(), timed.end(), std::string("compute time")) == 1);
+}
