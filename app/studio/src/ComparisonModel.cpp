@@ -131,7 +131,7 @@ bool ComparisonModel::removeRow(const std::string& solver) {
   m_best.reset();
   m_bound.reset();
   judge();
-  emit dataChanged(index(0, 0), index(std::max(0, rowCount() - 1), ColumnCount - 1));
+  if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
   return true;
 }
 

@@ -1849,8 +1849,9 @@ void MainWindow::onProgress(const QString& solver, double fraction, const QStrin
 
 void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& result) {
   const std::string id = solver.toStdString();
-  m_model->setResult(result);
+  // The document first: the table's change redraws the title, which reads the plan from it.
   m_doc.setResult(result);
+  m_model->setResult(result);
   // The DP model's budgets can pass the plain run's simulated peak: the slider must reach them.
   if (result.metrics.modelPeak) m_budget->extendScale(*result.metrics.modelPeak);
   if (QProgressBar* bar = progressBar(id)) {

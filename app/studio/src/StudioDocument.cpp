@@ -46,6 +46,8 @@ std::vector<solvers::SolveResult> StudioDocument::startRun(std::optional<Bytes> 
     // The plan stays; its verdict is the new budget's.
     Entry& e = it->second;
     solvers::SolveResult again = solvers::judgePlan(*m_graph, it->first, *e.result.plan, m_budget);
+    again.pins = e.result.pins;
+    if (!e.note.empty()) again.message = e.note + ", judged at the budget at hand: " + again.message;
     if (again.plan) e.result = again;
     judged.push_back(std::move(again));
     ++it;
@@ -153,10 +155,12 @@ std::optional<solvers::SolveResult> StudioDocument::pickFromPareto(std::size_t s
   const std::string label = pickLabel(s.solver, Bytes{static_cast<std::int64_t>(s.points[index].memory)});
   solvers::SolveResult judged = addPlan(label, m_paretoPlans[series][index], Origin::ParetoPick);
   if (!judged.plan) return std::nullopt;
-  judged.message = "picked on " + s.solver + "'s Pareto front (point " + std::to_string(index + 1) + " of " +
-                   std::to_string(s.points.size()) + "), judged at the budget at hand: " + judged.message;
+  Entry& entry = m_entries[label];
+  entry.note = "picked on " + s.solver + "'s Pareto front (point " + std::to_string(index + 1) + " of " +
+               std::to_string(s.points.size()) + ")";
+  judged.message = entry.note + ", judged at the budget at hand: " + judged.message;
   if (viz::pinnedSolver(s.solver)) judged.pins = m_paretoPins;
-  m_entries[label].result = judged;
+  entry.result = judged;
   return judged;
 }
 

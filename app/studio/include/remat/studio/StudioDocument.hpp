@@ -76,6 +76,7 @@ class StudioDocument {
     solvers::SolveResult result;
     Origin origin = Origin::Solver;
     std::shared_ptr<const sim::SimulationResult> simulation;
+    std::string note;  ///< where a picked plan came from, kept through every re-judging
   };
   void store(const solvers::SolveResult& result, Origin origin);
   void dropStalePareto();
