@@ -13,6 +13,9 @@ namespace remat::viz {
 
 namespace {
 
+// Narrower canvases (one column of a paper is 317 px) get legends without figures in them.
+constexpr double kCompactLegendWidth = 520;
+
 // A step as the figure shows it: "bwd conv3", the name escaped and cut (NodeLabel.hpp) so that no name
 // reaches the figure raw; `label` for the drawn peak label, else the hover tip's longer form.
 std::string stepText(const graph::ComputeGraph& g, const sim::Step& step, bool label) {
@@ -221,6 +224,7 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
   // Head room above the highest value for the peak label.
   yMax *= 1.0 + std::max(0.08, 30.0 / std::max(100.0, style.height - 140));
 
+  const bool compactLegend = style.width < kCompactLegendWidth;
   // Legend: categories and phases (one plan) or the plans (several); then budget and peak.
   std::vector<LegendEntry> legend;
   std::array<bool, kMemoryCategories> present{};
@@ -243,12 +247,15 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
   } else {
     for (std::size_t k = 0; k < data.series.size(); ++k) {
       const std::size_t st = data.series[k].style.value_or(k);
-      legend.push_back({data.series[k].label + " (peak " + formatBytes(double(data.series[k].peak)) + ")",
-                        LegendEntry::Kind::Line,
-                        {},
-                        th.seriesStroke(st),
-                        th.seriesMarker(st),
-                        th.background});
+      // On a narrow canvas (a paper's column) the peaks are left to the markers, so that the legend
+      // holds several plans a row and leaves the plot its height.
+      legend.push_back(
+          {data.series[k].label + (compactLegend ? "" : " (peak " + formatBytes(double(data.series[k].peak)) + ")"),
+           LegendEntry::Kind::Line,
+           {},
+           th.seriesStroke(st),
+           th.seriesMarker(st),
+           th.background});
     }
   }
   if (data.budget)
@@ -257,7 +264,7 @@ Scene timelineScene(const TimelineData& data, const FigureStyle& style, Timeline
                       {},
                       Stroke{th.budget, 1.2, Dash::Dashed}});
   // One plan: its marker's colour; several: a neutral one, as each plan marks its peak in its colour.
-  legend.push_back({single ? "peak" : "peak of each plan", LegendEntry::Kind::Marker,
+  legend.push_back({single ? "peak" : (compactLegend ? "peaks" : "peak of each plan"), LegendEntry::Kind::Marker,
                     Fill{single ? th.peak : th.background}, Stroke{th.foreground, 0.8}});
 
   const Axis xAxis = axis == TimelineAxis::Steps ? Axis{0, xMax, "schedule step", AxisFormat::Integer}
