@@ -11,6 +11,7 @@
 
 #include "TestGraphs.hpp"
 #include "remat/viz/GraphDrawing.hpp"
+#include "remat/viz/PlanFigures.hpp"
 
 using namespace remat;
 using namespace remat::viz;
@@ -747,4 +748,27 @@ TEST_CASE("graph scene: pinned and found nodes are outlined, and the legend name
   CHECK(keepOutlines == 1);
   CHECK(recomputeOutlines == 1);
   CHECK(rings == 1);
+}
+
+TEST_CASE("graph figure: node names too small to read are left out, and the figure says so") {
+  const ComputeGraph g = test::makeUNet(5);
+  FigureRequest request;
+  request.kind = FigureKind::Graph;
+  request.graph = &g;
+  auto warned = [](const FigureResult& f) {
+    return std::any_of(f.warnings.begin(), f.warnings.end(),
+                       [](const std::string& w) { return w.find("node names left out") != std::string::npos; });
+  };
+  FigureStyle small;
+  small.width = 200;
+  small.height = 150;
+  const FigureResult tiny = buildFigure(request, small);
+  REQUIRE(tiny.scene);
+  CHECK(warned(tiny));
+  FigureStyle large;
+  large.width = 4000;
+  large.height = 4000;
+  const FigureResult big = buildFigure(request, large);
+  REQUIRE(big.scene);
+  CHECK_FALSE(warned(big));
 }

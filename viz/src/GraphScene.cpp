@@ -409,6 +409,12 @@ Stroke pinStroke(const Theme& th, PinMark pin) {
 Stroke foundStroke(const Theme& th) { return Stroke{th.peak, 2.4, Dash::Solid}; }
 }  // namespace
 
+bool graphLabelsShown(const GraphDrawing& drawing, const FigureStyle& style, double* size) {
+  const double labelSize = drawing.fontSize * graphSceneLayout(drawing, style).scale;
+  if (size) *size = labelSize;
+  return labelSize * std::max(1.0, style.maxZoom) >= kMinTextSize;
+}
+
 Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
   const GraphSceneLayout layout = graphSceneLayout(drawing, style);
   const TextMetrics& tm = style.text();

@@ -1,6 +1,7 @@
 #include "remat/viz/PlanFigures.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -135,6 +136,12 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
               d.pin = PinMark::Recompute;
           }
         if (!drawing.note.empty()) out.warnings.push_back("graph figure: " + drawing.note);
+        if (double size = 0; !drawing.nodes.empty() && !graphLabelsShown(drawing, style, &size)) {
+          char pt[32];
+          std::snprintf(pt, sizeof pt, "%.1f", size * 72.0 / 96.0);
+          out.warnings.push_back(std::string("graph figure: node names left out, they would be ") + pt +
+                                 " pt at this size; a taller canvas (--height) or --collapse-chains shows them");
+        }
         out.scene = graphScene(drawing, style);
       } catch (const GraphTooLarge& e) {
         out.error = e.what();

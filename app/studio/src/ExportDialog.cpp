@@ -222,7 +222,8 @@ void ExportDialog::refreshPreview() {
                       .arg(o.width * 72 / kPx, 0, 'f', 1)
                       .arg(o.height * 72 / kPx, 0, 'f', 1)
                       .arg(o.fontSize, 0, 'f', 1)
-                      .arg(std::lround(100 * scale)));
+                      .arg(std::lround(100 * scale)) +
+                  (error.isEmpty() ? QString() : QStringLiteral("\n") + error));
 }
 
 bool ExportDialog::exportNow() {

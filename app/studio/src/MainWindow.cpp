@@ -1472,6 +1472,10 @@ ExportDialog* MainWindow::openExportDialog() {
           const vizqt::EncodedFigure png =
               vizqt::encodeFigure(*request, vizqt::prepareStyle(options), vizqt::ImageFormat::Png, dpi);
           error = QString::fromStdString(png.error);
+          // With a figure, what it leaves out (node names too small to read) is said under the preview.
+          for (const std::string& w : png.warnings)
+            if (png.error.empty())
+              error += (error.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(w);
           return png.bytes;
         } catch (const std::exception& e) {
           error = QString::fromUtf8(e.what());

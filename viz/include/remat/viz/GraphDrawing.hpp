@@ -178,6 +178,10 @@ struct GraphSceneLayout {
 /// the box's first member (a collapsed chain's first node) and DrawnNode::tip as its tip.
 [[nodiscard]] Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style);
 
+/// Whether graphScene draws the node names at this style: their scaled size (at FigureStyle::maxZoom)
+/// at least kMinTextSize. The size they would have is in `size` when given.
+[[nodiscard]] bool graphLabelsShown(const GraphDrawing& drawing, const FigureStyle& style, double* size = nullptr);
+
 /// A node's part in a plan, in the words of the drawing's tips ("checkpoint: kept until its backward",
 /// "recomputed 2 times · segment 3", ...), from the plan's marks (planMarks).
 [[nodiscard]] std::string nodeRoleText(const graph::ComputeGraph& g, const NodeMarks& marks, graph::NodeId v);
