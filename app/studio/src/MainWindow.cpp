@@ -163,9 +163,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     // a click on a node shows its details, on a Pareto point loads that plan.
     view->setHoverHandler([this, kind](const viz::Hotspot* spot) {
       if (kind != viz::FigureKind::Timeline) return;
-      if (spot)
-        statusBar()->showMessage(QString::fromStdString(spot->tip).replace(QLatin1Char('\n'), QStringLiteral("  |  ")));
-      else
+      if (spot) {
+        // The step and each plan's total on one line; the details (categories, largest tensors) are in
+        // the tooltip, which has the room.
+        QStringList lines = QString::fromStdString(spot->tip).split(QLatin1Char('\n'));
+        lines.removeIf([](const QString& line) { return line.startsWith(QStringLiteral("  ")); });
+        statusBar()->showMessage(lines.join(QStringLiteral("  |  ")));
+      } else
         statusBar()->clearMessage();
     });
     view->setClickHandler([this](const viz::Hotspot& spot) {
