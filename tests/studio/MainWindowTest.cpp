@@ -590,7 +590,7 @@ TEST_CASE("Studio computes the Pareto fronts on a worker and draws them", "[stud
   CHECK(approx);
   CHECK(view->currentScene().width > 0);
   CHECK_FALSE(view->currentScene().items.empty());
-  // A click on a point loads that plan: the table's row for its solver, its simulated peak the point's.
+  // A click on a point adds that plan as a row of its own, its simulated peak the point's.
   {
     const viz::Scene& scene = view->currentScene();
     std::size_t approxSeries = 0;

@@ -160,7 +160,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     });
     view->setToolTip(tr("Wheel: zoom; drag: pan; double click: fit"));
     // What lies under the mouse: its tip shows as a tooltip, and in the status bar for the timeline;
-    // a click on a node shows its details, on a Pareto point loads that plan.
+    // a click on a node shows its details, on a Pareto point adds that plan as a row of its own.
     view->setHoverHandler([this, kind](const viz::Hotspot* spot) {
       if (kind != viz::FigureKind::Timeline) return;
       if (spot) {
@@ -360,7 +360,8 @@ QString MainWindow::shortcutsText() const {
   lines << QString() << tr("In every view: wheel to zoom about the cursor, drag to pan, double click to fit.")
         << tr("Timeline: hover for a step's node and bytes. Checkpoints and Schedule: click a node for its "
               "part in every plan, right-click it to pin it (keep or recompute; the Pins menu does the same "
-              "for the Node panel's node). Pareto front: click a point to load its plan.")
+              "for the Node panel's node). Pareto front: click a point to add its plan as a row of its own, judged at "
+              "the budget at hand.")
         << tr("Budget field: the text is the budget when Run is pressed, Enter or not (sizes with units, "
               "'least', or empty for none).");
   return lines.join(QLatin1Char('\n'));

@@ -255,9 +255,10 @@ class MainWindow : public QMainWindow {
   /// on a node of the checkpoint drawing does. False for a node the graph does not have.
   bool showNodeDetails(graph::NodeId node);
   [[nodiscard]] QString nodeDetailsText() const;
-  /// Makes a plan of the Pareto figure (a solver's series, a point's index in it) that solver's result:
-  /// simulated, in the table, selected, shown in every view; what a click on a Pareto point does.
-  /// False when there is no such point, or while solvers run (their results would replace it).
+  /// Adds the plan of a Pareto point (a series, the point's index in it) as a row of its own
+  /// (StudioDocument::pickFromPareto: "exact-dp @ 2.05 GiB", judged at the budget at hand), selected and
+  /// shown in every view; what a click on a Pareto point does. False when there is no such point, or
+  /// while solvers run (their results would replace the rows).
   bool loadParetoPlan(std::size_t series, std::size_t index);
 
   /// The table copied to the clipboard as Markdown or CSV (Edit menu, and the table's context menu).
