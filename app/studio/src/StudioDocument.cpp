@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "remat/graph/ByteSize.hpp"
-#include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::studio {
 
@@ -43,13 +42,11 @@ std::vector<solvers::SolveResult> StudioDocument::startRun(std::optional<Bytes> 
       it = m_entries.erase(it);
       continue;
     }
-    // The plan stays; its verdict is the new budget's.
+    // The plan and its simulated figures stay; its verdict is the new budget's.
     Entry& e = it->second;
-    solvers::SolveResult again = solvers::judgePlan(*m_graph, it->first, *e.result.plan, m_budget);
-    again.pins = e.result.pins;
-    if (!e.note.empty()) again.message = e.note + ", judged at the budget at hand: " + again.message;
-    if (again.plan) e.result = again;
-    judged.push_back(std::move(again));
+    solvers::judgeAtBudget(e.result, m_budget);
+    if (!e.note.empty()) e.result.message = e.note + ", judged at the budget at hand: " + e.result.message;
+    judged.push_back(e.result);
     ++it;
   }
   return judged;

@@ -113,15 +113,20 @@ SolveResult judgePlan(const graph::ComputeGraph& g, std::string label, Plan plan
     result.metrics = {};
     return result;
   }
-  if (budget && result.metrics.simulatedPeak > *budget) {
-    result.status = SolveStatus::Infeasible;
-    result.message = "the plan needs " + formatByteSizeExact(result.metrics.simulatedPeak) +
+  judgeAtBudget(result, budget);
+  return result;
+}
+
+void judgeAtBudget(SolveResult& judged, std::optional<Bytes> budget) {
+  judged.budget = budget;
+  if (budget && judged.metrics.simulatedPeak > *budget) {
+    judged.status = SolveStatus::Infeasible;
+    judged.message = "the plan needs " + formatByteSizeExact(judged.metrics.simulatedPeak) +
                      ", more than the budget of " + formatByteSizeExact(*budget);
   } else {
-    result.status = SolveStatus::Feasible;
-    result.message = budget ? "within the budget of " + formatByteSizeExact(*budget) : "no budget to judge it by";
+    judged.status = SolveStatus::Feasible;
+    judged.message = budget ? "within the budget of " + formatByteSizeExact(*budget) : "no budget to judge it by";
   }
-  return result;
 }
 
 namespace {

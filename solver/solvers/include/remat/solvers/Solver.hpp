@@ -274,5 +274,8 @@ void evaluatePlan(const graph::ComputeGraph& g, const Plan& plan, bool liveness,
 /// cannot be counted status Limit. `label` names the row.
 [[nodiscard]] SolveResult judgePlan(const graph::ComputeGraph& g, std::string label, Plan plan,
                                     std::optional<Bytes> budget);
+/// judgePlan's verdict again at another budget, from the simulated figures a judged plan already has
+/// (no new simulation): budget, status Feasible or Infeasible, and the message.
+void judgeAtBudget(SolveResult& judged, std::optional<Bytes> budget);
 
 }  // namespace remat::solvers
