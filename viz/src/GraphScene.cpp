@@ -299,41 +299,33 @@ GraphSceneLayout graphSceneLayout(const GraphDrawing& drawing, const FigureStyle
   // Without a plan every node is Other, and a legend saying so would only take room.
   bool planned = false;
   for (std::size_t r = 0; r < kNodeRoles; ++r) planned |= present[r] && static_cast<NodeRole>(r) != NodeRole::Other;
-  if (planned) {
+  if (planned)
+    for (std::size_t r = 0; r < kNodeRoles; ++r)
+      if (present[r]) layout.legendRoles.push_back(static_cast<NodeRole>(r));
+  // The marks the user put on nodes: pins and the found node.
+  std::array<bool, 3> marked{};
+  for (const DrawnNode& d : drawing.nodes) {
+    marked[static_cast<std::size_t>(NodeMark::PinnedKeep)] |= d.pin == PinMark::Keep;
+    marked[static_cast<std::size_t>(NodeMark::PinnedRecompute)] |= d.pin == PinMark::Recompute;
+    marked[static_cast<std::size_t>(NodeMark::Found)] |= d.found;
+  }
+  for (const NodeMark m : {NodeMark::PinnedKeep, NodeMark::PinnedRecompute, NodeMark::Found})
+    if (marked[static_cast<std::size_t>(m)]) layout.legendMarks.push_back(m);
+  // Every entry, roles then marks, in rows wrapped to the canvas width.
+  std::vector<std::string_view> labels;
+  for (const NodeRole r : layout.legendRoles) labels.push_back(roleName(r));
+  for (const NodeMark m : layout.legendMarks) labels.push_back(markName(m));
+  if (!labels.empty()) {
     const double symbol = th.fontSize;
     const double rowHeight = std::max(tm.height(th.fontSize), symbol) + 4;
     double x = kPad;
     double rowTop = top;
-    for (std::size_t r = 0; r < kNodeRoles; ++r) {
-      if (!present[r]) continue;
-      const auto role = static_cast<NodeRole>(r);
-      const double w = symbol + 5 + tm.width(roleName(role), th.fontSize);
+    for (const std::string_view label : labels) {
+      const double w = symbol + 5 + tm.width(std::string(label), th.fontSize);
       if (!layout.legendBoxes.empty() && x + w > style.width - kPad) {
         x = kPad;
         rowTop += rowHeight;
       }
-      layout.legendRoles.push_back(role);
-      layout.legendBoxes.push_back({x, rowTop, w, rowHeight - 4});
-      x += w + kLegendSpacing;
-    }
-    // The marks the user put on nodes: pins and the found node.
-    bool keep = false;
-    bool recompute = false;
-    bool found = false;
-    for (const DrawnNode& d : drawing.nodes) {
-      keep |= d.pin == PinMark::Keep;
-      recompute |= d.pin == PinMark::Recompute;
-      found |= d.found;
-    }
-    for (const auto& [present, label] :
-         {std::pair{keep, "pinned: keep"}, std::pair{recompute, "pinned: recompute"}, std::pair{found, "found"}}) {
-      if (!present) continue;
-      const double w = symbol + 5 + tm.width(label, th.fontSize);
-      if (!layout.legendBoxes.empty() && x + w > style.width - kPad) {
-        x = kPad;
-        rowTop += rowHeight;
-      }
-      layout.legendMarks.emplace_back(label);
       layout.legendBoxes.push_back({x, rowTop, w, rowHeight - 4});
       x += w + kLegendSpacing;
     }
@@ -402,11 +394,20 @@ GraphSceneLayout graphSceneLayout(const GraphDrawing& drawing, const FigureStyle
   return layout;
 }
 
-namespace {
-Stroke pinStroke(const Theme& th, PinMark pin) {
-  return Stroke{th.foreground, 2.4, pin == PinMark::Recompute ? Dash::Dashed : Dash::Solid};
+std::string_view markName(NodeMark m) {
+  switch (m) {
+    case NodeMark::PinnedKeep: return "pinned: keep";
+    case NodeMark::PinnedRecompute: return "pinned: recompute";
+    case NodeMark::Found: return "found";
+  }
+  return "?";
 }
-Stroke foundStroke(const Theme& th) { return Stroke{th.peak, 2.4, Dash::Solid}; }
+
+namespace {
+Stroke markStroke(const Theme& th, NodeMark m) {
+  if (m == NodeMark::Found) return Stroke{th.peak, 2.4, Dash::Solid};
+  return Stroke{th.foreground, 2.4, m == NodeMark::PinnedRecompute ? Dash::Dashed : Dash::Solid};
+}
 }  // namespace
 
 bool graphLabelsShown(const GraphDrawing& drawing, const FigureStyle& style, double* size) {
@@ -487,11 +488,13 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
       const Box b = layout.toScene(d.box);
       scene.add(RectItem{b.x, b.y, b.w, b.h, Fill{th.role(d.role)}, nodeStroke, 2 * scale});
       if (d.pin != PinMark::None)
-        scene.add(RectItem{b.x, b.y, b.w, b.h, std::nullopt, pinStroke(th, d.pin), 2 * scale});
+        scene.add(RectItem{b.x, b.y, b.w, b.h, std::nullopt,
+                           markStroke(th, d.pin == PinMark::Keep ? NodeMark::PinnedKeep : NodeMark::PinnedRecompute),
+                           2 * scale});
       if (d.found) {
         const double ring = 3;
-        scene.add(RectItem{b.x - ring, b.y - ring, b.w + 2 * ring, b.h + 2 * ring, std::nullopt, foundStroke(th),
-                           2 * scale + ring});
+        scene.add(RectItem{b.x - ring, b.y - ring, b.w + 2 * ring, b.h + 2 * ring, std::nullopt,
+                           markStroke(th, NodeMark::Found), 2 * scale + ring});
       }
       scene.hotspots.push_back({Hotspot::Kind::Node, b.x, b.y, b.w, b.h, d.members.front().value, 0, d.tip});
     }
@@ -568,13 +571,15 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
   }
   for (std::size_t m = 0; m < layout.legendMarks.size(); ++m) {
     const Box& b = layout.legendBoxes[layout.legendRoles.size() + m];
-    const std::string& label = layout.legendMarks[m];
-    const Stroke stroke = label == "found"          ? foundStroke(th)
-                          : label == "pinned: keep" ? pinStroke(th, PinMark::Keep)
-                                                    : pinStroke(th, PinMark::Recompute);
-    scene.add(RectItem{b.x + 1, b.y + (b.h - symbol) / 2 + 1, symbol - 2, symbol - 2, Fill{th.background}, stroke});
-    scene.add(TextItem{
-        {b.x + symbol + 5, b.y + b.h / 2}, label, th.fontSize, th.foreground, Anchor::Start, Baseline::Middle});
+    const NodeMark mark = layout.legendMarks[m];
+    scene.add(RectItem{b.x + 1, b.y + (b.h - symbol) / 2 + 1, symbol - 2, symbol - 2, Fill{th.background},
+                       markStroke(th, mark)});
+    scene.add(TextItem{{b.x + symbol + 5, b.y + b.h / 2},
+                       std::string(markName(mark)),
+                       th.fontSize,
+                       th.foreground,
+                       Anchor::Start,
+                       Baseline::Middle});
   }
   return scene;
 }

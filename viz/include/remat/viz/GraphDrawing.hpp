@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
@@ -55,6 +56,10 @@ class GraphTooLarge : public std::runtime_error {
 /// left of the drawing).
 /// How the user pinned a drawn node (docs/pins.md), for its outline.
 enum class PinMark : std::uint8_t { None, Keep, Recompute };
+
+/// A mark the user put on nodes, as the drawing's legend names it.
+enum class NodeMark : std::uint8_t { PinnedKeep, PinnedRecompute, Found };
+[[nodiscard]] std::string_view markName(NodeMark m);  ///< "pinned: keep", "pinned: recompute", "found"
 
 struct DrawnNode {
   std::vector<graph::NodeId> members;
@@ -131,8 +136,8 @@ struct GraphSceneLayout {
   Point offset;                       ///< scene position of the drawing's origin in the first band
   std::vector<Band> bands;            ///< one per column, left to right; their [y0, y1) partition [0, height)
   std::vector<NodeRole> legendRoles;  ///< the roles present, in NodeRole order
-  /// After the roles: "pinned: keep", "pinned: recompute", "found", for the marks present.
-  std::vector<std::string> legendMarks;
+  /// After the roles, the marks present (with or without a plan).
+  std::vector<NodeMark> legendMarks;
   std::vector<Box> legendBoxes;  ///< one per legend role, then one per mark: symbol and label
   double titleY = 0;
   double noteY = 0;  ///< the top of GraphDrawing::note's line, when there is one
