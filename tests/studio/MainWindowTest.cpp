@@ -32,6 +32,7 @@
 #include <optional>
 #include <string>
 
+#include "ProgramRun.hpp"
 #include "StudioTestSupport.hpp"
 #include "TestGraphs.hpp"
 #include "remat/graph/ByteSize.hpp"
@@ -63,11 +64,7 @@ namespace fs = std::filesystem;
 const QString kUnet = QStringLiteral(REMAT_SOURCE_DIR "/datasets/unet.json");
 constexpr int kSolveTimeoutMs = 60'000;
 
-fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / ("remat-studio-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch() { return test::scratchDir("remat-studio"); }
 
 // A window as a user gets it, except that errors are recorded instead of shown in a modal dialog.
 struct Window {

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "ProgramRun.hpp"
 #include "StudioTestSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/solvers/Comparison.hpp"
@@ -48,10 +49,16 @@ const QString kUnet = QStringLiteral(REMAT_SOURCE_DIR "/datasets/unet.json");
 const QString kMobileNet = QStringLiteral(REMAT_SOURCE_DIR "/datasets/mobilenet_v2.json");
 constexpr int kTimeoutMs = 120'000;
 
-fs::path scratch() {
-  fs::path dir = fs::temp_directory_path() / ("remat-sequences-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir;
+fs::path scratch() { return test::scratchDir("remat-sequences"); }
+
+// The width in points of a PDF's (first) page, from its MediaBox.
+double pdfPageWidth(const std::string& pdf) {
+  const std::size_t box = pdf.find("/MediaBox");
+  REQUIRE(box != std::string::npos);
+  std::istringstream media(pdf.substr(pdf.find('[', box) + 1, 80));
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  media >> x0 >> y0 >> x1 >> y1;
+  return x1 - x0;
 }
 
 struct Window {
@@ -331,14 +338,7 @@ TEST_CASE("A row the user picked stays picked through a re-solve, Ctrl+E exports
   QTest::mouseClick(button, Qt::LeftButton);
   REQUIRE(fs::exists(file));
   CHECK_FALSE(dialog->isVisible());
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes{std::istreambuf_iterator<char>(in), {}};
-  const std::size_t box = bytes.find("/MediaBox");
-  REQUIRE(box != std::string::npos);
-  std::istringstream media(bytes.substr(bytes.find('[', box) + 1, 80));
-  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  media >> x0 >> y0 >> x1 >> y1;
-  CHECK(std::abs((x1 - x0) - 7 * 72.0) <= 0.01 * 7 * 72.0);
+  CHECK(std::abs(pdfPageWidth(test::slurp(file)) - 7 * 72.0) <= 0.01 * 7 * 72.0);
 }
 
 namespace {
@@ -417,11 +417,6 @@ std::vector<double> textSizes(const std::string& content) {
   return sizes;
 }
 
-std::string readAll(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
 }  // namespace
 
 TEST_CASE("Studio exports each figure for one column of a paper, byte-equal to remat render", "[studio][sequences]") {
@@ -450,25 +445,26 @@ TEST_CASE("Studio exports each figure for one column of a paper, byte-equal to r
     const fs::path cli = dir / ("cli-" + name + ".pdf");
     REQUIRE(w.exportFigure(kind, QString::fromStdString(studio.string()), options).isEmpty());
     // The same figure through the command line, with the same options.
-    std::string command = std::string(REMAT_CLI) + " render " + REMAT_SOURCE_DIR "/datasets/unet.json --figure " +
-                          name + " --size column --font-size 9 --theme paper --budget " + std::to_string(budget.value) +
-                          " -o " + cli.string();
+    std::vector<std::string> args = {"render",      std::string(REMAT_SOURCE_DIR) + "/datasets/unet.json",
+                                     "--figure",    name,
+                                     "--size",      "column",
+                                     "--font-size", "9",
+                                     "--theme",     "paper",
+                                     "--budget",    std::to_string(budget.value),
+                                     "-o",          cli.string()};
     if (kind == viz::FigureKind::Timeline)
-      command += " --time-axis --solvers store-all" + rows;
+      args.insert(args.end(), {"--time-axis", "--solvers", "store-all" + rows});
     else if (kind == viz::FigureKind::Pareto)
-      command += " --solvers " + fronts;
+      args.insert(args.end(), {"--solvers", fronts});
     else
-      command += " --solvers " + winner;
-    REQUIRE(std::system((command + " > /dev/null 2>&1").c_str()) == 0);
-    const std::string bytes = readAll(studio);
-    CHECK(bytes == readAll(cli));
+      args.insert(args.end(), {"--solvers", winner});
+    const test::ProgramRun render = test::runProgram(REMAT_CLI, args, dir);
+    INFO(render.err);
+    REQUIRE(render.code == 0);
+    const std::string bytes = test::slurp(studio);
+    CHECK(bytes == test::slurp(cli));
     // The page is one column wide (3.3 in = 237.6 pt), and no text is under 7 pt.
-    const std::size_t box = bytes.find("/MediaBox");
-    REQUIRE(box != std::string::npos);
-    std::istringstream media(bytes.substr(bytes.find('[', box) + 1, 80));
-    double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-    media >> x0 >> y0 >> x1 >> y1;
-    CHECK(std::abs((x1 - x0) - 237.6) <= 0.01 * 237.6);
+    CHECK(std::abs(pdfPageWidth(bytes) - 237.6) <= 0.01 * 237.6);
     std::vector<double> sizes;
     for (const std::string& stream : pdfStreams(bytes)) {
       const auto more = textSizes(stream);
