@@ -15,6 +15,7 @@
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <exception>
 
 namespace remat::studio {
 
@@ -29,9 +30,9 @@ QString number(double v) { return QString::number(v, 'g', 6); }
 
 }  // namespace
 
-ExportDialog::ExportDialog(const QString& figureName, const QString& suggestedPath, Exporter exporter,
-                           Previewer previewer, QWidget* parent)
-    : QDialog(parent), m_exporter(std::move(exporter)), m_previewer(std::move(previewer)) {
+ExportDialog::ExportDialog(const QString& figureName, const QString& suggestedPath, Exporter exporter, Request request,
+                           QWidget* parent)
+    : QDialog(parent), m_exporter(std::move(exporter)), m_request(std::move(request)) {
   setWindowTitle(tr("Export %1").arg(figureName));
   setObjectName(QStringLiteral("exportDialog"));
   m_size = new QComboBox;
@@ -206,7 +207,25 @@ void ExportDialog::refreshPreview() {
   // The file as it will be, at the preview's scale.
   const double scale = std::min(kPreviewWidth / o.width, kPreviewHeight / o.height);
   QString error;
-  const std::string png = m_previewer(o, kPx * scale, error);
+  std::string png;
+  try {
+    std::string why;
+    if (const std::optional<viz::FigureRequest> request = m_request(why)) {
+      const vizqt::EncodedFigure figure =
+          vizqt::encodeFigure(*request, vizqt::prepareStyle(o), vizqt::ImageFormat::Png, kPx * scale);
+      png = figure.bytes;
+      error = QString::fromStdString(figure.error);
+      // With a figure, what it leaves out (node names too small to read) is said under the preview.
+      for (const std::string& w : figure.warnings)
+        if (figure.error.empty())
+          error += (error.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(w);
+    } else {
+      error = QString::fromStdString(why);
+    }
+  } catch (const std::exception& e) {
+    error = QString::fromUtf8(e.what());
+    png.clear();
+  }
   if (png.empty()) {
     m_preview->setPixmap({});
     m_preview->setText(error);

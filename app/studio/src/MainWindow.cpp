@@ -1,14 +1,11 @@
 #include "remat/studio/MainWindow.hpp"
 
 #include <QAction>
-#include <QActionGroup>
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
-#include <QCompleter>
-#include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QDragEnterEvent>
@@ -16,7 +13,6 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QInputDialog>
@@ -29,38 +25,26 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QTabWidget>
 #include <QTableView>
 #include <QTableWidget>
 #include <QTimer>
-#include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include <algorithm>
 #include <cmath>
 #include <exception>
-#include <functional>
 #include <limits>
-#include <stdexcept>
-#include <string_view>
-#include <vector>
 
 #include "remat/graph/BatchScaling.hpp"
 #include "remat/graph/ByteSize.hpp"
-#include "remat/graph/CostModel.hpp"
-#include "remat/graph/WorkspaceModel.hpp"
 #include "remat/io/GraphReader.hpp"
 #include "remat/io/OutputFile.hpp"
 #include "remat/io/PlanJson.hpp"
-#include "remat/solvers/MaxBatch.hpp"
-#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/BudgetEditor.hpp"
 #include "remat/studio/ComparisonModel.hpp"
@@ -69,9 +53,9 @@
 #include "remat/studio/Session.hpp"
 #include "remat/studio/SolveRunner.hpp"
 #include "remat/studio/SolverPanel.hpp"
+#include "remat/studio/WindowParts.hpp"
 #include "remat/viz/NodeLabel.hpp"
 #include "remat/vizqt/Export.hpp"
-#include "remat/vizqt/FigureFile.hpp"
 #include "remat/vizqt/QtTextMetrics.hpp"
 #include "remat/vizqt/SceneView.hpp"
 
@@ -79,49 +63,20 @@ namespace remat::studio {
 
 namespace {
 
-constexpr viz::FigureKind kViews[] = {viz::FigureKind::Timeline, viz::FigureKind::Graph, viz::FigureKind::Schedule,
-                                      viz::FigureKind::Layout, viz::FigureKind::Pareto};
-constexpr std::size_t kParetoPoints = 20;
-
 QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
-
-QString viewTitle(viz::FigureKind kind) {
-  switch (kind) {
-    case viz::FigureKind::Timeline: return QObject::tr("Memory timeline");
-    case viz::FigureKind::Graph: return QObject::tr("Checkpoints");
-    case viz::FigureKind::Schedule: return QObject::tr("Schedule");
-    case viz::FigureKind::Layout: return QObject::tr("Memory layout");
-    case viz::FigureKind::Pareto: return QObject::tr("Pareto front");
-  }
-  return {};
-}
+QString bytes(Bytes b) { return QString::fromStdString(formatByteSize(b)); }
+QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
 
 // Writes a file the one way Remat writes files (whole or not at all, never over a device or folder),
 // refusing the open graph's own file. Returns why it could not, or an empty string.
-QString writeOutput(const QString& path, std::string_view bytes, const QString& graphPath) {
+QString writeOutput(const QString& path, std::string_view content, const QString& graphPath) {
   const std::string target = QFile::encodeName(path).toStdString();
   std::vector<std::string> inputs;
   if (!graphPath.isEmpty()) inputs.push_back(QFile::encodeName(graphPath).toStdString());
   auto error = io::checkOutputPath(target, inputs);
-  if (!error) error = io::writeFileAtomically(target, bytes);
+  if (!error) error = io::writeFileAtomically(target, content);
   return error ? QString::fromStdString(error->message) : QString();
 }
-
-// Progress from a job to the window at most every percent or on a new stage: a DP reports thousands
-// of times a second.
-class ProgressGate {
- public:
-  bool due(double fraction, const std::string& stage) {
-    if (fraction - m_fraction < 0.01 && stage == m_stage) return false;
-    m_fraction = fraction;
-    m_stage = stage;
-    return true;
-  }
-
- private:
-  double m_fraction = -1.0;
-  std::string m_stage;
-};
 
 }  // namespace
 
@@ -132,120 +87,131 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_paperMetrics = std::make_shared<const vizqt::QtTextMetrics>(viz::Theme::paper().fontFamily);
   m_jobs = std::make_unique<JobRunner>();
   m_runner = new SolveRunner(*m_jobs, this);
+  m_paretoJob = new ParetoJob(*m_jobs, m_doc, this);
+  m_fronts = new BudgetFronts(*m_jobs, this);
+  m_batch = new BatchSearch(*m_jobs, this);
+  m_read = new GraphRead(*m_jobs, this);
   m_model = new ComparisonModel(this);
-  connect(m_runner, &SolveRunner::progressed, this, &MainWindow::onProgress);
+  connect(m_runner, &SolveRunner::progressed, this,
+          [this](const QString& solver, double fraction, const QString& stage) {
+            m_panel->showProgress(solver.toStdString(), fraction, stage);
+          });
   connect(m_runner, &SolveRunner::finished, this, &MainWindow::onFinished);
   connect(m_runner, &SolveRunner::runFinished, this, &MainWindow::onRunFinished);
+
+  // The long jobs: their progress in the status bar and the views, their answers in the document.
+  connect(m_paretoJob, &ParetoJob::progressed, this, [this](double fraction, const QString& stage) {
+    showJobProgress(tr("Computing the Pareto front"), fraction, stage);
+    m_views->invalidate(viz::FigureKind::Pareto);
+  });
+  connect(m_paretoJob, &ParetoJob::progressed, this, &MainWindow::paretoProgressed);
+  connect(m_paretoJob, &ParetoJob::skipped, this,
+          [this](const QString& what) { logMessage(tr("no front from %1").arg(what)); });
+  connect(m_paretoJob, &ParetoJob::finished, this, [this] {
+    statusBar()->showMessage(tr("Pareto front ready"), 5000);
+    m_views->invalidate(viz::FigureKind::Pareto);
+  });
+  connect(m_paretoJob, &ParetoJob::failed, this,
+          [this](const QString& error) { reportError(tr("No Pareto front"), error); });
+  connect(m_paretoJob, &ParetoJob::finished, this, &MainWindow::paretoFinished);
+  connect(m_paretoJob, &ParetoJob::failed, this, &MainWindow::paretoFinished);
+  connect(m_fronts, &BudgetFronts::progressed, this, [this](double fraction, const QString& stage) {
+    showJobProgress(tr("Computing the budget fronts"), fraction, stage);
+  });
+  connect(m_fronts, &BudgetFronts::progressed, this, &MainWindow::frontsProgressed);
+  connect(m_fronts, &BudgetFronts::frontDone, this, &MainWindow::onFrontDone);
+  connect(m_fronts, &BudgetFronts::finished, this,
+          [this] { statusBar()->showMessage(tr("Budget fronts ready"), 3000); });
+  connect(m_fronts, &BudgetFronts::finished, this, &MainWindow::frontsFinished);
+  connect(m_batch, &BatchSearch::progressed, this,
+          [this](double fraction, const QString& stage) { showJobProgress(tr("Largest batch"), fraction, stage); });
+  connect(m_batch, &BatchSearch::progressed, this, &MainWindow::maxBatchProgressed);
+  connect(m_batch, &BatchSearch::finished, this, &MainWindow::onBatchFinished);
+  connect(m_batch, &BatchSearch::failed, this, [this](const QString& error) {
+    reportError(tr("No largest batch"), error);
+    updateActions();
+  });
   m_openTicker = new QTimer(this);
   m_openTicker->setInterval(250);
   connect(m_openTicker, &QTimer::timeout, this, [this] {
-    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_openStarted).count();
     statusBar()->showMessage(
-        tr("Reading %1... %2 s (Esc cancels)").arg(QFileInfo(m_openPath).fileName()).arg(seconds, 0, 'f', 1));
+        tr("Reading %1... %2 s (Esc cancels)").arg(fileName(m_read->path())).arg(m_read->seconds(), 0, 'f', 1));
+  });
+  // A read ends: the graph installed or its error reported; a cancelled read says nothing.
+  auto readEnded = [this] {
+    m_openTicker->stop();
+    statusBar()->clearMessage();
+  };
+  connect(m_read, &GraphRead::read, this, [this, readEnded](const QString& path, Result<graph::ComputeGraph>& read) {
+    readEnded();
+    const bool opened = openRead(path, std::move(read));
+    updateActions();
+    emit fileOpened(opened);
+  });
+  connect(m_read, &GraphRead::failed, this, [this, readEnded](const QString& path, const QString& error) {
+    readEnded();
+    reportError(tr("Cannot open %1").arg(fileName(path)), error);
+    updateActions();
+    emit fileOpened(false);
   });
 
-  m_tabs = new QTabWidget;
-  m_tabs->setDocumentMode(true);
-  for (viz::FigureKind kind : kViews) {
-    auto* view = new vizqt::SceneView;
-    view->setPlaceholderText(tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window."));
-    // Figures are built on a worker thread: a Graphviz layout of a large graph must not stall the window.
-    view->setAsyncSceneBuilder([this, kind](double w, double h) -> vizqt::SceneView::SceneJob {
-      auto build = prepareView(kind, w, h, viz::Theme::screen(), vizqt::SceneView::kMaxZoom);
-      return [build = std::move(build)] {
-        viz::FigureResult figure = build();
-        if (!figure.scene) throw std::runtime_error(figure.error);  // the view shows it as its placeholder
-        return std::move(*figure.scene);
-      };
-    });
-    view->setToolTip(tr("Wheel: zoom; drag: pan; double click: fit"));
-    // What lies under the mouse: its tip shows as a tooltip, and in the status bar for the timeline;
-    // a click on a node shows its details, on a Pareto point adds that plan as a row of its own.
-    view->setHoverHandler([this, kind](const viz::Hotspot* spot) {
-      if (kind != viz::FigureKind::Timeline) return;
-      if (spot) {
-        // The step and each plan's total on one line; the details (categories, largest tensors) are in
-        // the tooltip, which has the room.
-        QStringList lines = QString::fromStdString(spot->tip).split(QLatin1Char('\n'));
-        lines.removeIf([](const QString& line) { return line.startsWith(QStringLiteral("  ")); });
-        statusBar()->showMessage(lines.join(QStringLiteral("  |  ")));
-      } else
-        statusBar()->clearMessage();
-    });
-    view->setClickHandler([this](const viz::Hotspot& spot) {
-      if (spot.kind == viz::Hotspot::Kind::Node)
-        showNodeDetails(graph::NodeId{static_cast<std::uint32_t>(spot.index)});
-      else if (spot.kind == viz::Hotspot::Kind::PlanPoint && spot.series != viz::kVanillaSeries)
-        loadParetoPlan(spot.series, spot.index);
-    });
-    // A right click on a node (of the checkpoint drawing, or a row of the schedule) pins it.
-    view->setContextMenuHandler([this](const viz::Hotspot& spot, QPoint at) {
-      if (spot.kind != viz::Hotspot::Kind::Node || !m_graph || spot.index >= m_graph->size()) return;
-      nodeMenu(graph::NodeId{static_cast<std::uint32_t>(spot.index)})->popup(at);
-    });
-    m_views[kind] = view;
-    m_tabs->addTab(view, viewTitle(kind));
-  }
+  m_views = new PlanViews([this](viz::FigureKind kind, double w, double h, const viz::Theme& theme, double maxZoom) {
+    return prepareView(kind, w, h, theme, maxZoom);
+  });
+  // What lies under the mouse: its tip shows as a tooltip, and for the timeline the step and each plan's
+  // total in the status bar (the details, categories and largest tensors, are in the tooltip).
+  connect(m_views, &PlanViews::hovered, this, [this](viz::FigureKind kind, const viz::Hotspot* spot) {
+    if (kind != viz::FigureKind::Timeline) return;
+    if (!spot) return statusBar()->clearMessage();
+    QStringList lines = QString::fromStdString(spot->tip).split(QLatin1Char('\n'));
+    lines.removeIf([](const QString& line) { return line.startsWith(QStringLiteral("  ")); });
+    statusBar()->showMessage(lines.join(QStringLiteral("  |  ")));
+  });
+  // A click on a node shows its details, on a Pareto point adds that plan as a row of its own.
+  connect(m_views, &PlanViews::clicked, this, [this](const viz::Hotspot& spot) {
+    if (spot.kind == viz::Hotspot::Kind::Node)
+      showNodeDetails(graph::NodeId{static_cast<std::uint32_t>(spot.index)});
+    else if (spot.kind == viz::Hotspot::Kind::PlanPoint && spot.series != viz::kVanillaSeries)
+      loadParetoPlan(spot.series, spot.index);
+  });
+  // A right click on a node (of the checkpoint drawing, or a row of the schedule) pins it.
+  connect(m_views, &PlanViews::contextMenuRequested, this, [this](const viz::Hotspot& spot, QPoint at) {
+    if (spot.kind != viz::Hotspot::Kind::Node || !m_graph || spot.index >= m_graph->size()) return;
+    nodeMenu(graph::NodeId{static_cast<std::uint32_t>(spot.index)})->popup(at);
+  });
 
-  m_table = new QTableView;
-  // Sortable by any column (numbers by value; cells without one last); unsorted, in run order, until
-  // a header is clicked.
-  m_sorted = new QSortFilterProxyModel(this);
-  m_sorted->setSourceModel(m_model);
-  m_sorted->setSortRole(ComparisonModel::SortRole);
-  m_table->setModel(m_sorted);
-  m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
-  m_table->setSortingEnabled(true);
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setStretchLastSection(false);
-  m_table->verticalHeader()->hide();
-  m_table->setContextMenuPolicy(Qt::ActionsContextMenu);
+  m_table = new ComparisonTable(m_model);
   connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this] {
     for (viz::FigureKind kind : {viz::FigureKind::Graph, viz::FigureKind::Schedule, viz::FigureKind::Layout})
-      m_views[kind]->invalidate();
-    if (m_timelineByCategory && m_timelineByCategory->isChecked()) m_views[viz::FigureKind::Timeline]->invalidate();
+      m_views->invalidate(kind);
+    if (m_timelineByCategory && m_timelineByCategory->isChecked()) m_views->invalidate(viz::FigureKind::Timeline);
     updatePlanTitle();
   });
-  // The row's figures change as results arrive (and the winner with them): the title follows, and the
-  // gap to the bound shows only when some result proves one.
-  auto follow = [this] {
-    m_table->setColumnHidden(ComparisonModel::OverBound, !m_model->bound());
-    updatePlanTitle();
-  };
-  connect(m_model, &QAbstractItemModel::dataChanged, this, follow);
-  connect(m_model, &QAbstractItemModel::modelReset, this, follow);
-  m_table->setColumnHidden(ComparisonModel::OverBound, true);
+  // The row's figures change as results arrive (and the winner with them): the title follows.
+  connect(m_model, &QAbstractItemModel::dataChanged, this, &MainWindow::updatePlanTitle);
+  connect(m_model, &QAbstractItemModel::modelReset, this, &MainWindow::updatePlanTitle);
 
-  // Which plan the plan views show, above them (the timeline shows every plan).
+  // Which plan the plan views show, above them (the timeline shows every plan), and a search box that
+  // finds a node by name (Ctrl+F): its details and its place in the checkpoint drawing.
   m_planTitle = new QLabel;
   m_planTitle->setObjectName(QStringLiteral("planTitle"));
   m_planTitle->setTextFormat(Qt::PlainText);
   m_planTitle->setContentsMargins(6, 2, 6, 2);
   m_planTitle->setToolTip(
-      tr("The plan the Checkpoints, Schedule and Memory layout views show: select a row of "
-         "the table to show another"));
+      tr("The plan the Checkpoints, Schedule and Memory layout views show: select a row of the table to show another"));
+  m_findNode = new FindBox;
+  m_findNode->installEventFilter(this);
+  connect(m_findNode, &QLineEdit::returnPressed, this, [this] { findNode(m_findNode->text()); });
   auto* top = new QWidget;
   auto* topLayout = new QVBoxLayout(top);
   topLayout->setContentsMargins(0, 0, 0, 0);
   topLayout->setSpacing(0);
-  // The title, and a search box that finds a node by name (Ctrl+F): its details and its place in the
-  // checkpoint drawing.
-  m_findNode = new QLineEdit;
-  m_findNode->setObjectName(QStringLiteral("findNode"));
-  m_findNode->setPlaceholderText(tr("Find node (Ctrl+F)"));
-  m_findNode->setClearButtonEnabled(true);
-  m_findNode->installEventFilter(this);
-  m_findNode->setMaximumWidth(260);
-  m_findNode->setToolTip(tr("A node's name, or part of it: shows its details and its place in the Checkpoints view"));
-  connect(m_findNode, &QLineEdit::returnPressed, this, [this] { findNode(m_findNode->text()); });
   auto* heading = new QHBoxLayout;
   heading->setContentsMargins(0, 0, 4, 0);
   heading->addWidget(m_planTitle, 1);
   heading->addWidget(m_findNode);
   topLayout->addLayout(heading);
-  topLayout->addWidget(m_tabs, 1);
+  topLayout->addWidget(m_views, 1);
 
   auto* split = new QSplitter(Qt::Vertical);
   split->addWidget(top);
@@ -256,79 +222,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // or two) at 1280x800.
   split->setSizes({520, 240});
   setCentralWidget(split);
-
-  auto* solverDock = new QDockWidget(tr("Solvers"), this);
-  solverDock->setObjectName(QStringLiteral("solvers"));
-  solverDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
-  solverDock->setWidget(buildSolverPanel());
-  addDockWidget(Qt::LeftDockWidgetArea, solverDock);
-
-  m_log = new QPlainTextEdit;
-  m_log->setObjectName(QStringLiteral("log"));
-  m_log->setReadOnly(true);
-  m_log->setMaximumBlockCount(2000);
-  auto* logDock = new QDockWidget(tr("Messages"), this);
-  logDock->setObjectName(QStringLiteral("messages"));
-  logDock->setWidget(m_log);
-  // Below the solver panel, so that the figures keep the window's full height.
-  addDockWidget(Qt::LeftDockWidgetArea, logDock);
-  resizeDocks({solverDock, logDock}, {3, 1}, Qt::Vertical);
-  m_nodeDetails = new QPlainTextEdit;
-  m_nodeDetails->setReadOnly(true);
-  m_nodeDetails->setPlaceholderText(
-      tr("Click a node in the Checkpoints view to see its bytes, times and part in each plan."));
-  m_nodeDock = new QDockWidget(tr("Node"), this);
-  m_nodeDock->setObjectName(QStringLiteral("node"));
-  m_nodeDock->setWidget(m_nodeDetails);
-  addDockWidget(Qt::LeftDockWidgetArea, m_nodeDock);
-  tabifyDockWidget(logDock, m_nodeDock);
-  // Solve > Largest batch's answers, a row per solver.
-  m_batchTable = new QTableWidget(0, 4);
-  m_batchTable->setObjectName(QStringLiteral("batchTable"));
-  m_batchTable->setHorizontalHeaderLabels({tr("solver"), tr("largest batch"), tr("status"), tr("why")});
-  m_batchTable->horizontalHeader()->setStretchLastSection(true);
-  m_batchTable->verticalHeader()->hide();
-  m_batchTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_batchDock = new QDockWidget(tr("Largest batch"), this);
-  m_batchDock->setObjectName(QStringLiteral("largestBatch"));
-  m_batchDock->setWidget(m_batchTable);
-  addDockWidget(Qt::LeftDockWidgetArea, m_batchDock);
-  tabifyDockWidget(logDock, m_batchDock);
-  logDock->raise();
+  buildDocks();
 
   m_graphLabel = new QLabel(tr("no graph"));
   statusBar()->addPermanentWidget(m_graphLabel);
   buildMenus();
-  auto* viewMenu = menuBar()->addMenu(tr("&View"));
-  viewMenu->addAction(solverDock->toggleViewAction());
-  viewMenu->addAction(logDock->toggleViewAction());
-  viewMenu->addAction(m_nodeDock->toggleViewAction());
-  viewMenu->addAction(m_batchDock->toggleViewAction());
-  viewMenu->addSeparator();
-  // Over compute time, plans compare by length: a schedule step counts frees as much as a convolution.
-  m_timeAxis = viewMenu->addAction(tr("Timeline over compute &time"));
-  m_timeAxis->setCheckable(true);
-  m_timeAxis->setChecked(true);
-  m_timeAxis->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
-  m_timeAxis->setToolTip(
-      tr("The memory timeline's x axis: compute time (on) or schedule steps, frees "
-         "included (off)"));
-  connect(m_timeAxis, &QAction::toggled, this, [this] { m_views[viz::FigureKind::Timeline]->invalidate(); });
-  // One plan's memory stacked by what holds it (kept values, recomputed ones, gradients, workspace...).
-  m_timelineByCategory = viewMenu->addAction(tr("Timeline of the selected plan by &category"));
-  m_timelineByCategory->setCheckable(true);
-  m_timelineByCategory->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
-  m_timelineByCategory->setToolTip(
-      tr("The memory timeline shows the selected plan alone, stacked by category, instead of every plan's total"));
-  connect(m_timelineByCategory, &QAction::toggled, this, [this] { m_views[viz::FigureKind::Timeline]->invalidate(); });
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
-    if (m_interactive) QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText());
-  });
-  keys->setShortcut(QKeySequence::HelpContents);
-  help->addAction(tr("&About Remat Studio"), this, [this] {
-    if (m_interactive) QMessageBox::about(this, tr("About Remat Studio"), aboutText());
-  });
   updateActions();
 }
 
@@ -338,58 +236,56 @@ MainWindow::~MainWindow() {
   delete m_runner;
   m_runner = nullptr;
   m_jobs.reset();
-  for (auto& [kind, view] : m_views) view->waitForBuild();
+  for (viz::FigureKind kind : PlanViews::kKinds) m_views->view(kind)->waitForBuild();
 }
 
-QString MainWindow::shortcutsText() const {
-  QStringList lines;
-  // Every menu action that has a shortcut, menu by menu, as the menus show them.
-  std::function<void(const QMenu*, const QString&)> walk = [&](const QMenu* menu, const QString& path) {
-    for (const QAction* action : menu->actions()) {
-      const QString name = path + action->text().remove(QLatin1Char('&'));
-      if (action->menu()) {
-        walk(action->menu(), name + QStringLiteral(" > "));
-        continue;
-      }
-      if (!action->shortcut().isEmpty())
-        lines << action->shortcut().toString(QKeySequence::NativeText) + QStringLiteral("\t") + name;
-    }
+void MainWindow::buildDocks() {
+  auto dock = [this](const QString& title, const char* name, QWidget* widget) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(QString::fromLatin1(name));
+    d->setWidget(widget);
+    addDockWidget(Qt::LeftDockWidgetArea, d);
+    return d;
   };
-  for (const QAction* top : menuBar()->actions())
-    if (top->menu()) walk(top->menu(), top->text().remove(QLatin1Char('&')) + QStringLiteral(" > "));
-  lines << QString() << tr("In every view: wheel to zoom about the cursor, drag to pan, double click to fit.")
-        << tr("Timeline: hover for a step's node and bytes. Checkpoints and Schedule: click a node for its "
-              "part in every plan, right-click it to pin it (keep or recompute; the Pins menu does the same "
-              "for the Node panel's node). Pareto front: click a point to add its plan as a row of its own, judged at "
-              "the budget at hand.")
-        << tr("Budget field: the text is the budget when Run is pressed, Enter or not (sizes with units, "
-              "'least', or empty for none).");
-  return lines.join(QLatin1Char('\n'));
+  m_solverDock = dock(tr("Solvers"), "solvers", buildSolverPanel());
+  m_solverDock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  m_log = new QPlainTextEdit;
+  m_log->setObjectName(QStringLiteral("log"));
+  m_log->setReadOnly(true);
+  m_log->setMaximumBlockCount(2000);
+  // Below the solver panel, so that the figures keep the window's full height.
+  m_logDock = dock(tr("Messages"), "messages", m_log);
+  resizeDocks({m_solverDock, m_logDock}, {3, 1}, Qt::Vertical);
+  m_nodeDetails = new QPlainTextEdit;
+  m_nodeDetails->setReadOnly(true);
+  m_nodeDetails->setPlaceholderText(
+      tr("Click a node in the Checkpoints view to see its bytes, times and part in each plan."));
+  m_nodeDock = dock(tr("Node"), "node", m_nodeDetails);
+  tabifyDockWidget(m_logDock, m_nodeDock);
+  m_batchTable = makeBatchTable();  // Solve > Largest batch's answers, a row per solver
+  m_batchDock = dock(tr("Largest batch"), "largestBatch", m_batchTable);
+  tabifyDockWidget(m_logDock, m_batchDock);
+  m_logDock->raise();
 }
 
-QString MainWindow::aboutText() const {
-  QStringList lines;
-  lines << tr("Remat Studio %1").arg(QStringLiteral(REMAT_VERSION))
-        << tr("Plans activation recomputation for training: which values to keep and which to recompute in "
-              "the backward pass, so that a network fits its memory at the least cost in time. Every plan is "
-              "judged by Remat's simulator.")
-        << QString() << tr("Methods:");
-  for (const std::string& id : solvers::SolverRegistry::builtin().ids()) {
-    const solvers::Solver* solver = solvers::SolverRegistry::builtin().find(id);
-    lines << QStringLiteral("%1: %2").arg(QString::fromStdString(id), QString::fromStdString(solver->info().citation));
-  }
-  return lines.join(QLatin1Char('\n'));
-}
+QString MainWindow::shortcutsText() const { return studio::shortcutsText(menuBar()); }
+
+QString MainWindow::aboutText() const { return studio::aboutText(QStringLiteral(REMAT_VERSION)); }
+
+const QStringList& MainWindow::recentFiles() const { return m_recent->files(); }
+
+QTabWidget* MainWindow::views() const { return m_views; }
+
+QTableView* MainWindow::table() const { return m_table; }
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* open = file->addAction(tr("&Open graph..."), this, &MainWindow::onOpen);
-  open->setShortcut(QKeySequence::Open);
-  m_recentMenu = file->addMenu(tr("Open &recent"));
-  m_recentMenu->setEnabled(false);
+  file->addAction(tr("&Open graph..."), this, &MainWindow::onOpen)->setShortcut(QKeySequence::Open);
+  m_recent = new RecentFiles(
+      file->addMenu(tr("Open &recent")), [this](const QString& path) { openFileInBackground(path); }, this);
   m_datasetMenu = file->addMenu(tr("Open &dataset"));
   m_datasetMenu->setEnabled(false);
-  m_exportAction = file->addAction(tr("&Export figure..."), this, &MainWindow::onExport);
+  m_exportAction = file->addAction(tr("&Export figure..."), this, [this] { openExportDialog(); });
   m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_openPlanAction = file->addAction(tr("Open &plan..."), this, &MainWindow::onOpenPlan);
   m_openPlanAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
@@ -415,19 +311,16 @@ void MainWindow::buildMenus() {
   m_table->addAction(m_copyCsv);
 
   QMenu* solve = menuBar()->addMenu(tr("&Solve"));
-  QAction* run = solve->addAction(tr("&Run"), this, &MainWindow::runSolvers);
-  run->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-  m_runAction = run;
-  QAction* cancel = solve->addAction(tr("&Cancel"), this, &MainWindow::cancelSolvers);
-  cancel->setShortcut(QKeySequence(Qt::Key_Escape));
+  m_runAction = solve->addAction(tr("&Run"), this, &MainWindow::runSolvers);
+  m_runAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  solve->addAction(tr("&Cancel"), this, &MainWindow::cancelSolvers)->setShortcut(QKeySequence(Qt::Key_Escape));
   solve->addSeparator();
-  QAction* pareto = solve->addAction(tr("Compute &Pareto front"), this, &MainWindow::computePareto);
-  pareto->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
-  m_paretoAction = pareto;
-  QAction* batch = solve->addAction(tr("Largest &batch in the budget"), this, [this] { computeMaxBatch(); });
-  batch->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
-  m_batchAction = batch;
-  batch->setToolTip(tr("The largest batch each checked solver fits in the budget field's memory, everything counted"));
+  m_paretoAction = solve->addAction(tr("Compute &Pareto front"), this, &MainWindow::computePareto);
+  m_paretoAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+  m_batchAction = solve->addAction(tr("Largest &batch in the budget"), this, [this] { computeMaxBatch(); });
+  m_batchAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+  m_batchAction->setToolTip(
+      tr("The largest batch each checked solver fits in the budget field's memory, everything counted"));
 
   // The pins of the node the Node panel shows (a click on it, or Find node), as the views' context
   // menu offers them; filled each time it opens.
@@ -435,14 +328,40 @@ void MainWindow::buildMenus() {
   m_pinMenu->setObjectName(QStringLiteral("pinMenu"));
   connect(m_pinMenu, &QMenu::aboutToShow, this, [this] {
     m_pinMenu->clear();
-    if (m_graph && m_detailNode) {
-      fillPinMenu(m_pinMenu, *m_detailNode);
-    } else {
-      m_pinMenu->addAction(tr("Click a node, or find one (Ctrl+F), to pin it"))->setEnabled(false);
-      m_pinMenu->addSeparator();
-      QAction* clear = m_pinMenu->addAction(tr("&Clear all pins"), this, &MainWindow::clearPins);
-      clear->setEnabled(!m_pins.empty());
-    }
+    if (m_graph && m_detailNode)
+      return fillPinMenu(
+          m_pinMenu, m_doc, *m_detailNode, [this, node = *m_detailNode](Pin pin) { setPin(node, pin); },
+          [this] { clearPins(); });
+    m_pinMenu->addAction(tr("Click a node, or find one (Ctrl+F), to pin it"))->setEnabled(false);
+    m_pinMenu->addSeparator();
+    m_pinMenu->addAction(tr("&Clear all pins"), this, &MainWindow::clearPins)->setEnabled(!m_pins.empty());
+  });
+
+  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : {m_solverDock, m_logDock, m_nodeDock, m_batchDock}) viewMenu->addAction(d->toggleViewAction());
+  viewMenu->addSeparator();
+  // Over compute time, plans compare by length: a schedule step counts frees as much as a convolution.
+  m_timeAxis = viewMenu->addAction(tr("Timeline over compute &time"));
+  m_timeAxis->setCheckable(true);
+  m_timeAxis->setChecked(true);
+  m_timeAxis->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+  m_timeAxis->setToolTip(tr("The memory timeline's x axis: compute time (on) or schedule steps, frees included (off)"));
+  connect(m_timeAxis, &QAction::toggled, this, [this] { m_views->invalidate(viz::FigureKind::Timeline); });
+  // One plan's memory stacked by what holds it (kept values, recomputed ones, gradients, workspace...).
+  m_timelineByCategory = viewMenu->addAction(tr("Timeline of the selected plan by &category"));
+  m_timelineByCategory->setCheckable(true);
+  m_timelineByCategory->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_T));
+  m_timelineByCategory->setToolTip(
+      tr("The memory timeline shows the selected plan alone, stacked by category, instead of every plan's total"));
+  connect(m_timelineByCategory, &QAction::toggled, this, [this] { m_views->invalidate(viz::FigureKind::Timeline); });
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* keys = help->addAction(tr("&Keyboard shortcuts"), this, [this] {
+    if (m_interactive) QMessageBox::information(this, tr("Keyboard shortcuts"), shortcutsText());
+  });
+  keys->setShortcut(QKeySequence::HelpContents);
+  help->addAction(tr("&About Remat Studio"), this, [this] {
+    if (m_interactive) QMessageBox::about(this, tr("About Remat Studio"), aboutText());
   });
 }
 
@@ -452,66 +371,24 @@ QMenu* MainWindow::nodeMenu(graph::NodeId node) {
     m_nodeMenu->setObjectName(QStringLiteral("nodeMenu"));
   }
   m_nodeMenu->clear();
-  if (m_graph && node.value < m_graph->size()) fillPinMenu(m_nodeMenu, node);
+  if (m_graph && node.value < m_graph->size())
+    fillPinMenu(
+        m_nodeMenu, m_doc, node, [this, node](Pin pin) { setPin(node, pin); }, [this] { clearPins(); });
   return m_nodeMenu;
-}
-
-void MainWindow::fillPinMenu(QMenu* menu, graph::NodeId node) {
-  const QString name = QString::fromStdString(viz::displayName(m_graph->node(node).name));
-  QAction* title = menu->addAction(name);
-  title->setEnabled(false);
-  menu->addSeparator();
-  if (!m_graph->isOp(node)) {
-    menu->addAction(tr("Inputs and parameters stay in memory: nothing to pin"))->setEnabled(false);
-  } else {
-    auto* group = new QActionGroup(title);  // goes with the menu's actions when it is cleared
-    const Pin now = pinOf(node);
-    auto add = [&](const QString& text, const QString& tip, const char* objectName, Pin pin) {
-      QAction* action = menu->addAction(text);
-      action->setObjectName(QString::fromLatin1(objectName));
-      action->setToolTip(tip);
-      action->setCheckable(true);
-      action->setChecked(now == pin);
-      group->addAction(action);
-      connect(action, &QAction::triggered, this, [this, node, pin] { setPin(node, pin); });
-    };
-    add(tr("&Keep (never recompute)"), tr("Computed once, in the forward pass, and held until its backward"), "pinKeep",
-        Pin::Keep);
-    add(tr("&Recompute (never a checkpoint)"), tr("Never kept past its segment: recomputed for its backward"),
-        "pinRecompute", Pin::Recompute);
-    add(tr("&Not pinned"), tr("The solvers decide"), "pinNone", Pin::None);
-  }
-  menu->addSeparator();
-  QAction* clear = menu->addAction(tr("&Clear all pins"), this, &MainWindow::clearPins);
-  clear->setObjectName(QStringLiteral("clearPins"));
-  clear->setEnabled(!m_pins.empty());
-}
-
-MainWindow::Pin MainWindow::pinOf(graph::NodeId node) const {
-  if (!m_graph || node.value >= m_graph->size() || !m_graph->isOp(node)) return Pin::None;
-  const graph::OpIndex op = m_graph->opIndex(node);
-  if (std::find(m_pins.keep.begin(), m_pins.keep.end(), op) != m_pins.keep.end()) return Pin::Keep;
-  if (std::find(m_pins.recompute.begin(), m_pins.recompute.end(), op) != m_pins.recompute.end()) return Pin::Recompute;
-  return Pin::None;
 }
 
 bool MainWindow::setPin(graph::NodeId node, Pin pin) {
   if (!m_graph || node.value >= m_graph->size()) return false;
   const QString name = QString::fromStdString(m_graph->node(node).name);
-  if (!m_graph->isOp(node)) {
+  std::optional<solvers::Pins> pins = m_doc.pinsWith(node, pin);
+  if (!pins) {
     statusBar()->showMessage(
         tr("%1 is an input or a parameter: always in memory and never recomputed, so it cannot be pinned").arg(name),
         5000);
     return false;
   }
   if (pinOf(node) == pin) return true;
-  const graph::OpIndex op = m_graph->opIndex(node);
-  solvers::Pins pins = m_pins;
-  std::erase(pins.keep, op);
-  std::erase(pins.recompute, op);
-  if (pin == Pin::Keep) pins.keep.push_back(op);
-  if (pin == Pin::Recompute) pins.recompute.push_back(op);
-  applyPins(std::move(pins));
+  applyPins(std::move(*pins));
   logMessage(pin == Pin::Keep        ? tr("Pinned %1: keep (never recomputed)").arg(name)
              : pin == Pin::Recompute ? tr("Pinned %1: recompute (never a checkpoint)").arg(name)
                                      : tr("Unpinned %1").arg(name));
@@ -533,79 +410,45 @@ void MainWindow::applyPins(solvers::Pins pins) {
     m_model->removeRow(label);
     logMessage(tr("%1: dropped, made under other pins").arg(QString::fromStdString(label)));
   }
-  if (hadPinnedFronts) {
+  if (hadPinnedFronts)
     logMessage(tr("The pinned Pareto fronts were made under other pins: dropped (Ctrl+P computes them again)"));
-    m_views[viz::FigureKind::Pareto]->invalidate();
-  }
   pinsChanged();
   refreshViews();
 }
 
 void MainWindow::pinsChanged() {
-  if (m_pins.empty()) {
-    m_pinsLabel->setText(tr("none (right-click a node to pin it)"));
-    m_pinsLabel->setToolTip(QString());
-  } else {
-    auto names = [this](const std::vector<graph::OpIndex>& ops) {
-      QStringList out;
-      for (graph::OpIndex op : ops)
-        out << QString::fromStdString(viz::displayName(m_graph->node(m_graph->opNode(op)).name));
-      return out;
-    };
-    const QStringList keep = names(m_pins.keep);
-    const QStringList recompute = names(m_pins.recompute);
-    QStringList parts;
-    if (!keep.isEmpty())
-      parts << tr("keep %1").arg(keep.size() <= 2 ? keep.join(QStringLiteral(", "))
-                                                  : tr("%n node(s)", nullptr, static_cast<int>(keep.size())));
-    if (!recompute.isEmpty())
-      parts << tr("recompute %1")
-                   .arg(recompute.size() <= 2 ? recompute.join(QStringLiteral(", "))
-                                              : tr("%n node(s)", nullptr, static_cast<int>(recompute.size())));
-    m_pinsLabel->setText(parts.join(QStringLiteral("; ")));
-    m_pinsLabel->setToolTip(tr("Keep: %1\nRecompute: %2\nEach run also solves the solvers that honour these pins "
-                               "under them, in rows of their own (\"· pinned\")")
-                                .arg(keep.isEmpty() ? tr("none") : keep.join(QStringLiteral(", ")),
-                                     recompute.isEmpty() ? tr("none") : recompute.join(QStringLiteral(", "))));
-  }
+  QString tooltip;
+  m_panel->pins()->setText(m_graph ? pinsSummary(*m_graph, m_pins, tooltip) : QString());
+  m_panel->pins()->setToolTip(tooltip);
   refreshNodeDetails();
-  // The solvers re-plan under the new pins at once when the budget is live and they ran before.
-  if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
+  scheduleResolve();  // the solvers re-plan under the new pins at once
+}
+
+void MainWindow::scheduleResolve() {
+  if (m_graph && !m_model->rows().empty() && m_panel->liveBudget()->isChecked()) m_scrubTimer->start();
 }
 
 QWidget* MainWindow::buildSolverPanel() {
   m_panel = new SolverPanel;
-  // The window reads and sets these often; the panel owns them.
-  m_strategy = m_panel->strategy();
-  m_dpModel = m_panel->dpModel();
-  m_costModel = m_panel->costModel();
-  m_workspaceModel = m_panel->workspaceModel();
-  m_timeLimit = m_panel->timeLimit();
   m_budget = m_panel->budget();
-  m_liveBudget = m_panel->liveBudget();
-  m_pinsLabel = m_panel->pins();
-  m_runButton = m_panel->runButton();
-  m_cancelButton = m_panel->cancelButton();
-
-  connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] {
+  connect(m_panel->strategy(), &QComboBox::currentIndexChanged, this, [this] {
     settingsChanged();
-    if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
+    scheduleResolve();
   });
-  connect(m_dpModel, &QComboBox::currentIndexChanged, this, [this] {
+  connect(m_panel->dpModel(), &QComboBox::currentIndexChanged, this, [this] {
     // The fronts and plans at hand were planned in the other model.
-    stopFronts();
-    m_fronts.clear();
+    m_fronts->clear();
     stopPareto();
     m_doc.clearPareto();
-    if (m_views.contains(viz::FigureKind::Pareto)) m_views[viz::FigureKind::Pareto]->invalidate();
+    if (m_views) m_views->invalidate(viz::FigureKind::Pareto);
     settingsChanged();
-    if (m_graph && !m_model->rows().empty() && m_liveBudget->isChecked()) m_scrubTimer->start();
+    scheduleResolve();
   });
-  connect(m_costModel, &QComboBox::currentIndexChanged, this, [this](int index) {
-    reinstallUnder(m_costModel, m_appliedCostModel, index, tr("Cannot apply the cost model"));
+  connect(m_panel->costModel(), &QComboBox::currentIndexChanged, this, [this](int index) {
+    reinstallUnder(m_panel->costModel(), m_appliedCostModel, index, tr("Cannot apply the cost model"));
   });
-  connect(m_workspaceModel, &QComboBox::currentIndexChanged, this, [this](int index) {
-    reinstallUnder(m_workspaceModel, m_appliedWorkspaceModel, index, tr("Cannot apply the workspace model"));
+  connect(m_panel->workspaceModel(), &QComboBox::currentIndexChanged, this, [this](int index) {
+    reinstallUnder(m_panel->workspaceModel(), m_appliedWorkspaceModel, index, tr("Cannot apply the workspace model"));
   });
   m_budget->field()->installEventFilter(this);
   m_scrubTimer = new QTimer(this);
@@ -615,16 +458,17 @@ QWidget* MainWindow::buildSolverPanel() {
     computeFronts();
     runSolvers();
   });
-  connect(m_budget, &BudgetEditor::budgetChanged, this, &MainWindow::onBudgetChanged);
-  connect(m_runButton, &QPushButton::clicked, this, &MainWindow::runSolvers);
-  connect(m_cancelButton, &QPushButton::clicked, this, &MainWindow::cancelSolvers);
+  connect(m_budget, &BudgetEditor::budgetChanged, this, [this] {
+    if (m_doc.pareto()) m_views->invalidate(viz::FigureKind::Pareto);  // its budget line follows the field
+    // Only after a run on this graph: before it, the budget is being set up for the first Run.
+    if (m_budget->errorText().isEmpty()) scheduleResolve();
+  });
+  connect(m_panel->runButton(), &QPushButton::clicked, this, &MainWindow::runSolvers);
+  connect(m_panel->cancelButton(), &QPushButton::clicked, this, &MainWindow::cancelSolvers);
   return m_panel;
 }
 
-vizqt::SceneView* MainWindow::view(viz::FigureKind kind) const {
-  const auto it = m_views.find(kind);
-  return it == m_views.end() ? nullptr : it->second;
-}
+vizqt::SceneView* MainWindow::view(viz::FigureKind kind) const { return m_views->view(kind); }
 
 QProgressBar* MainWindow::progressBar(const std::string& id) const { return m_panel->progressBar(id); }
 
@@ -632,17 +476,30 @@ bool MainWindow::setSolverChecked(const std::string& id, bool checked) { return 
 
 std::vector<std::string> MainWindow::checkedSolvers() const { return m_panel->checkedSolvers(); }
 
-void MainWindow::setDpModel(solvers::DpModelKind model) {
-  m_dpModel->setCurrentIndex(m_dpModel->findData(static_cast<int>(model)));
+std::vector<const solvers::Solver*> MainWindow::chosenSolvers(bool withPlainRun) const {
+  std::vector<const solvers::Solver*> chosen;
+  for (const auto& id : checkedSolvers())
+    if (const solvers::Solver* s = solvers::SolverRegistry::builtin().find(id);
+        s && (withPlainRun || !s->info().plainRun))
+      chosen.push_back(s);
+  return chosen;
 }
 
-solvers::DpModelKind MainWindow::dpModel() const {
-  return static_cast<solvers::DpModelKind>(m_dpModel->currentData().toInt());
-}
+void MainWindow::setDpModel(solvers::DpModelKind model) { m_panel->setDpModel(model); }
 
-void MainWindow::setStrategy(solvers::Strategy strategy) {
-  m_strategy->setCurrentIndex(m_strategy->findData(static_cast<int>(strategy)));
-}
+solvers::DpModelKind MainWindow::dpModel() const { return m_panel->dpModelChoice(); }
+
+void MainWindow::setStrategy(solvers::Strategy strategy) { m_panel->setStrategy(strategy); }
+
+solvers::Strategy MainWindow::strategy() const { return m_panel->strategyChoice(); }
+
+double MainWindow::timeLimit() const { return m_panel->timeLimit()->value(); }
+
+void MainWindow::setTimeLimit(double seconds) { m_panel->timeLimit()->setValue(seconds); }
+
+void MainWindow::setLiveBudget(bool live) { m_panel->liveBudget()->setChecked(live); }
+
+bool MainWindow::liveBudget() const { return m_panel->liveBudget()->isChecked(); }
 
 void MainWindow::reportError(const QString& title, const QString& text) {
   m_lastError = text;
@@ -653,51 +510,32 @@ void MainWindow::reportError(const QString& title, const QString& text) {
 
 void MainWindow::logMessage(const QString& text) { m_log->appendPlainText(text); }
 
+void MainWindow::showJobProgress(const QString& what, double fraction, const QString& stage) {
+  statusBar()->showMessage(tr("%1: %2, %3% (Esc cancels)").arg(what, stage).arg(std::lround(100 * fraction)));
+}
+
 bool MainWindow::openFile(const QString& path) {
   try {
     return openRead(path, io::readGraphFile(path.toStdString()));
   } catch (const std::exception& e) {
-    reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
+    reportError(tr("Cannot open %1").arg(fileName(path)), QString::fromUtf8(e.what()));
     return false;
   }
 }
 
 void MainWindow::openFileInBackground(const QString& path) {
-  cancelOpen();
-  m_opening = true;
-  m_openPath = path;
-  m_openStarted = std::chrono::steady_clock::now();
-  statusBar()->showMessage(tr("Reading %1... (Esc cancels)").arg(QFileInfo(path).fileName()));
+  m_read->start(path);
+  statusBar()->showMessage(tr("Reading %1... (Esc cancels)").arg(fileName(path)));
   m_openTicker->start();
   updateActions();
-  // A read cannot stop half way: a cancel drops its answer, the file read to the end on the job.
-  auto ended = [this] {
-    m_opening = false;
-    m_openTicker->stop();
-    statusBar()->clearMessage();
-  };
-  m_jobs->start(kImportJob,
-                [path](std::stop_token, const JobProgress&) { return io::readGraphFile(path.toStdString()); },
-                {.progress = {},
-                 .done =
-                     [this, path, ended](Result<graph::ComputeGraph> read) {
-                       ended();
-                       bool opened = false;
-                       try {
-                         opened = openRead(path, std::move(read));
-                       } catch (const std::exception& e) {
-                         reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
-                       }
-                       updateActions();
-                       emit fileOpened(opened);
-                     },
-                 .failed =
-                     [this, path, ended](const QString& error) {
-                       ended();
-                       reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), error);
-                       updateActions();
-                       emit fileOpened(false);
-                     }});
+}
+
+bool MainWindow::cancelOpen() {
+  if (!m_read->cancel()) return false;
+  m_openTicker->stop();
+  statusBar()->showMessage(tr("Stopped reading %1: the open graph is unchanged").arg(fileName(m_read->path())), 5000);
+  updateActions();
+  return true;
 }
 
 bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
@@ -707,8 +545,7 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
       reportError(title, tr("Open a graph first (File > Open)."));
       return false;
     }
-    std::vector<const solvers::Solver*> chosen;
-    for (const auto& id : checkedSolvers()) chosen.push_back(solvers::SolverRegistry::builtin().find(id));
+    std::vector<const solvers::Solver*> chosen = chosenSolvers(true);
     if (chosen.empty()) {
       reportError(title, tr("Check at least one solver."));
       return false;
@@ -735,190 +572,66 @@ bool MainWindow::computeMaxBatch(std::int64_t baseBatch) {
         return false;
       }
     }
-    // A new job replaces the one running.
-    m_batchRunning = true;
-    m_batchAnswers.clear();
     const Bytes memory = m_budget->budget().bytes;
-    logMessage(tr("Largest batch in %1 (%2 bytes), from batch %3")
-                   .arg(QString::fromStdString(formatByteSize(memory)))
-                   .arg(memory.value)
-                   .arg(baseBatch));
+    logMessage(tr("Largest batch in %1 (%2 bytes), from batch %3").arg(bytes(memory)).arg(memory.value).arg(baseBatch));
     statusBar()->showMessage(tr("Finding the largest batch... (Esc cancels)"));
+    m_batch->start(m_graph, std::move(chosen), baseBatch, memory, dpModel());  // replaces a search running
     updateActions();
-    auto work = [graph = m_graph, chosen, baseBatch, memory, model = dpModel()](std::stop_token stop,
-                                                                                const JobProgress& report) {
-      std::vector<BatchAnswer> answers;
-      ProgressGate gate;
-      for (std::size_t k = 0; k < chosen.size() && !stop.stop_requested(); ++k) {
-        const std::string id = chosen[k]->info().id;
-        auto progress = [&, k](double f, std::string_view stage) {
-          const double fraction = (double(k) + std::clamp(f, 0.0, 1.0)) / double(chosen.size());
-          const std::string what = id + ": " + std::string(stage);
-          if (stop.stop_requested() || !gate.due(fraction, what)) return;
-          report(fraction, what);
-        };
-        progress(0.0, "starting");
-        BatchAnswer answer{id, solvers::CallStatus::Error, solvers::SolveStatus::NotSolved, 0, {}};
-        try {
-          const solvers::MaxBatchResult r =
-              solvers::maxBatch(*chosen[k], *graph, baseBatch, memory, stop, progress, model);
-          answer.call = r.call;
-          answer.status = r.status;
-          answer.batch = r.batch;
-          answer.message = r.message;
-        } catch (const std::exception& e) {
-          answer.message = e.what();
-        }
-        answers.push_back(std::move(answer));
-      }
-      return answers;
-    };
-    m_jobs->start(
-        kMaxBatchJob, std::move(work),
-        {.progress =
-             [this](double fraction, const QString& text) {
-               statusBar()->showMessage(
-                   tr("Largest batch: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
-               emit maxBatchProgressed(fraction, text);
-             },
-         .done =
-             [this, memory](std::vector<BatchAnswer> answers) {
-               m_batchRunning = false;
-               m_batchAnswers = std::move(answers);
-               for (const BatchAnswer& a : m_batchAnswers) {
-                 const QString solver = QString::fromStdString(a.solver);
-                 if (a.call == solvers::CallStatus::Error)
-                   logMessage(tr("%1: error: %2").arg(solver, QString::fromStdString(a.message)));
-                 else if (a.batch > 0)
-                   logMessage(tr("%1: largest batch %2 in %3")
-                                  .arg(solver)
-                                  .arg(a.batch)
-                                  .arg(QString::fromStdString(formatByteSize(memory))));
-                 else
-                   logMessage(tr("%1: no batch fits (%2: %3)")
-                                  .arg(solver, qstr(solvers::statusName(a.status)), QString::fromStdString(a.message)));
-               }
-               showBatchAnswers(memory);
-               statusBar()->showMessage(tr("Largest batch: see its table"), 5000);
-               updateActions();
-               emit maxBatchFinished();
-             },
-         .failed =
-             [this, title](const QString& error) {
-               m_batchRunning = false;
-               reportError(title, error);
-               updateActions();
-             }});
     return true;
   } catch (const std::exception& e) {
-    m_batchRunning = false;
+    m_batch->cancel();
     reportError(title, QString::fromUtf8(e.what()));
     return false;
   }
 }
 
-void MainWindow::showBatchAnswers(Bytes memory) {
-  m_batchTable->setRowCount(static_cast<int>(m_batchAnswers.size()));
-  m_batchDock->setWindowTitle(tr("Largest batch in %1").arg(QString::fromStdString(formatByteSize(memory))));
-  for (std::size_t k = 0; k < m_batchAnswers.size(); ++k) {
-    const BatchAnswer& a = m_batchAnswers[k];
-    const int row = static_cast<int>(k);
-    auto* batch = new QTableWidgetItem;
-    // A number to sort by; none when no batch fits or the solver could not answer.
-    if (a.call == solvers::CallStatus::Ok && a.batch > 0)
-      batch->setData(Qt::DisplayRole, QVariant::fromValue(a.batch));
-    else
-      batch->setText(QStringLiteral("-"));
-    batch->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    m_batchTable->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(a.solver)));
-    m_batchTable->setItem(row, 1, batch);
-    m_batchTable->setItem(
-        row, 2,
-        new QTableWidgetItem(a.call == solvers::CallStatus::Error ? tr("error") : qstr(solvers::statusName(a.status))));
-    auto* why = new QTableWidgetItem(QString::fromStdString(a.message));
-    why->setToolTip(QString::fromStdString(a.message));
-    m_batchTable->setItem(row, 3, why);
-  }
-  m_batchTable->resizeColumnsToContents();
+void MainWindow::onBatchFinished() {
+  for (const BatchAnswer& a : m_batch->answers()) logMessage(batchAnswerText(a, m_batch->memory()));
+  showBatchAnswers(m_batchTable, m_batch->answers());
+  m_batchDock->setWindowTitle(tr("Largest batch in %1").arg(bytes(m_batch->memory())));
   m_batchDock->show();
   m_batchDock->raise();
-}
-
-bool MainWindow::cancelOpen() {
-  if (!m_opening) return false;
-  m_jobs->cancel(kImportJob);  // the read goes on to its end on the job; its answer is dropped
-  m_opening = false;
-  m_openTicker->stop();
-  statusBar()->showMessage(tr("Stopped reading %1: the open graph is unchanged").arg(QFileInfo(m_openPath).fileName()),
-                           5000);
+  statusBar()->showMessage(tr("Largest batch: see its table"), 5000);
   updateActions();
-  return true;
+  emit maxBatchFinished();
 }
 
 bool MainWindow::openRead(const QString& path, Result<graph::ComputeGraph> read) {
   try {
     if (!read.ok()) {
-      reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromStdString(read.errorText()));
+      reportError(tr("Cannot open %1").arg(fileName(path)), QString::fromStdString(read.errorText()));
       return false;
     }
     QStringList warnings;
     for (const auto& w : read.warnings()) warnings << QString::fromStdString(w.toString());
     return installGraph(std::make_shared<const graph::ComputeGraph>(std::move(read).value()), path, warnings);
   } catch (const std::exception& e) {
-    reportError(tr("Cannot open %1").arg(QFileInfo(path).fileName()), QString::fromUtf8(e.what()));
+    reportError(tr("Cannot open %1").arg(fileName(path)), QString::fromUtf8(e.what()));
     return false;
   }
 }
 
 bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, const QString& path,
                               const QStringList& warnings) {
-  const QString title = tr("Cannot open %1").arg(QFileInfo(path).fileName());
-  auto costed = graph::applyCostModel(*raw, m_costModel->currentText().toStdString());
-  if (!costed.ok()) {
-    reportError(title, QString::fromStdString(costed.errorText()));
-    return false;
-  }
-  auto withWorkspace = graph::applyWorkspaceModel(costed.value(), m_workspaceModel->currentText().toStdString());
-  if (!withWorkspace.ok()) {
-    reportError(title, QString::fromStdString(withWorkspace.errorText()));
-    return false;
-  }
-  auto g = std::make_shared<const graph::ComputeGraph>(std::move(withWorkspace).value());
-  // The plain run is the timeline's baseline and the budget slider's full scale.
-  solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().plainRun().solve({.graph = g.get()});
-  if (!vanilla.plan) {
-    reportError(title, tr("the plain run does not simulate: %1").arg(QString::fromStdString(vanilla.message)));
+  // The document keeps what it has until the new graph is made.
+  if (const auto error = m_doc.open(*raw, costModel().toStdString(), workspaceModel().toStdString())) {
+    reportError(tr("Cannot open %1").arg(fileName(path)), QString::fromStdString(*error));
     return false;
   }
   m_runner->abandon();
   m_scrubTimer->stop();
   stopPareto();
+  m_fronts->clear();
   m_nodeDetails->clear();
   m_detailNode.reset();
   // A new graph starts with fitted views and an empty search, not the last graph's zoom and query.
-  m_findNode->clear();
-  for (auto& [kind, view] : m_views) view->resetView();
-  {
-    // The search box completes the new graph's node names (any part of them, any case).
-    QStringList names;
-    names.reserve(static_cast<qsizetype>(g->size()));
-    for (const graph::Node& node : g->nodes()) names << QString::fromStdString(node.name);
-    auto* completer = new QCompleter(names, m_findNode);
-    completer->setCaseSensitivity(Qt::CaseInsensitive);
-    completer->setFilterMode(Qt::MatchContains);
-    completer->setMaxVisibleItems(12);
-    delete m_findNode->completer();
-    m_findNode->setCompleter(completer);
-  }
-  stopFronts();
-  m_fronts.clear();
+  m_findNode->useGraph(*m_graph);
+  m_views->resetAll();
   m_rawGraph = std::move(raw);
-  // Pins are by op index: they belong to the graph they were made on, and go with it.
-  m_doc.setGraph(std::move(g), std::move(vanilla));
   m_runSettings.reset();
   m_model->setStale(false);
   m_path = path;
-  rememberRecent(path);
+  m_recent->remember(path);
   m_importWarnings = warnings;
   m_model->clear();
   pinsChanged();
@@ -932,16 +645,15 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   const QString summary = tr("%1: %2 operations, plain-run peak %3, times: %4, workspace: %5")
                               .arg(QString::fromStdString(m_graph->name()))
                               .arg(m_graph->opCount())
-                              .arg(QString::fromStdString(formatByteSize(m_vanilla->metrics.simulatedPeak)),
-                                   m_costModel->currentText(), m_workspaceModel->currentText());
+                              .arg(bytes(m_vanilla->metrics.simulatedPeak), costModel(), workspaceModel());
   m_graphLabel->setText(summary);
-  setWindowTitle(tr("%1 - Remat Studio").arg(QFileInfo(path).fileName()));
+  setWindowTitle(tr("%1 - Remat Studio").arg(fileName(path)));
   logMessage(tr("Opened %1 (%2)").arg(path, summary));
   for (const QString& w : m_importWarnings) logMessage(tr("warning: %1").arg(w));
-  statusBar()->showMessage(m_importWarnings.isEmpty() ? tr("Opened %1").arg(QFileInfo(path).fileName())
+  statusBar()->showMessage(m_importWarnings.isEmpty() ? tr("Opened %1").arg(fileName(path))
                                                       : tr("Opened %1 with %n import warning(s); see Messages", nullptr,
                                                            static_cast<int>(m_importWarnings.size()))
-                                                            .arg(QFileInfo(path).fileName()),
+                                                            .arg(fileName(path)),
                            8000);
   refreshViews();
   updateActions();
@@ -976,17 +688,17 @@ bool MainWindow::selectModel(QComboBox* combo, const QString& model, const QStri
   return m_lastError.isEmpty();
 }
 
-bool MainWindow::setCostModel(const QString& model) { return selectModel(m_costModel, model, tr("cost model")); }
-
-QString MainWindow::costModel() const { return m_costModel->currentText(); }
-
-bool MainWindow::setWorkspaceModel(const QString& model) {
-  return selectModel(m_workspaceModel, model, tr("workspace model"));
+bool MainWindow::setCostModel(const QString& model) {
+  return selectModel(m_panel->costModel(), model, tr("cost model"));
 }
 
-QString MainWindow::workspaceModel() const { return m_workspaceModel->currentText(); }
+QString MainWindow::costModel() const { return m_panel->costModel()->currentText(); }
 
-void MainWindow::setTimeLimit(double seconds) { m_timeLimit->setValue(seconds); }
+bool MainWindow::setWorkspaceModel(const QString& model) {
+  return selectModel(m_panel->workspaceModel(), model, tr("workspace model"));
+}
+
+QString MainWindow::workspaceModel() const { return m_panel->workspaceModel()->currentText(); }
 
 void MainWindow::copyTableAsMarkdown() {
   QApplication::clipboard()->setText(m_model->toMarkdown());
@@ -998,12 +710,6 @@ void MainWindow::copyTableAsCsv() {
   statusBar()->showMessage(tr("Copied the table as CSV"), 3000);
 }
 
-solvers::Strategy MainWindow::strategy() const {
-  return static_cast<solvers::Strategy>(m_strategy->currentData().toInt());
-}
-
-double MainWindow::timeLimit() const { return m_timeLimit->value(); }
-
 bool MainWindow::saveSession(const QString& givenPath) {
   // A name typed without an extension gets the sessions' own, so that the file dialog offers it again.
   const QString path =
@@ -1014,13 +720,9 @@ bool MainWindow::saveSession(const QString& givenPath) {
   }
   Session session;
   session.graph = QFileInfo(m_path).absoluteFilePath();
-  session.costModel = m_costModel->currentText().toStdString();
-  session.workspace = m_workspaceModel->currentText().toStdString();
-  session.solvers = checkedSolvers();
-  session.strategy = strategy();
-  session.model = dpModel();
-  session.budget = m_budget->budget();  // exact bytes, not the field's rounded text
-  session.timeLimitSeconds = m_timeLimit->value();
+  session.costModel = costModel().toStdString();
+  session.workspace = workspaceModel().toStdString();
+  m_panel->saveTo(session);
   // By name, as a pins file has them (solvers::readPinNames), so that they survive a re-export.
   for (graph::OpIndex op : m_pins.keep) session.keep.push_back(m_graph->node(m_graph->opNode(op)).name);
   for (graph::OpIndex op : m_pins.recompute) session.recompute.push_back(m_graph->node(m_graph->opNode(op)).name);
@@ -1033,34 +735,32 @@ bool MainWindow::saveSession(const QString& givenPath) {
 }
 
 bool MainWindow::openSession(const QString& path) {
-  const QString title = tr("Cannot open session %1").arg(QFileInfo(path).fileName());
+  const QString title = tr("Cannot open session %1").arg(fileName(path));
   auto read = readSession(path);
   if (!read.ok()) {
     reportError(title, QString::fromStdString(read.errorText()));
     return false;
   }
   const Session& s = read.value();
-  const int costModel = m_costModel->findText(QString::fromStdString(s.costModel));
-  const int workspaceModel = m_workspaceModel->findText(QString::fromStdString(s.workspace));
-  if (costModel < 0 || workspaceModel < 0 || s.timeLimitSeconds > m_timeLimit->maximum()) {
+  QComboBox* costs = m_panel->costModel();
+  QComboBox* workspaces = m_panel->workspaceModel();
+  const int costModel = costs->findText(QString::fromStdString(s.costModel));
+  const int workspaceModel = workspaces->findText(QString::fromStdString(s.workspace));
+  if (costModel < 0 || workspaceModel < 0 || s.timeLimitSeconds > m_panel->timeLimit()->maximum()) {
     reportError(title, tr("%1: settings this Studio does not offer").arg(path));
     return false;
   }
-
-  // The cost and workspace models first, so that the graph is opened under them once.
-  const int previousModel = m_appliedCostModel;
-  const int previousWorkspace = m_appliedWorkspaceModel;
-  {
-    const QSignalBlocker block(m_costModel);
-    const QSignalBlocker blockWorkspace(m_workspaceModel);
-    m_costModel->setCurrentIndex(costModel);
-    m_workspaceModel->setCurrentIndex(workspaceModel);
-  }
+  // The cost and workspace models first, so that the graph is opened under them once; back as they
+  // were when it does not open.
+  auto selectModels = [&](int cost, int workspace) {
+    const QSignalBlocker block(costs);
+    const QSignalBlocker blockWorkspace(workspaces);
+    costs->setCurrentIndex(cost);
+    workspaces->setCurrentIndex(workspace);
+  };
+  selectModels(costModel, workspaceModel);
   if (!openFile(s.graph)) {
-    const QSignalBlocker block(m_costModel);
-    const QSignalBlocker blockWorkspace(m_workspaceModel);
-    m_costModel->setCurrentIndex(previousModel);
-    m_workspaceModel->setCurrentIndex(previousWorkspace);
+    selectModels(m_appliedCostModel, m_appliedWorkspaceModel);
     return false;
   }
   m_appliedCostModel = costModel;
@@ -1073,12 +773,7 @@ bool MainWindow::openSession(const QString& path) {
     }
     applyPins(std::move(pins).value());
   }
-  for (const auto& [id, item] : m_panel->solverItems()) setSolverChecked(id, false);
-  for (const auto& id : s.solvers) setSolverChecked(id, true);
-  setStrategy(s.strategy);
-  setDpModel(s.model);
-  m_budget->setBudget(s.budget);
-  m_timeLimit->setValue(s.timeLimitSeconds);
+  m_panel->loadFrom(s);
   logMessage(tr("Opened session %1").arg(path));
   return true;
 }
@@ -1097,53 +792,10 @@ void MainWindow::onSaveSession() {
   if (!path.isEmpty()) saveSession(path);
 }
 
-namespace {
-const QString kRecentKey = QStringLiteral("recentFiles");
-}  // namespace
-
-void MainWindow::useSettings(std::unique_ptr<QSettings> settings) {
-  m_settings = std::move(settings);
-  m_recent.clear();
-  if (m_settings) m_recent = m_settings->value(kRecentKey).toStringList().mid(0, kMaxRecentFiles);
-  showRecent();
-}
-
-void MainWindow::rememberRecent(const QString& path) {
-  const QString absolute = QFileInfo(path).absoluteFilePath();
-  m_recent.removeAll(absolute);
-  m_recent.prepend(absolute);
-  while (m_recent.size() > kMaxRecentFiles) m_recent.removeLast();
-  if (m_settings) m_settings->setValue(kRecentKey, m_recent);
-  showRecent();
-}
-
-void MainWindow::showRecent() {
-  m_recentMenu->clear();
-  for (int k = 0; k < m_recent.size(); ++k) {
-    const QString path = m_recent.at(k);
-    QAction* action = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(k + 1).arg(QFileInfo(path).fileName()), this,
-                                              [this, path] { openFileInBackground(path); });
-    action->setToolTip(path);
-    action->setData(path);
-  }
-  m_recentMenu->setEnabled(!m_recent.isEmpty());
-}
+void MainWindow::useSettings(std::unique_ptr<QSettings> settings) { m_recent->useSettings(std::move(settings)); }
 
 void MainWindow::setDatasetDirectory(const QString& dir) {
-  m_datasetMenu->clear();
-  // The folder's graphs: native, Checkmate and PFN files and ONNX models; its manifest is no graph.
-  const QFileInfoList files =
-      QDir(dir).entryInfoList({QStringLiteral("*.json"), QStringLiteral("*.txt"), QStringLiteral("*.onnx")},
-                              QDir::Files | QDir::Readable, QDir::Name);
-  for (const QFileInfo& file : files) {
-    if (file.fileName() == QStringLiteral("manifest.json")) continue;
-    const QString path = file.absoluteFilePath();
-    QAction* action =
-        m_datasetMenu->addAction(file.completeBaseName(), this, [this, path] { openFileInBackground(path); });
-    action->setData(path);
-    action->setToolTip(path);
-  }
-  m_datasetMenu->setEnabled(!m_datasetMenu->actions().isEmpty());
+  fillDatasetMenu(m_datasetMenu, dir, [this](const QString& path) { openFileInBackground(path); });
 }
 
 QStringList MainWindow::datasetFiles() const {
@@ -1153,7 +805,7 @@ QStringList MainWindow::datasetFiles() const {
 }
 
 bool MainWindow::openPlan(const QString& path) {
-  const QString title = tr("Cannot open plan %1").arg(QFileInfo(path).fileName());
+  const QString title = tr("Cannot open plan %1").arg(fileName(path));
   try {
     if (!m_graph) {
       reportError(title, tr("open a graph first: a plan is read onto the graph it was made for"));
@@ -1165,8 +817,7 @@ bool MainWindow::openPlan(const QString& path) {
       return false;
     }
     io::LoadedPlan loaded = std::move(read).value();
-    const std::string label =
-        QFileInfo(path).fileName().toStdString() + (loaded.solver.empty() ? "" : " (" + loaded.solver + ")");
+    const std::string label = fileName(path).toStdString() + (loaded.solver.empty() ? "" : " (" + loaded.solver + ")");
     // Judged before it joins the table: readPlanFile simulated it, so only a time that cannot be
     // counted is left to refuse.
     const solvers::SolveResult judged = m_doc.addPlan(label, std::move(loaded.plan), StudioDocument::Origin::PlanFile);
@@ -1176,11 +827,11 @@ bool MainWindow::openPlan(const QString& path) {
     }
     m_model->setResult(judged);
     selectSolver(label);
-    logMessage(tr("Opened plan %1: %2, simulated peak %3, overhead %4 %5")
-                   .arg(QString::fromStdString(label), qstr(solvers::outcomeName(judged)),
-                        QString::fromStdString(formatByteSize(judged.metrics.simulatedPeak)))
-                   .arg(judged.metrics.overhead.value)
-                   .arg(QString::fromStdString(m_graph->timeUnit())));
+    logMessage(
+        tr("Opened plan %1: %2, simulated peak %3, overhead %4 %5")
+            .arg(QString::fromStdString(label), qstr(solvers::outcomeName(judged)), bytes(judged.metrics.simulatedPeak))
+            .arg(judged.metrics.overhead.value)
+            .arg(QString::fromStdString(m_graph->timeUnit())));
     refreshViews();
     return true;
   } catch (const std::exception& e) {
@@ -1213,43 +864,25 @@ std::optional<viz::FigureRequest> MainWindow::figureRequest(viz::FigureKind kind
     why = tr("Open a graph: File > Open (Ctrl+O), or drop a graph file on the window.").toStdString();
     return std::nullopt;
   }
-  viz::FigureRequest request;
-  request.kind = kind;
-  request.graph = m_graph.get();
-  if (kind == viz::FigureKind::Timeline) {
-    if (m_timelineByCategory->isChecked()) {
-      if (auto plan = focusedPlan()) request.plans.push_back(std::move(*plan));
-    } else {
-      request.plans = allPlans();
-    }
-    request.budget = m_doc.budget();
-    request.timelineAxis = timelineOverTime() ? viz::TimelineAxis::Time : viz::TimelineAxis::Steps;
-  } else if (kind == viz::FigureKind::Pareto) {
-    if (!m_pareto && m_paretoRunning) {
-      why = tr("Computing the Pareto fronts: %1, %2% done (Esc cancels)")
-                .arg(m_paretoStage)
-                .arg(std::lround(100 * m_paretoFraction))
-                .toStdString();
-      return std::nullopt;
-    }
-    if (!m_pareto) {
-      why =
-          tr("No Pareto front yet: check the solvers and choose Solve > Compute Pareto front (Ctrl+P).").toStdString();
-      return std::nullopt;
-    }
-    request.pareto = *m_pareto;
-    // Where the budget in the field falls among the fronts (it moves with the slider).
-    if (const BudgetChoice& budget = m_budget->budget(); budget.kind == BudgetChoice::Kind::Fixed)
-      request.budget = budget.bytes;
-  } else if (auto plan = focusedPlan()) {
-    request.plans.push_back(std::move(*plan));
+  if (kind == viz::FigureKind::Pareto && !m_doc.pareto()) {
+    why = (m_paretoJob->running() ? tr("Computing the Pareto fronts: %1, %2% done (Esc cancels)")
+                                        .arg(m_paretoJob->stage())
+                                        .arg(std::lround(100 * m_paretoJob->fraction()))
+                                  : tr("No Pareto front yet: check the solvers and choose Solve > Compute Pareto "
+                                       "front (Ctrl+P)."))
+              .toStdString();
+    return std::nullopt;
   }
-  if (kind == viz::FigureKind::Graph || kind == viz::FigureKind::Schedule) {
-    // The user's marks: the pins, and the node found or clicked (the Node panel's).
-    request.pins = m_pins;
-    request.found = m_detailNode;
-  }
-  return request;
+  StudioDocument::ViewChoice choice;
+  choice.rows = rowLabels();
+  choice.focused = focusedLabel();
+  choice.timelineByCategory = m_timelineByCategory->isChecked();
+  choice.timelineAxis = timelineOverTime() ? viz::TimelineAxis::Time : viz::TimelineAxis::Steps;
+  // Where the budget in the field falls among the fronts (it moves with the slider).
+  if (const BudgetChoice& budget = m_budget->budget(); budget.kind == BudgetChoice::Kind::Fixed)
+    choice.paretoBudget = budget.bytes;
+  choice.found = m_detailNode;
+  return m_doc.figureRequest(kind, choice);
 }
 
 std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind, double width, double height,
@@ -1280,29 +913,38 @@ std::function<viz::FigureResult()> MainWindow::prepareView(viz::FigureKind kind,
   }
 }
 
-const solvers::SolveResult* MainWindow::focusedResult() const {
-  const QModelIndex current = m_sorted->mapToSource(m_table->selectionModel()->currentIndex());
-  if (current.isValid() && current.row() < m_model->rowCount()) {
-    const std::string& id = m_model->rows()[static_cast<std::size_t>(current.row())].solver;
-    if (const solvers::SolveResult* r = m_doc.result(id)) return r;
-  }
-  // Nothing selected: the winner's plan, as `remat compare` draws it.
-  if (const auto best = m_model->bestRow())
-    if (const solvers::SolveResult* r = m_doc.result(m_model->rows()[static_cast<std::size_t>(*best)].solver)) return r;
-  for (const auto& row : m_model->rows())
-    if (const solvers::SolveResult* r = m_doc.result(row.solver)) return r;
-  if (m_vanilla && m_vanilla->plan) return &*m_vanilla;
-  return nullptr;
+std::vector<std::string> MainWindow::rowLabels() const {
+  std::vector<std::string> labels;
+  for (const auto& row : m_model->rows()) labels.push_back(row.solver);
+  return labels;
 }
 
-bool MainWindow::selectSolver(const std::string& id) {
-  const auto row = m_model->rowOf(id);
-  if (!row) return false;
-  const QModelIndex shown = m_sorted->mapFromSource(m_model->index(*row, 0));
-  m_table->selectionModel()->setCurrentIndex(shown, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
-  m_table->scrollTo(shown);
-  return true;
+std::string MainWindow::focusedLabel() const {
+  std::string selected = selectedLabel();
+  if (!selected.empty() && m_doc.result(selected)) return selected;
+  // Nothing selected: the winner's plan, as `remat compare` draws it.
+  if (const auto best = m_model->bestRow())
+    if (const std::string& label = m_model->rows()[static_cast<std::size_t>(*best)].solver; m_doc.result(label))
+      return label;
+  for (const auto& row : m_model->rows())
+    if (m_doc.result(row.solver)) return row.solver;
+  return {};
 }
+
+const solvers::SolveResult* MainWindow::focusedResult() const {
+  const std::string label = focusedLabel();
+  if (!label.empty()) return m_doc.result(label);
+  return m_vanilla && m_vanilla->plan ? &*m_vanilla : nullptr;
+}
+
+std::string MainWindow::focusedSolver() const {
+  const solvers::SolveResult* r = focusedResult();
+  return r ? r->solver : std::string();
+}
+
+bool MainWindow::selectSolver(const std::string& id) { return m_table->selectLabel(id); }
+
+std::string MainWindow::selectedLabel() const { return m_table->selectedLabel(); }
 
 QString MainWindow::planTitle() const { return m_planTitle->text(); }
 
@@ -1314,13 +956,7 @@ void MainWindow::setTimelineByCategory(bool byCategory) { m_timelineByCategory->
 
 QString MainWindow::staleText() const {
   if (!m_runSettings || m_model->rows().empty()) return {};
-  QStringList changed;
-  if (m_runSettings->strategy != strategy())
-    changed << tr("strategy %1").arg(qstr(solvers::strategyName(m_runSettings->strategy)));
-  if (m_runSettings->model != dpModel())
-    changed << tr("DP model %1").arg(qstr(solvers::dpModelName(m_runSettings->model)));
-  if (changed.isEmpty()) return {};
-  return tr("the rows were made under %1, not the panel's: Run (Ctrl+R) to update").arg(changed.join(tr(" and ")));
+  return studio::staleText(*m_runSettings, {strategy(), dpModel()});
 }
 
 void MainWindow::settingsChanged() {
@@ -1330,48 +966,10 @@ void MainWindow::settingsChanged() {
 }
 
 void MainWindow::updatePlanTitle() {
-  const solvers::SolveResult* r = m_graph ? focusedResult() : nullptr;
-  if (!r) {
-    m_planTitle->setText(m_graph ? tr("Plan views: run the solvers to see a plan") : QString());
-    return;
-  }
-  if (m_vanilla && r == &*m_vanilla) {
-    m_planTitle->setText(tr("Plan views: the plain run (store-all, no budget)"));
-    return;
-  }
+  const solvers::SolveResult* shown = m_graph ? focusedResult() : nullptr;
   const auto best = m_model->bestRow();
-  const bool winner = best && m_model->rows()[static_cast<std::size_t>(*best)].solver == r->solver;
-  // The budget at hand, as every row is judged at it; in least mode each row's own least budget.
-  const QString budget = m_doc.leastBudgets()
-                             ? tr("its least budget %1, each solver at its own (the winner: the lowest peak)")
-                                   .arg(r->budget ? QString::fromStdString(formatByteSize(*r->budget)) : tr("none"))
-                         : m_doc.budget() ? tr("budget %1").arg(QString::fromStdString(formatByteSize(*m_doc.budget())))
-                                          : tr("no budget");
-  const bool fits = solvers::fitsBudget(*r);
-  if (const QString stale = staleText(); !stale.isEmpty()) {
-    m_planTitle->setText(tr("Plan views: %1 \u2014 %2").arg(QString::fromStdString(r->solver), stale));
-    return;
-  }
-  m_planTitle->setText(tr("Plan views: %1, %2%3%4; %5; strategy %6; simulated peak %7, overhead %8 %9")
-                           .arg(QString::fromStdString(r->solver), qstr(solvers::outcomeName(*r)),
-                                winner ? tr(" (the winner)") : QString(),
-                                r->plan && !fits ? tr(", does not fit") : QString(), budget,
-                                qstr(solvers::strategyName(r->strategy)),
-                                QString::fromStdString(formatByteSize(r->metrics.simulatedPeak)))
-                           .arg(r->metrics.overhead.value)
-                           .arg(QString::fromStdString(m_graph->timeUnit())));
-}
-
-std::string MainWindow::focusedSolver() const {
-  const solvers::SolveResult* r = focusedResult();
-  return r ? r->solver : std::string();
-}
-
-std::optional<viz::LabeledPlan> MainWindow::focusedPlan() const {
-  const solvers::SolveResult* r = focusedResult();
-  if (!r) return std::nullopt;
-  if (m_doc.vanilla() && r == &*m_doc.vanilla()) return m_doc.plainPlan();
-  return m_doc.plan(r->solver);
+  const bool winner = shown && best && m_model->rows()[static_cast<std::size_t>(*best)].solver == shown->solver;
+  m_planTitle->setText(studio::planTitle(m_doc, shown, winner, staleText()));
 }
 
 bool MainWindow::savePlan(const QString& path) {
@@ -1403,7 +1001,7 @@ void MainWindow::onSavePlan() {
 }
 
 void MainWindow::refreshViews() {
-  for (auto& [kind, view] : m_views) view->invalidate();
+  m_views->invalidateAll();
   refreshNodeDetails();
 }
 
@@ -1418,11 +1016,7 @@ vizqt::FigureOptions MainWindow::defaultExportOptions() {
   return o;
 }
 
-viz::FigureKind MainWindow::currentFigure() const {
-  for (const auto& [kind, view] : m_views)
-    if (view == m_tabs->currentWidget()) return kind;
-  return viz::FigureKind::Timeline;
-}
+viz::FigureKind MainWindow::currentFigure() const { return m_views->current(); }
 
 QString MainWindow::exportFigure(viz::FigureKind kind, const QString& path, const vizqt::FigureOptions& options) {
   try {
@@ -1456,43 +1050,19 @@ bool MainWindow::exportCurrentView(const QString& path, const vizqt::FigureOptio
 ExportDialog* MainWindow::openExportDialog() {
   if (!m_graph) return nullptr;
   const viz::FigureKind kind = currentFigure();
-  const QString figure = m_tabs->tabText(m_tabs->currentIndex());
   const QString suggested = QFileInfo(m_path).absoluteDir().filePath(
       QFileInfo(m_path).completeBaseName() + QLatin1Char('-') + QString::fromUtf8(viz::figureName(kind).data()) +
       QStringLiteral(".pdf"));
   delete m_exportDialog;
   m_exportDialog = new ExportDialog(
-      figure, suggested,
+      m_views->tabText(m_views->currentIndex()), suggested,
       [this, kind](const QString& path, const vizqt::FigureOptions& options) {
         return exportFigure(kind, path, options);
       },
-      [this, kind](const vizqt::FigureOptions& options, double dpi, QString& error) {
-        std::string why;
-        const std::optional<viz::FigureRequest> request = figureRequest(kind, why);
-        if (!request) {
-          error = QString::fromStdString(why);
-          return std::string();
-        }
-        try {
-          const vizqt::EncodedFigure png =
-              vizqt::encodeFigure(*request, vizqt::prepareStyle(options), vizqt::ImageFormat::Png, dpi);
-          error = QString::fromStdString(png.error);
-          // With a figure, what it leaves out (node names too small to read) is said under the preview.
-          for (const std::string& w : png.warnings)
-            if (png.error.empty())
-              error += (error.isEmpty() ? QString() : QStringLiteral("\n")) + QString::fromStdString(w);
-          return png.bytes;
-        } catch (const std::exception& e) {
-          error = QString::fromUtf8(e.what());
-          return std::string();
-        }
-      },
-      this);
+      [this, kind](std::string& why) { return figureRequest(kind, why); }, this);
   m_exportDialog->open();
   return m_exportDialog;
 }
-
-void MainWindow::onExport() { openExportDialog(); }
 
 ExportDialog* MainWindow::exportDialog() const { return m_exportDialog; }
 
@@ -1514,8 +1084,8 @@ void MainWindow::runSolvers() {
       reportError(tr("Nothing to solve"), tr("Open a graph first (File > Open)."));
       return;
     }
-    const std::vector<std::string> ids = checkedSolvers();
-    if (ids.empty()) {
+    const std::vector<const solvers::Solver*> chosen = chosenSolvers(true);
+    if (chosen.empty()) {
       reportError(tr("Nothing to solve"), tr("Check at least one solver."));
       return;
     }
@@ -1526,46 +1096,23 @@ void MainWindow::runSolvers() {
       reportError(tr("Cannot run"), m_budget->errorText());
       return;
     }
-    std::vector<const solvers::Solver*> chosen;
-    chosen.reserve(ids.size());
-    for (const auto& id : ids) chosen.push_back(solvers::SolverRegistry::builtin().find(id));
-    SolveRunner::Settings settings;
-    settings.budget = m_budget->budget();
-    settings.strategy = strategy();
-    settings.model = dpModel();
-    if (m_timeLimit->value() > 0)
-      settings.timeLimit = std::chrono::milliseconds(std::llround(m_timeLimit->value() * 1000));
-    if (settings.strategy != solvers::Strategy::Memory) settings.fronts = m_fronts;
+    SolveRunner::Settings settings = m_panel->settings();
+    if (settings.strategy != solvers::Strategy::Memory) settings.fronts = m_fronts->fronts();
     settings.pins = m_pins;
     m_scrubTimer->stop();
     // The row the user is looking at stays selected through the re-solve, when it comes back.
     const std::string selected = selectedLabel();
+    const bool least = settings.budget.kind == BudgetChoice::Kind::Least;
     const std::vector<solvers::SolveResult> kept = m_doc.startRun(
         settings.budget.kind == BudgetChoice::Kind::Fixed ? std::optional<Bytes>(settings.budget.bytes) : std::nullopt,
-        settings.budget.kind == BudgetChoice::Kind::Least);
-    m_model->startRun(SolveRunner::labels(chosen, m_pins), settings.budget.kind == BudgetChoice::Kind::Least);
+        least);
+    m_model->startRun(SolveRunner::labels(chosen, m_pins), least);
     for (const solvers::SolveResult& r : kept) m_model->setResult(r);
     // A row the user chose stays chosen; the winner the window chose is chosen afresh at the end.
     if (!selected.empty() && selected != m_autoSelected) selectSolver(selected);
+    const std::vector<std::string> ids = checkedSolvers();
     m_panel->resetProgress(ids);
-    const QString budgetText = settings.budget.kind == BudgetChoice::Kind::Fixed
-                                   ? tr("%1 (%2 bytes)")
-                                         .arg(QString::fromStdString(formatByteSize(settings.budget.bytes)))
-                                         .arg(settings.budget.bytes.value)
-                               : settings.budget.kind == BudgetChoice::Kind::Least ? tr("least")
-                                                                                   : tr("none");
-    const QString pinsText =
-        m_pins.empty() ? QString()
-                       : tr(", pins: keep %1, recompute %2").arg(m_pins.keep.size()).arg(m_pins.recompute.size());
-    const QString limitText =
-        settings.timeLimit ? tr(", time limit %1 s").arg(double(settings.timeLimit->count()) / 1000) : QString();
-    logMessage(tr("Running %1 (strategy %2, DP model %3, budget %4%5%6)")
-                   .arg(QString::fromStdString([&] {
-                     std::string all;
-                     for (const auto& id : ids) all += (all.empty() ? "" : ", ") + id;
-                     return all;
-                   }()))
-                   .arg(m_strategy->currentText(), m_dpModel->currentText(), budgetText, limitText, pinsText));
+    logMessage(runDescription(ids, settings));
     m_runSettings = RunSettings{settings.strategy, settings.model};
     m_model->setStale(false);
     m_runner->start(m_graph, chosen, settings);
@@ -1582,73 +1129,24 @@ void MainWindow::computePareto() {
       reportError(tr("No Pareto front"), tr("Open a graph first (File > Open)."));
       return;
     }
-    std::vector<const solvers::Solver*> chosen;
-    const auto& registry = solvers::SolverRegistry::builtin();
-    for (const auto& id : checkedSolvers())
-      if (const solvers::Solver* s = registry.find(id); s && !s->info().plainRun) chosen.push_back(s);
+    std::vector<const solvers::Solver*> chosen = chosenSolvers(false);
     if (chosen.empty()) {
-      reportError(tr("No Pareto front"), tr("Check at least one solver other than %1, the plain run.")
-                                             .arg(QString::fromStdString(registry.plainRun().info().id)));
+      reportError(tr("No Pareto front"),
+                  tr("Check at least one solver other than %1, the plain run.")
+                      .arg(QString::fromStdString(solvers::SolverRegistry::builtin().plainRun().info().id)));
       return;
     }
-    stopPareto();
-    m_paretoRunning = true;
-    m_doc.clearPareto();  // the fronts of other settings; the pane says what is being computed instead
-    m_paretoFraction = 0.0;
-    m_paretoStage = tr("starting");
+    m_paretoJob->start(m_graph, std::move(chosen), dpModel(), m_pins);
     statusBar()->showMessage(tr("Computing the Pareto front..."));
-    m_views[viz::FigureKind::Pareto]->invalidate();
-    auto work = [graph = m_graph, chosen, model = dpModel(), pins = m_pins](std::stop_token stop,
-                                                                            const JobProgress& report) {
-      // Progress to the window at most every percent or on a new stage.
-      ProgressGate gate;
-      auto progress = [&](double fraction, std::string_view stage) {
-        if (stop.stop_requested() || !gate.due(fraction, std::string(stage))) return;
-        report(fraction, stage);
-      };
-      return viz::paretoInputs(*graph, chosen, kParetoPoints, stop, model, progress, pins);
-    };
-    m_jobs->start(
-        kParetoJob, std::move(work),
-        {.progress =
-             [this](double fraction, const QString& text) {
-               m_paretoFraction = fraction;
-               m_paretoStage = text;
-               statusBar()->showMessage(
-                   tr("Computing the Pareto front: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
-               m_views[viz::FigureKind::Pareto]->invalidate();
-               emit paretoProgressed(fraction, text);
-             },
-         .done =
-             [this, pins = m_pins](viz::ParetoInputs out) {
-               m_paretoRunning = false;
-               for (const auto& skipped : out.skipped)
-                 logMessage(tr("no front from %1").arg(QString::fromStdString(skipped)));
-               // Made under the pins of its start: the document drops its pinned fronts if they moved since.
-               m_doc.setPareto(std::move(out.data), std::move(out.plans), pins);
-               statusBar()->showMessage(tr("Pareto front ready"), 5000);
-               m_views[viz::FigureKind::Pareto]->invalidate();
-               emit paretoFinished();
-             },
-         .failed =
-             [this](const QString& error) {
-               m_paretoRunning = false;
-               reportError(tr("No Pareto front"), error);
-               emit paretoFinished();
-             }});
+    m_views->invalidate(viz::FigureKind::Pareto);
   } catch (const std::exception& e) {
     reportError(tr("No Pareto front"), QString::fromUtf8(e.what()));
   }
 }
 
 void MainWindow::stopPareto() {
-  // The job is told to stop and left to finish on its own, its answer dropped: the DP notices the stop
-  // within one lower set's work, which on a large graph can be longer than a cancel may take.
-  m_jobs->cancel(kParetoJob);
-  m_paretoRunning = false;
-  if (m_pareto) return;
-  m_paretoStage.clear();
-  m_views[viz::FigureKind::Pareto]->invalidate();
+  m_paretoJob->stop();
+  if (!m_doc.pareto() && m_views) m_views->invalidate(viz::FigureKind::Pareto);
 }
 
 bool MainWindow::findNode(const QString& text) {
@@ -1656,28 +1154,16 @@ bool MainWindow::findNode(const QString& text) {
   if (!m_graph || wanted.empty()) return false;
   // The node of that name, else the first whose name contains it (any case).
   std::optional<graph::NodeId> found = m_graph->find(wanted);
+  const QString needle = text.trimmed();
+  for (std::uint32_t v = 0; v < m_graph->size() && !found; ++v)
+    if (QString::fromStdString(m_graph->node(graph::NodeId{v}).name).contains(needle, Qt::CaseInsensitive))
+      found = graph::NodeId{v};
   if (!found) {
-    const QString needle = text.trimmed();
-    for (std::uint32_t v = 0; v < m_graph->size() && !found; ++v)
-      if (QString::fromStdString(m_graph->node(graph::NodeId{v}).name).contains(needle, Qt::CaseInsensitive))
-        found = graph::NodeId{v};
-  }
-  if (!found) {
-    statusBar()->showMessage(tr("No node's name contains '%1'").arg(text.trimmed()), 5000);
+    statusBar()->showMessage(tr("No node's name contains '%1'").arg(needle), 5000);
     return false;
   }
   showNodeDetails(*found);
-  // Its place in the checkpoint drawing, zoomed in, when the drawing shows it.
-  vizqt::SceneView* drawing = m_views[viz::FigureKind::Graph];
-  m_tabs->setCurrentWidget(drawing);
-  for (const viz::Hotspot& spot : drawing->currentScene().hotspots)
-    if (spot.kind == viz::Hotspot::Kind::Node && spot.index == found->value) {
-      drawing->resetView();
-      const QPointF centre(drawing->width() / 2.0, drawing->height() / 2.0);
-      drawing->panBy(centre - drawing->mapFromScene(QPointF(spot.x + spot.w / 2, spot.y + spot.h / 2)));
-      drawing->zoomAt(3.0, centre);
-      break;
-    }
+  m_views->centreOn(*found);  // its place in the checkpoint drawing, zoomed in
   statusBar()->showMessage(tr("Found %1").arg(QString::fromStdString(m_graph->node(*found).name)), 5000);
   return true;
 }
@@ -1687,14 +1173,23 @@ bool MainWindow::showNodeDetails(graph::NodeId node) {
   m_detailNode = node;
   refreshNodeDetails();
   // Its ring in the drawing and the schedule moves to this node.
-  m_views[viz::FigureKind::Graph]->invalidate();
-  m_views[viz::FigureKind::Schedule]->invalidate();
+  m_views->invalidate(viz::FigureKind::Graph);
+  m_views->invalidate(viz::FigureKind::Schedule);
   m_nodeDock->show();
   m_nodeDock->raise();
   return true;
 }
 
 QString MainWindow::nodeDetailsText() const { return m_nodeDetails->toPlainText(); }
+
+void MainWindow::refreshNodeDetails() {
+  // The node's part in each plan, again: the plans it was shown for have been replaced.
+  if (!m_detailNode || !m_graph || m_detailNode->value >= m_graph->size()) return;
+  QString text = QString::fromStdString(viz::nodeDetails(*m_graph, *m_detailNode, m_doc.plans(rowLabels())));
+  if (const Pin pin = pinOf(*m_detailNode); pin != Pin::None)
+    text += pin == Pin::Keep ? tr("\npinned: keep (never recomputed)") : tr("\npinned: recompute (never a checkpoint)");
+  m_nodeDetails->setPlainText(text);
+}
 
 bool MainWindow::loadParetoPlan(std::size_t series, std::size_t index) {
   if (!m_graph) return false;
@@ -1722,123 +1217,45 @@ bool MainWindow::loadParetoPlan(std::size_t series, std::size_t index) {
   return true;
 }
 
-void MainWindow::setLiveBudget(bool live) { m_liveBudget->setChecked(live); }
-
-bool MainWindow::liveBudget() const { return m_liveBudget->isChecked(); }
-
-std::shared_ptr<const solvers::Solver::TradeOff> MainWindow::front(const std::string& id) const {
-  const auto it = m_fronts.find(id);
-  return it == m_fronts.end() ? nullptr : it->second;
-}
-
-void MainWindow::onBudgetChanged() {
-  if (m_pareto) m_views[viz::FigureKind::Pareto]->invalidate();  // its budget line follows the field
-  // Only after a run on this graph: before it, the budget is being set up for the first Run.
-  if (!m_liveBudget->isChecked() || !m_graph || m_model->rows().empty() || !m_budget->errorText().isEmpty()) return;
-  m_scrubTimer->start();
-}
-
 void MainWindow::computeFronts() {
   try {
-    if (!m_graph || m_frontsRunning || strategy() == solvers::Strategy::Memory) return;
-    std::vector<const solvers::Solver*> wanted;
-    for (const auto& id : checkedSolvers()) {
-      const solvers::Solver* s = solvers::SolverRegistry::builtin().find(id);
-      if (s->info().budgetMeasure == solvers::BudgetMeasure::DpModel && !m_fronts.contains(id)) wanted.push_back(s);
-    }
-    if (wanted.empty()) return;
-    stopFronts();
-    m_frontsRunning = true;
-    m_frontsFraction = 0.0;
-    m_frontsStage = tr("starting");
-    statusBar()->showMessage(tr("Computing the budget fronts... (Esc cancels)"));
-    computeFront(m_graph, wanted, 0, dpModel());
+    if (!m_graph || m_fronts->running() || strategy() == solvers::Strategy::Memory) return;
+    std::vector<const solvers::Solver*> wanted = chosenSolvers(false);
+    std::erase_if(wanted,
+                  [](const solvers::Solver* s) { return s->info().budgetMeasure != solvers::BudgetMeasure::DpModel; });
+    if (m_fronts->compute(m_graph, std::move(wanted), dpModel()))
+      statusBar()->showMessage(tr("Computing the budget fronts... (Esc cancels)"));
   } catch (const std::exception& e) {
-    m_frontsRunning = false;
+    m_fronts->stop();
     reportError(tr("No budget fronts"), QString::fromUtf8(e.what()));
   }
 }
 
-void MainWindow::computeFront(const std::shared_ptr<const graph::ComputeGraph>& graph,
-                              const std::vector<const solvers::Solver*>& wanted, std::size_t k,
-                              solvers::DpModelKind model) {
-  if (k == wanted.size()) {
-    m_frontsRunning = false;
-    m_frontsFraction = 1.0;
-    statusBar()->showMessage(tr("Budget fronts ready"), 3000);
-    emit frontsFinished();
+void MainWindow::onFrontDone(const QString& solver, const BudgetFronts::Front& front) {
+  if (!front->whole) {
+    logMessage(
+        tr("%1: no whole front (%2); budget changes re-solve it").arg(solver, QString::fromStdString(front->message)));
     return;
   }
-  const solvers::Solver* s = wanted[k];
-  const std::string id = s->info().id;
-  // Each solver an equal share of the progress.
-  auto work = [graph, s, id, k, count = wanted.size(), model](std::stop_token stop, const JobProgress& report) {
-    ProgressGate gate;
-    auto progress = [&](double f, std::string_view stage) {
-      const double fraction = (double(k) + std::clamp(f, 0.0, 1.0)) / double(count);
-      const std::string what = id + ": " + std::string(stage);
-      if (stop.stop_requested() || !gate.due(fraction, what)) return;
-      report(fraction, what);
-    };
-    progress(0.0, "starting");
-    auto front = std::make_shared<solvers::Solver::TradeOff>();
-    try {
-      *front = s->tradeOff({.graph = graph.get(), .stop = stop, .progress = progress, .model = model}, 0);
-    } catch (const std::exception& e) {
-      front->call = solvers::CallStatus::Error;
-      front->status = solvers::SolveStatus::NotSolved;
-      front->message = e.what();
-    }
-    return std::shared_ptr<const solvers::Solver::TradeOff>(std::move(front));
-  };
-  m_jobs->start(
-      kFrontJob, std::move(work),
-      {.progress =
-           [this](double fraction, const QString& text) {
-             m_frontsFraction = fraction;
-             m_frontsStage = text;
-             statusBar()->showMessage(
-                 tr("Computing the budget fronts: %1, %2% (Esc cancels)").arg(text).arg(std::lround(100 * fraction)));
-             emit frontsProgressed(fraction, text);
-           },
-       .done =
-           [this, graph, wanted, k, model, id](const std::shared_ptr<const solvers::Solver::TradeOff>& front) {
-             if (front->whole) {
-               m_fronts[id] = front;
-               if (!front->plans.empty()) m_budget->extendScale(front->plans.back().budget);
-               logMessage(tr("%1: its whole budget/overhead front (%n plan(s), %2 s) now answers every "
-                             "budget",
-                             nullptr, static_cast<int>(front->plans.size()))
-                              .arg(QString::fromStdString(id))
-                              .arg(front->seconds, 0, 'f', 2));
-             } else if (front->status != solvers::SolveStatus::Cancelled) {
-               logMessage(tr("%1: no whole front (%2); budget changes re-solve it")
-                              .arg(QString::fromStdString(id), QString::fromStdString(front->message)));
-             }
-             computeFront(graph, wanted, k + 1, model);
-           },
-       .failed = {}});
-}
-
-void MainWindow::stopFronts() {
-  m_jobs->cancel(kFrontJob);  // never waits: the job is left to notice its stop, its answer dropped
-  m_frontsRunning = false;
+  if (!front->plans.empty()) m_budget->extendScale(front->plans.back().budget);
+  logMessage(tr("%1: its whole budget/overhead front (%n plan(s), %2 s) now answers every budget", nullptr,
+                static_cast<int>(front->plans.size()))
+                 .arg(solver)
+                 .arg(front->seconds, 0, 'f', 2));
 }
 
 void MainWindow::cancelSolvers() {
   m_scrubTimer->stop();
   cancelOpen();
-  if (m_batchRunning) {
-    m_jobs->cancel(kMaxBatchJob);  // the job stops at its next check; its answer is dropped
-    m_batchRunning = false;
+  if (m_batch->cancel()) {
     statusBar()->showMessage(tr("Largest batch cancelled"), 3000);
     updateActions();
   }
-  if (m_frontsRunning) {
-    stopFronts();
+  if (m_fronts->running()) {
+    m_fronts->stop();
     statusBar()->showMessage(tr("Budget fronts cancelled"), 3000);
   }
-  if (m_paretoRunning) {
+  if (m_paretoJob->running()) {
     stopPareto();
     statusBar()->showMessage(tr("Pareto front cancelled"), 3000);
   }
@@ -1849,54 +1266,18 @@ void MainWindow::cancelSolvers() {
 
 bool MainWindow::solving() const { return m_runner->running(); }
 
-void MainWindow::onProgress(const QString& solver, double fraction, const QString& stage) {
-  if (QProgressBar* bar = progressBar(solver.toStdString())) {
-    bar->setValue(static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * SolverPanel::kProgressSteps)));
-    bar->setToolTip(stage);
-  }
-}
-
 void MainWindow::onFinished(const QString& solver, const solvers::SolveResult& result) {
-  const std::string id = solver.toStdString();
   // The document first: the table's change redraws the title, which reads the plan from it.
   m_doc.setResult(result);
   m_model->setResult(result);
   // The DP model's budgets can pass the plain run's simulated peak: the slider must reach them.
   if (result.metrics.modelPeak) m_budget->extendScale(*result.metrics.modelPeak);
-  if (QProgressBar* bar = progressBar(id)) {
-    bar->setValue(SolverPanel::kProgressSteps);
-    bar->setFormat(qstr(solvers::outcomeName(result)));
-  }
+  m_panel->showOutcome(solver.toStdString(), qstr(solvers::outcomeName(result)));
   logMessage(
       QStringLiteral("%1: %2%3")
           .arg(solver, qstr(solvers::outcomeName(result)),
                result.message.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(result.message)));
   refreshViews();
-}
-
-void MainWindow::refreshNodeDetails() {
-  // The node's part in each plan, again: the plans it was shown for have been replaced.
-  if (!m_detailNode || !m_graph || m_detailNode->value >= m_graph->size()) return;
-  QString text = QString::fromStdString(viz::nodeDetails(*m_graph, *m_detailNode, allPlans()));
-  if (const Pin pin = pinOf(*m_detailNode); pin != Pin::None)
-    text += pin == Pin::Keep ? tr("\npinned: keep (never recomputed)") : tr("\npinned: recompute (never a checkpoint)");
-  m_nodeDetails->setPlainText(text);
-}
-
-std::vector<viz::LabeledPlan> MainWindow::allPlans() const {
-  std::vector<viz::LabeledPlan> plans;
-  const auto& registry = solvers::SolverRegistry::builtin();
-  if (auto plain = m_doc.plainPlan()) plans.push_back(std::move(*plain));
-  for (const auto& row : m_model->rows())
-    if (!registry.isPlainRun(row.solver))
-      if (auto p = m_doc.plan(row.solver)) plans.push_back(std::move(*p));
-  return plans;
-}
-
-std::string MainWindow::selectedLabel() const {
-  const QModelIndex current = m_sorted->mapToSource(m_table->selectionModel()->currentIndex());
-  if (!current.isValid() || current.row() >= m_model->rowCount()) return {};
-  return m_model->rows()[static_cast<std::size_t>(current.row())].solver;
 }
 
 void MainWindow::onRunFinished() {
@@ -1914,12 +1295,10 @@ void MainWindow::onRunFinished() {
 }
 
 void MainWindow::updateActions() {
-  const bool busy = m_runner->running() || m_opening || m_batchRunning;
-  m_runButton->setEnabled(m_graph != nullptr);
-  m_cancelButton->setEnabled(busy);
-  m_exportAction->setEnabled(m_graph != nullptr);
-  m_savePlanAction->setEnabled(m_graph != nullptr);
-  m_openPlanAction->setEnabled(m_graph != nullptr);
+  const bool busy = m_runner->running() || m_read->running() || m_batch->running();
+  m_panel->runButton()->setEnabled(m_graph != nullptr);
+  m_panel->cancelButton()->setEnabled(busy);
+  for (QAction* action : {m_exportAction, m_savePlanAction, m_openPlanAction}) action->setEnabled(m_graph != nullptr);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -1937,7 +1316,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::closeEvent(QCloseEvent* event) {
   m_runner->abandon();
   stopPareto();
-  stopFronts();
+  m_fronts->stop();
   QMainWindow::closeEvent(event);
 }
 

@@ -13,6 +13,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <string_view>
 
 #include "remat/graph/CostModel.hpp"
@@ -151,6 +153,62 @@ void SolverPanel::resetProgress(const std::vector<std::string>& running) {
     const bool runs = std::find(running.begin(), running.end(), id) != running.end();
     bar->setFormat(runs ? QStringLiteral("%p%") : QString());
   }
+}
+
+void SolverPanel::showProgress(const std::string& id, double fraction, const QString& stage) {
+  if (QProgressBar* bar = progressBar(id)) {
+    bar->setValue(static_cast<int>(std::lround(std::clamp(fraction, 0.0, 1.0) * kProgressSteps)));
+    bar->setToolTip(stage);
+  }
+}
+
+void SolverPanel::showOutcome(const std::string& id, const QString& outcome) {
+  if (QProgressBar* bar = progressBar(id)) {
+    bar->setValue(kProgressSteps);
+    bar->setFormat(outcome);
+  }
+}
+
+solvers::Strategy SolverPanel::strategyChoice() const {
+  return static_cast<solvers::Strategy>(m_strategy->currentData().toInt());
+}
+
+void SolverPanel::setStrategy(solvers::Strategy strategy) {
+  m_strategy->setCurrentIndex(m_strategy->findData(static_cast<int>(strategy)));
+}
+
+solvers::DpModelKind SolverPanel::dpModelChoice() const {
+  return static_cast<solvers::DpModelKind>(m_dpModel->currentData().toInt());
+}
+
+void SolverPanel::setDpModel(solvers::DpModelKind model) {
+  m_dpModel->setCurrentIndex(m_dpModel->findData(static_cast<int>(model)));
+}
+
+SolveRunner::Settings SolverPanel::settings() const {
+  SolveRunner::Settings s;
+  s.budget = m_budget->budget();
+  s.strategy = strategyChoice();
+  s.model = dpModelChoice();
+  if (m_timeLimit->value() > 0) s.timeLimit = std::chrono::milliseconds(std::llround(m_timeLimit->value() * 1000));
+  return s;
+}
+
+void SolverPanel::saveTo(Session& session) const {
+  session.solvers = checkedSolvers();
+  session.strategy = strategyChoice();
+  session.model = dpModelChoice();
+  session.budget = m_budget->budget();  // exact bytes, not the field's rounded text
+  session.timeLimitSeconds = m_timeLimit->value();
+}
+
+void SolverPanel::loadFrom(const Session& session) {
+  for (const auto& [id, item] : m_solverItems) setChecked(id, false);
+  for (const auto& id : session.solvers) setChecked(id, true);
+  setStrategy(session.strategy);
+  setDpModel(session.model);
+  m_budget->setBudget(session.budget);
+  m_timeLimit->setValue(session.timeLimitSeconds);
 }
 
 }  // namespace remat::studio

@@ -3,6 +3,9 @@
 #include <algorithm>
 
 #include "remat/graph/ByteSize.hpp"
+#include "remat/graph/CostModel.hpp"
+#include "remat/graph/WorkspaceModel.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::studio {
 
@@ -21,6 +24,20 @@ std::shared_ptr<const sim::SimulationResult> simulated(const graph::ComputeGraph
 }
 
 }  // namespace
+
+std::optional<std::string> StudioDocument::open(const graph::ComputeGraph& raw, const std::string& costModel,
+                                                const std::string& workspaceModel) {
+  auto costed = graph::applyCostModel(raw, costModel);
+  if (!costed.ok()) return costed.errorText();
+  auto withWorkspace = graph::applyWorkspaceModel(costed.value(), workspaceModel);
+  if (!withWorkspace.ok()) return withWorkspace.errorText();
+  auto g = std::make_shared<const graph::ComputeGraph>(std::move(withWorkspace).value());
+  // The plain run is the timeline's baseline and the budget slider's full scale.
+  solvers::SolveResult vanilla = solvers::SolverRegistry::builtin().plainRun().solve({.graph = g.get()});
+  if (!vanilla.plan) return "the plain run does not simulate: " + vanilla.message;
+  setGraph(std::move(g), std::move(vanilla));
+  return std::nullopt;
+}
 
 void StudioDocument::setGraph(std::shared_ptr<const graph::ComputeGraph> graph, solvers::SolveResult vanilla) {
   m_graph = std::move(graph);
@@ -95,6 +112,25 @@ std::optional<viz::LabeledPlan> StudioDocument::plainPlan() const {
   return viz::LabeledPlan{m_vanilla->solver, *m_vanilla->plan, m_vanillaSimulation};
 }
 
+StudioDocument::Pin StudioDocument::pinOf(graph::NodeId node) const {
+  if (!m_graph || node.value >= m_graph->size() || !m_graph->isOp(node)) return Pin::None;
+  const graph::OpIndex op = m_graph->opIndex(node);
+  if (std::find(m_pins.keep.begin(), m_pins.keep.end(), op) != m_pins.keep.end()) return Pin::Keep;
+  if (std::find(m_pins.recompute.begin(), m_pins.recompute.end(), op) != m_pins.recompute.end()) return Pin::Recompute;
+  return Pin::None;
+}
+
+std::optional<solvers::Pins> StudioDocument::pinsWith(graph::NodeId node, Pin pin) const {
+  if (!m_graph || node.value >= m_graph->size() || !m_graph->isOp(node)) return std::nullopt;
+  const graph::OpIndex op = m_graph->opIndex(node);
+  solvers::Pins pins = m_pins;
+  std::erase(pins.keep, op);
+  std::erase(pins.recompute, op);
+  if (pin == Pin::Keep) pins.keep.push_back(op);
+  if (pin == Pin::Recompute) pins.recompute.push_back(op);
+  return pins;
+}
+
 std::vector<std::string> StudioDocument::setPins(solvers::Pins pins) {
   std::vector<std::string> dropped;
   if (samePins(pins, m_pins)) {
@@ -159,6 +195,44 @@ std::optional<solvers::SolveResult> StudioDocument::pickFromPareto(std::size_t s
   if (viz::pinnedSolver(s.solver)) judged.pins = m_paretoPins;
   entry.result = judged;
   return judged;
+}
+
+std::vector<viz::LabeledPlan> StudioDocument::plans(const std::vector<std::string>& rows) const {
+  std::vector<viz::LabeledPlan> out;
+  if (auto plain = plainPlan()) out.push_back(std::move(*plain));
+  for (const std::string& row : rows)
+    if (!solvers::SolverRegistry::builtin().isPlainRun(row))  // drawn once, as the plain run
+      if (auto p = plan(row)) out.push_back(std::move(*p));
+  return out;
+}
+
+std::optional<viz::FigureRequest> StudioDocument::figureRequest(viz::FigureKind kind, const ViewChoice& view) const {
+  if (!m_graph) return std::nullopt;
+  viz::FigureRequest request;
+  request.kind = kind;
+  request.graph = m_graph.get();
+  const auto focused = [&] { return view.focused.empty() ? plainPlan() : plan(view.focused); };
+  if (kind == viz::FigureKind::Timeline) {
+    if (view.timelineByCategory) {
+      if (auto p = focused()) request.plans.push_back(std::move(*p));
+    } else {
+      request.plans = plans(view.rows);
+    }
+    request.budget = m_budget;
+    request.timelineAxis = view.timelineAxis;
+  } else if (kind == viz::FigureKind::Pareto) {
+    if (!m_pareto) return std::nullopt;
+    request.pareto = *m_pareto;
+    request.budget = view.paretoBudget;
+  } else if (auto p = focused()) {
+    request.plans.push_back(std::move(*p));
+  }
+  if (kind == viz::FigureKind::Graph || kind == viz::FigureKind::Schedule) {
+    // The user's marks: the pins, and the node found or clicked.
+    request.pins = m_pins;
+    request.found = view.found;
+  }
+  return request;
 }
 
 }  // namespace remat::studio

@@ -4,7 +4,10 @@
 #include <QString>
 
 #include <functional>
+#include <optional>
 #include <string>
+
+#include "remat/viz/PlanFigures.hpp"
 
 #include "remat/vizqt/FigureFile.hpp"
 
@@ -26,10 +29,11 @@ class ExportDialog : public QDialog {
 
  public:
   /// `exporter` writes the figure with the options to a path and returns an error, or an empty string;
-  /// `previewer` encodes it as PNG at a dpi (empty bytes and the reason when it cannot).
+  /// `request` says what the figure draws now, or why there is none; the preview is that request encoded
+  /// as PNG the way the file will be (vizqt::encodeFigure).
   using Exporter = std::function<QString(const QString& path, const vizqt::FigureOptions& options)>;
-  using Previewer = std::function<std::string(const vizqt::FigureOptions& options, double dpi, QString& error)>;
-  ExportDialog(const QString& figureName, const QString& suggestedPath, Exporter exporter, Previewer previewer,
+  using Request = std::function<std::optional<viz::FigureRequest>(std::string& why)>;
+  ExportDialog(const QString& figureName, const QString& suggestedPath, Exporter exporter, Request request,
                QWidget* parent = nullptr);
 
   /// The options as set (the paper theme and a 9-pt text at one column's width to begin with).
@@ -62,7 +66,7 @@ class ExportDialog : public QDialog {
   QLabel* m_info = nullptr;
   QLabel* m_command = nullptr;
   Exporter m_exporter;
-  Previewer m_previewer;
+  Request m_request;
   bool m_settingSize = false;
 };
 

@@ -18,6 +18,8 @@
 #include "remat/solvers/Pins.hpp"
 #include "remat/solvers/Solver.hpp"
 #include "remat/studio/StudioDocument.hpp"
+#include "remat/studio/StudioJobs.hpp"
+#include "remat/studio/StudioText.hpp"
 #include "remat/viz/PlanFigures.hpp"
 #include "remat/viz/Theme.hpp"
 #include "remat/vizqt/FigureFile.hpp"
@@ -52,7 +54,11 @@ namespace remat::studio {
 class BudgetEditor;
 class ComparisonModel;
 class ExportDialog;
+class ComparisonTable;
+class FindBox;
 class JobRunner;
+class PlanViews;
+class RecentFiles;
 class SolveRunner;
 class SolverPanel;
 
@@ -65,10 +71,10 @@ class MainWindow : public QMainWindow {
 
  public:
   /// The JobRunner slots of the window's long jobs; the solvers run in SolveRunner::kSlot.
-  static constexpr std::string_view kImportJob = "import";
-  static constexpr std::string_view kMaxBatchJob = "max-batch";
-  static constexpr std::string_view kParetoJob = "pareto";
-  static constexpr std::string_view kFrontJob = "front";
+  static constexpr std::string_view kImportJob = GraphRead::kSlot;
+  static constexpr std::string_view kMaxBatchJob = BatchSearch::kSlot;
+  static constexpr std::string_view kParetoJob = ParetoJob::kSlot;
+  static constexpr std::string_view kFrontJob = BudgetFronts::kSlot;
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -85,7 +91,7 @@ class MainWindow : public QMainWindow {
   /// fileOpened says how it ended.
   void openFileInBackground(const QString& path);
   /// Whether a background read is in progress.
-  [[nodiscard]] bool opening() const { return m_opening; }
+  [[nodiscard]] bool opening() const { return m_read->running(); }
   /// Writes the session: the graph file and the solver settings (solvers, strategy, cost model, budget,
   /// time limit, pins by node name) as JSON (`"format": "remat-studio-session"`); a path without an extension gets
   /// `.remat-session.json`. Returns whether it was written.
@@ -106,7 +112,7 @@ class MainWindow : public QMainWindow {
   /// as the window. The window owns them.
   void useSettings(std::unique_ptr<QSettings> settings);
   /// The graph files opened lately, the latest first (File > Open recent).
-  [[nodiscard]] const QStringList& recentFiles() const { return m_recent; }
+  [[nodiscard]] const QStringList& recentFiles() const;
   static constexpr int kMaxRecentFiles = 8;
 
   /// Lists the graph files of a folder (the project's datasets/) under File > Open dataset.
@@ -141,7 +147,7 @@ class MainWindow : public QMainWindow {
   /// plan views show it. A plan for another graph, or one the simulator rejects, is refused with the
   /// reason (reported like openFile's errors). Opening another graph forgets it.
   bool openPlan(const QString& path);
-  /// The solver whose plan the graph, schedule and layout views show (see focusedPlan): the selected
+  /// The solver whose plan the graph, schedule and layout views show (see focusedLabel): the selected
   /// row's, and after each run the winner's (selected when the run ends).
   [[nodiscard]] std::string focusedSolver() const;
   /// The title over the views: which solver's plan the checkpoint, schedule and layout views show, at
@@ -183,10 +189,10 @@ class MainWindow : public QMainWindow {
   /// status bar say what it computes and how far it is (paretoProgressed); Cancel (Esc) stops it at
   /// once: the worker is told to stop and left to finish on its own, its answer dropped.
   void computePareto();
-  [[nodiscard]] bool computingPareto() const { return m_paretoRunning; }
+  [[nodiscard]] bool computingPareto() const { return m_paretoJob->running(); }
   /// How far the Pareto job is (0 to 1) and what it runs, while it runs.
-  [[nodiscard]] double paretoProgress() const { return m_paretoFraction; }
-  [[nodiscard]] const QString& paretoStage() const { return m_paretoStage; }
+  [[nodiscard]] double paretoProgress() const { return m_paretoJob->fraction(); }
+  [[nodiscard]] const QString& paretoStage() const { return m_paretoJob->stage(); }
   /// The last computed fronts, if any.
   [[nodiscard]] const std::optional<viz::ParetoData>& pareto() const { return m_doc.pareto(); }
 
@@ -201,17 +207,17 @@ class MainWindow : public QMainWindow {
   static constexpr int kScrubDelayMs = 120;
   /// Starts computing the fronts of the checked DP solvers that have none yet (see setLiveBudget).
   void computeFronts();
-  [[nodiscard]] bool computingFronts() const { return m_frontsRunning; }
+  [[nodiscard]] bool computingFronts() const { return m_fronts->running(); }
   /// How far the budget fronts' job is (0 to 1, each solver an equal share) and what it runs ("exact-dp:
   /// DP over lower sets"), while it runs; the status bar shows both (Esc cancels).
-  [[nodiscard]] double frontsProgress() const { return m_frontsFraction; }
-  [[nodiscard]] const QString& frontsStage() const { return m_frontsStage; }
+  [[nodiscard]] double frontsProgress() const { return m_fronts->fraction(); }
+  [[nodiscard]] const QString& frontsStage() const { return m_fronts->stage(); }
   /// The whole front of a solver on the open graph, if computed.
-  [[nodiscard]] std::shared_ptr<const solvers::Solver::TradeOff> front(const std::string& id) const;
+  [[nodiscard]] BudgetFronts::Front front(const std::string& id) const { return m_fronts->front(id); }
 
   /// How a node is pinned (docs/pins.md): Keep, never recomputed; Recompute, never kept past its
   /// segment (never a checkpoint).
-  enum class Pin { None, Keep, Recompute };
+  using Pin = StudioDocument::Pin;
   /// Pins an operation, or unpins it (Pin::None); inputs and parameters cannot be pinned (false, with
   /// the reason in the status bar). Once a node is pinned, each run also solves every checked solver that
   /// honours the pins (solvers::honoursAll) under them, in a row of its own named viz::pinnedLabel
@@ -219,7 +225,7 @@ class MainWindow : public QMainWindow {
   /// Compute Pareto front draws their pinned fronts too. A pin that makes the budget unreachable gives
   /// that row an infeasible status with the solver's reason.
   bool setPin(graph::NodeId node, Pin pin);
-  [[nodiscard]] Pin pinOf(graph::NodeId node) const;
+  [[nodiscard]] Pin pinOf(graph::NodeId node) const { return m_doc.pinOf(node); }
   /// Unpins every node.
   void clearPins();
   [[nodiscard]] const solvers::Pins& pins() const { return m_doc.pins(); }
@@ -229,13 +235,7 @@ class MainWindow : public QMainWindow {
   QMenu* nodeMenu(graph::NodeId node);
 
   /// One checked solver's answer to Solve > Largest batch.
-  struct BatchAnswer {
-    std::string solver;
-    solvers::CallStatus call = solvers::CallStatus::Ok;
-    solvers::SolveStatus status = solvers::SolveStatus::NotSolved;
-    std::int64_t batch = 0;  ///< the largest batch that fits; 0 when none does
-    std::string message;
-  };
+  using BatchAnswer = BatchSearch::Answer;
   /// Solve > Largest batch (Ctrl+B): for each checked solver, the largest batch at which it plans a
   /// training step within the budget field's bytes, taken as the device's memory with everything counted
   /// (solvers::maxBatch, what `remat max-batch` runs), from the batch the graph was built for:
@@ -246,8 +246,8 @@ class MainWindow : public QMainWindow {
   /// maxBatchFinished. False, with the
   /// reason reported, without a graph, a budget in bytes or a batch size.
   bool computeMaxBatch(std::int64_t baseBatch = 0);
-  [[nodiscard]] bool computingMaxBatch() const { return m_batchRunning; }
-  [[nodiscard]] const std::vector<BatchAnswer>& maxBatchAnswers() const { return m_batchAnswers; }
+  [[nodiscard]] bool computingMaxBatch() const { return m_batch->running(); }
+  [[nodiscard]] const std::vector<BatchAnswer>& maxBatchAnswers() const { return m_batch->answers(); }
   /// The Largest batch dock's table: a row per solver (solver, largest batch, status, why).
   [[nodiscard]] QTableWidget* maxBatchTable() const { return m_batchTable; }
 
@@ -287,8 +287,8 @@ class MainWindow : public QMainWindow {
   [[nodiscard]] const JobRunner& jobs() const { return *m_jobs; }
   [[nodiscard]] ComparisonModel* comparisonModel() const { return m_model; }
   [[nodiscard]] BudgetEditor* budgetEditor() const { return m_budget; }
-  [[nodiscard]] QTabWidget* views() const { return m_tabs; }
-  [[nodiscard]] QTableView* table() const { return m_table; }
+  [[nodiscard]] QTabWidget* views() const;
+  [[nodiscard]] QTableView* table() const;
   /// The view of a figure kind (timeline, graph, schedule, layout); null for others.
   [[nodiscard]] vizqt::SceneView* view(viz::FigureKind kind) const;
   /// The solver's progress bar in the panel; null for an unknown id.
@@ -330,6 +330,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void buildMenus();
+  void buildDocks();
   QWidget* buildSolverPanel();
   void reportError(const QString& title, const QString& text);
   void onOpen();
@@ -337,10 +338,7 @@ class MainWindow : public QMainWindow {
   bool openRead(const QString& path, Result<graph::ComputeGraph> read);
   /// Drops a background read in progress (its worker is left to finish, joined once done).
   bool cancelOpen();
-  void onExport();
   void onSavePlan();
-  void rememberRecent(const QString& path);
-  void showRecent();
   void onOpenSession();
   void onOpenPlan();
   void onSaveSession();
@@ -351,42 +349,37 @@ class MainWindow : public QMainWindow {
   void reinstallUnder(QComboBox* combo, int& applied, int index, const QString& errorTitle);
   /// Selects `model` in `combo` (a `kind` of model), reporting an unknown name; false on any error.
   bool selectModel(QComboBox* combo, const QString& model, const QString& kind);
-  void onProgress(const QString& solver, double fraction, const QString& stage);
   void onFinished(const QString& solver, const solvers::SolveResult& result);
   void onRunFinished();
+  void onBatchFinished();
+  void onFrontDone(const QString& solver, const BudgetFronts::Front& front);
+  /// The status bar shows a job's progress ("Computing the Pareto front: exact-dp: ..., 40% (Esc cancels)").
+  void showJobProgress(const QString& what, double fraction, const QString& stage);
   void stopPareto();
-  void stopFronts();
-  /// The budget front of `wanted[k]`, as a job; once it is in, the next solver's.
-  void computeFront(const std::shared_ptr<const graph::ComputeGraph>& graph,
-                    const std::vector<const solvers::Solver*>& wanted, std::size_t k, solvers::DpModelKind model);
-  void onBudgetChanged();
+  /// Re-solves once the user pauses, when the budget is live and the solvers ran on this graph.
+  void scheduleResolve();
   void refreshViews();
   void updateActions();
-  /// The plan the graph, schedule and layout views show: the table's selected row's, else the winner's
-  /// (ComparisonModel::bestRow), else the first finished solver's, else the plain run's.
-  [[nodiscard]] std::optional<viz::LabeledPlan> focusedPlan() const;
+  /// The row the plan views show: the table's selected row's, else the winner's, else the first with a
+  /// plan; empty for the plain run.
+  [[nodiscard]] std::string focusedLabel() const;
   [[nodiscard]] const solvers::SolveResult* focusedResult() const;
+  [[nodiscard]] std::vector<std::string> rowLabels() const;
   void updatePlanTitle();
   void refreshNodeDetails();
-  /// The plain run's plan, then every row's that has one, in table order: the timeline's plans and the
-  /// Node panel's.
-  [[nodiscard]] std::vector<viz::LabeledPlan> allPlans() const;
   void logMessage(const QString& text);
-  /// Fills the Largest batch table with the answers found in `memory`, and shows it.
-  void showBatchAnswers(Bytes memory);
-  /// The pins changed: the label in the solver panel, the Pins menu, the Node panel.
+  /// The pins changed: the label in the solver panel, the Node panel, a re-solve when live.
   void pinsChanged();
   /// Makes `pins` the pins, dropping the rows and fronts made under the old ones (StudioDocument::setPins).
   void applyPins(solvers::Pins pins);
-  /// Why the rows do not answer the panel's settings (another strategy or DP model than the last run's),
-  /// or an empty string.
+  /// Why the rows do not answer the panel's settings, or an empty string (studio::staleText).
   [[nodiscard]] QString staleText() const;
   /// The strategy or DP model moved: the rows and title say whether they are stale.
   void settingsChanged();
   /// The label of the table's selected row; empty when none is.
   [[nodiscard]] std::string selectedLabel() const;
-  /// Fills a menu with the pin actions for a node.
-  void fillPinMenu(QMenu* menu, graph::NodeId node);
+  /// The solvers checked in the panel, from the registry.
+  [[nodiscard]] std::vector<const solvers::Solver*> chosenSolvers(bool withPlainRun) const;
 
   std::shared_ptr<const graph::ComputeGraph> m_rawGraph;  ///< as read, before the cost model
   StudioDocument m_doc;
@@ -394,22 +387,8 @@ class MainWindow : public QMainWindow {
   const std::shared_ptr<const graph::ComputeGraph>& m_graph = m_doc.sharedGraph();
   const std::optional<solvers::SolveResult>& m_vanilla = m_doc.vanilla();
   const solvers::Pins& m_pins = m_doc.pins();
-  const std::optional<viz::ParetoData>& m_pareto = m_doc.pareto();
   QString m_path;
   QStringList m_importWarnings;
-  bool m_paretoRunning = false;
-  double m_paretoFraction = 0.0;
-  QString m_paretoStage;
-  std::map<std::string, std::shared_ptr<const solvers::Solver::TradeOff>> m_fronts;
-  bool m_frontsRunning = false;
-  bool m_batchRunning = false;
-  std::vector<BatchAnswer> m_batchAnswers;
-  bool m_opening = false;
-  QString m_openPath;
-  std::chrono::steady_clock::time_point m_openStarted;
-  QTimer* m_openTicker = nullptr;  ///< refreshes the status bar's "Reading ... 3 s" while a read runs
-  double m_frontsFraction = 0.0;
-  QString m_frontsStage;
 
   bool m_interactive = true;
   QString m_lastError;
@@ -420,30 +399,26 @@ class MainWindow : public QMainWindow {
   /// Runs every long job; made first and destroyed first (it joins the jobs before the widgets go).
   std::unique_ptr<JobRunner> m_jobs;
   SolveRunner* m_runner = nullptr;
+  ParetoJob* m_paretoJob = nullptr;
+  BudgetFronts* m_fronts = nullptr;
+  BatchSearch* m_batch = nullptr;
+  GraphRead* m_read = nullptr;
+  QTimer* m_openTicker = nullptr;  ///< refreshes the status bar's "Reading ... 3 s" while a read runs
   ComparisonModel* m_model = nullptr;
   BudgetEditor* m_budget = nullptr;
   SolverPanel* m_panel = nullptr;
-  // The panel's widgets the window uses most (owned by the panel).
-  QComboBox* m_strategy = nullptr;
-  QComboBox* m_dpModel = nullptr;
-  QComboBox* m_costModel = nullptr;
-  int m_appliedCostModel = 0;  ///< the combo index the open graph's times come from
-  QComboBox* m_workspaceModel = nullptr;
+  int m_appliedCostModel = 0;       ///< the combo index the open graph's times come from
   int m_appliedWorkspaceModel = 0;  ///< the combo index the open graph's workspace comes from
-  QDoubleSpinBox* m_timeLimit = nullptr;
-  QCheckBox* m_liveBudget = nullptr;
   QTimer* m_scrubTimer = nullptr;
-  QPushButton* m_runButton = nullptr;
-  QPushButton* m_cancelButton = nullptr;
-  QTabWidget* m_tabs = nullptr;
-  std::map<viz::FigureKind, vizqt::SceneView*> m_views;
-  QTableView* m_table = nullptr;
-  QSortFilterProxyModel* m_sorted = nullptr;  ///< the table's rows as the user sorted them
+  PlanViews* m_views = nullptr;
+  ComparisonTable* m_table = nullptr;
   QLabel* m_planTitle = nullptr;
-  QLineEdit* m_findNode = nullptr;
+  FindBox* m_findNode = nullptr;
   std::optional<graph::NodeId> m_detailNode;  ///< the node the Node panel shows, kept up to date
   QPlainTextEdit* m_log = nullptr;
   QPlainTextEdit* m_nodeDetails = nullptr;
+  QDockWidget* m_solverDock = nullptr;
+  QDockWidget* m_logDock = nullptr;
   QDockWidget* m_nodeDock = nullptr;
   QDockWidget* m_batchDock = nullptr;
   QTableWidget* m_batchTable = nullptr;
@@ -453,24 +428,16 @@ class MainWindow : public QMainWindow {
   QAction* m_paretoAction = nullptr;
   QAction* m_batchAction = nullptr;
   QPointer<ExportDialog> m_exportDialog;
-  /// The settings of the last run, to tell when the panel's differ (staleText).
-  struct RunSettings {
-    solvers::Strategy strategy;
-    solvers::DpModelKind model;
-  };
-  std::optional<RunSettings> m_runSettings;
+  std::optional<RunSettings> m_runSettings;  ///< the settings of the last run, to tell when the panel's differ
   std::string m_autoSelected;  ///< the winner the window selected after the last run (not the user's pick)
   QAction* m_savePlanAction = nullptr;
   QAction* m_openPlanAction = nullptr;
   QAction* m_timeAxis = nullptr;
   QAction* m_timelineByCategory = nullptr;
   QMenu* m_datasetMenu = nullptr;
-  QMenu* m_recentMenu = nullptr;
-  QStringList m_recent;
-  std::unique_ptr<QSettings> m_settings;
+  RecentFiles* m_recent = nullptr;
   QAction* m_copyMarkdown = nullptr;
   QAction* m_copyCsv = nullptr;
-  QLabel* m_pinsLabel = nullptr;
   QMenu* m_pinMenu = nullptr;   ///< the menu bar's, for the Node panel's node
   QMenu* m_nodeMenu = nullptr;  ///< the views' context menu, refilled for each node
 };

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "remat/studio/SolveRunner.hpp"
+
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
@@ -18,6 +20,7 @@ class QTreeWidgetItem;
 namespace remat::studio {
 
 class BudgetEditor;
+struct Session;
 
 /// Studio's Solvers dock: the registry's solvers with a check box and a progress bar each (the paper's
 /// DPs checked), the strategy, DP model, cost and workspace models, time limit, budget (BudgetEditor)
@@ -41,6 +44,22 @@ class SolverPanel : public QWidget {
   [[nodiscard]] std::vector<std::string> checkedSolvers() const;
   /// Every bar empty, then the given solvers' showing a percentage (a run starts).
   void resetProgress(const std::vector<std::string>& running = {});
+  /// A solver's bar at `fraction`, its tooltip the stage it is in.
+  void showProgress(const std::string& id, double fraction, const QString& stage);
+  /// A solver's bar full, showing how it ended.
+  void showOutcome(const std::string& id, const QString& outcome);
+
+  [[nodiscard]] solvers::Strategy strategyChoice() const;
+  void setStrategy(solvers::Strategy strategy);
+  [[nodiscard]] solvers::DpModelKind dpModelChoice() const;
+  void setDpModel(solvers::DpModelKind model);
+  /// What a run under the panel's settings asks for: its budget (as last committed), strategy, DP model
+  /// and time limit per solver (none at 0).
+  [[nodiscard]] SolveRunner::Settings settings() const;
+  /// The panel's part of a session: solvers, strategy, DP model, budget, time limit (the cost and
+  /// workspace models go with the graph, which the window opens).
+  void saveTo(Session& session) const;
+  void loadFrom(const Session& session);
 
   [[nodiscard]] QComboBox* strategy() const { return m_strategy; }
   [[nodiscard]] QComboBox* dpModel() const { return m_dpModel; }

@@ -29,6 +29,11 @@ class StudioDocument {
   /// Where a row's plan came from.
   enum class Origin { Solver, PlanFile, ParetoPick };
 
+  /// A graph as read from its file, under a cost model and a workspace model (graph::costModelNames(),
+  /// graph::workspaceModelNames()), with its plain run simulated: setGraph. Returns why it cannot be
+  /// (an unknown model, a plain run that does not simulate), the document then unchanged.
+  [[nodiscard]] std::optional<std::string> open(const graph::ComputeGraph& raw, const std::string& costModel,
+                                                const std::string& workspaceModel);
   /// A new graph: every result, plan, front and pin goes (pins are by op index, of that graph).
   void setGraph(std::shared_ptr<const graph::ComputeGraph> graph, solvers::SolveResult vanilla);
   [[nodiscard]] const graph::ComputeGraph* graph() const { return m_graph.get(); }
@@ -60,6 +65,14 @@ class StudioDocument {
   /// ("exact-dp · pinned") and the pinned series of the Pareto fronts. Returns the dropped row labels.
   std::vector<std::string> setPins(solvers::Pins pins);
   [[nodiscard]] const solvers::Pins& pins() const { return m_pins; }
+  /// How a node is pinned (docs/pins.md): Keep, never recomputed; Recompute, never kept past its
+  /// segment (never a checkpoint).
+  enum class Pin { None, Keep, Recompute };
+  /// How a node is pinned now; None for inputs, parameters and nodes the graph lacks.
+  [[nodiscard]] Pin pinOf(graph::NodeId node) const;
+  /// The pins with `node` pinned as `pin` (or unpinned by Pin::None); none for a node that cannot be
+  /// pinned (not an operation of the graph).
+  [[nodiscard]] std::optional<solvers::Pins> pinsWith(graph::NodeId node, Pin pin) const;
 
   /// The Pareto fronts and the plan behind each point (viz::ParetoInputs), made under `pins`.
   void setPareto(viz::ParetoData data, std::vector<std::vector<solvers::Plan>> plans, const solvers::Pins& pins);
@@ -70,6 +83,22 @@ class StudioDocument {
   /// The plan of a Pareto point (a series, the point's index in it) as a row of its own (pickLabel),
   /// judged against the budget at hand (addPlan). None for a point that is not there.
   std::optional<solvers::SolveResult> pickFromPareto(std::size_t series, std::size_t index);
+
+  /// How the window shows the document's plans; what a figure request needs besides the document.
+  struct ViewChoice {
+    std::vector<std::string> rows;    ///< the table's labels in its order (the timeline's plans after the plain run)
+    std::string focused;              ///< the plan the plan views show; empty for the plain run
+    bool timelineByCategory = false;  ///< the timeline shows the focused plan alone, by category
+    viz::TimelineAxis timelineAxis = viz::TimelineAxis::Time;
+    std::optional<Bytes> paretoBudget;   ///< where the budget field falls among the Pareto fronts
+    std::optional<graph::NodeId> found;  ///< the node found or clicked, ringed in the drawings
+  };
+  /// The plain run's plan, then every row's in `rows` that has one (the timeline's plans, and the Node
+  /// panel's).
+  [[nodiscard]] std::vector<viz::LabeledPlan> plans(const std::vector<std::string>& rows) const;
+  /// What a figure of `kind` draws: the plans, the budget at hand, the fronts, the pins; none without a
+  /// graph (or fronts, for the Pareto figure).
+  [[nodiscard]] std::optional<viz::FigureRequest> figureRequest(viz::FigureKind kind, const ViewChoice& view) const;
 
  private:
   struct Entry {
