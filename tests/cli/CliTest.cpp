@@ -719,15 +719,27 @@ TEST_CASE("every invalid plan fixture is refused with exit code 3, the file and 
     CHECK(r.code == 0);
   }
   fs::remove(out);
-  // A device that never ends is refused at its first byte, for every command that takes --plan.
+  // A device that never ends is refused unread, for every command that takes --plan.
   Run zero = runRemat(
       {"render", fixture("cli/chain3.json"), "--plan", "/dev/zero", "--figure", "timeline", "-o", out.string()});
   CHECK(zero.code == 3);
-  CHECK_THAT(zero.err, Catch::Contains("/dev/zero: cannot read plan file: not a JSON object"));
+  CHECK_THAT(zero.err, Catch::Contains("/dev/zero: cannot read plan file: is a character device, not a regular file"));
   Run zeroValidate =
       runRemat({"validate", fixture("cli/chain3.json"), "--plan", "/dev/zero", "--runner", "/bin/false"});
   CHECK(zeroValidate.code == 3);
-  CHECK_THAT(zeroValidate.err, Catch::Contains("/dev/zero: cannot read plan file: not a JSON object"));
+  CHECK_THAT(zeroValidate.err, Catch::Contains("/dev/zero: cannot read plan file: is a character device"));
+  // A FIFO without a writer, as the graph or the plan, is refused at once instead of blocking for ever.
+  const fs::path fifo = out.parent_path() / "no-writer.json";
+  fs::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  Run fifoGraph = runRemat({"info", fifo.string()});
+  CHECK(fifoGraph.code == 3);
+  CHECK_THAT(fifoGraph.err, Catch::Contains("is a FIFO (named pipe), not a regular file"));
+  Run fifoPlan = runRemat(
+      {"render", fixture("cli/chain3.json"), "--plan", fifo.string(), "--figure", "timeline", "-o", out.string()});
+  CHECK(fifoPlan.code == 3);
+  CHECK_THAT(fifoPlan.err, Catch::Contains("is a FIFO"));
+  fs::remove(fifo);
 }
 
 #ifdef REMAT_CORPUS_DIR

@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
@@ -116,9 +117,18 @@ TEST_CASE("plan files: missing, a folder, oversized and endless files are refuse
   std::filesystem::resize_file(huge, kMaxPlanFileBytes + 1);  // sparse: nothing is written
   CHECK_THAT(readPlanFile(huge.string(), g).errorText(),
              Catch::Contains("file is too large") && Catch::Contains("plan files over 1 GiB are refused"));
-  // A device that never ends: refused at its first byte.
+  // A device that never ends, and a FIFO without a writer (which would block at open): refused unopened.
   CHECK(readPlanFile("/dev/zero", g).errorText() ==
-        "/dev/zero: cannot read plan file: not a JSON object (the first character is \\x00)");
+        "/dev/zero: cannot read plan file: is a character device, not a regular file: plan files are read from "
+        "regular files only");
+  const std::filesystem::path fifo = dir / "fifo.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THAT(readPlanFile(fifo.string(), g).errorText(), Catch::Contains("is a FIFO (named pipe), not a regular file"));
+  // A file that starts with much white space is read in linear time (each leading byte looked at once).
+  const std::filesystem::path spaced = dir / "spaced.json";
+  std::ofstream(spaced) << std::string(std::size_t{3} << 20, ' ') << "[]";
+  CHECK_THAT(readPlanFile(spaced.string(), g).errorText(),
+             Catch::Contains("not a JSON object (the first character is ["));
   const std::filesystem::path good = dir / "good.json";
   std::ofstream(good) << "\n  " << chainPlan("");
   auto read = readPlanFile(good.string(), g);

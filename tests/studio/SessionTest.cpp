@@ -1,3 +1,4 @@
+#include <sys/stat.h>
 #include <unistd.h>
 #include <catch2/catch.hpp>
 
@@ -123,7 +124,7 @@ TEST_CASE("readSession refuses another format, naming the file and the field", "
   // A JSON value that is no object is no session either.
   const auto array = readSession(write("array.remat-session.json", "[1, 2]"));
   REQUIRE_FALSE(array.ok());
-  CHECK(array.errorText().find("not a Remat Studio session") != std::string::npos);
+  CHECK(array.errorText().find("not a JSON object") != std::string::npos);
 }
 
 TEST_CASE("readSession reports malformed JSON at its line", "[studio][session]") {
@@ -162,6 +163,13 @@ TEST_CASE("readSession refuses unknown settings at their JSON path", "[studio][s
       {R"("budget": "lots"})", "/budget", ""},
       {R"("pins": ["conv1"]})", "/pins", "pins"},
       {R"("pins": {"keep": [1]}})", "/keep/0", "node name"},
+      // A value of another type is an error at its path, never taken as the default.
+      {R"("time_limit_s": "abc"})", "/time_limit_s", "a number of seconds"},
+      {R"("time_limit_s": null})", "/time_limit_s", "a number of seconds"},
+      {R"("strategy": 3})", "/strategy", "must be a string"},
+      {R"("budget": 2048})", "/budget", "must be a string"},
+      {R"("solvers": "dtr"})", "/solvers", "an array of solver ids"},
+      {R"("solvers": [7]})", "/solvers/0", "must be a string"},
   };
   for (const auto& c : cases) {
     INFO(c.rest);
@@ -174,8 +182,35 @@ TEST_CASE("readSession refuses unknown settings at their JSON path", "[studio][s
       readSession(write("nograph.remat-session.json", R"({"format": "remat-studio-session", "version": 1})"));
   REQUIRE_FALSE(noGraph.ok());
   CHECK(noGraph.errors().front().where.path == "/graph");
+  const auto graphNumber = readSession(
+      write("graph1.remat-session.json", R"({"format": "remat-studio-session", "version": 1, "graph": 1})"));
+  REQUIRE_FALSE(graphNumber.ok());
+  CHECK(graphNumber.errors().front().where.path == "/graph");
   const auto version = readSession(
       write("v2.remat-session.json", R"({"format": "remat-studio-session", "version": 2, "graph": "g.json"})"));
   REQUIRE_FALSE(version.ok());
   CHECK(version.errors().front().where.path == "/version");
+}
+
+TEST_CASE("readSession refuses devices, FIFOs and files over its cap without reading them whole", "[studio][session]") {
+  // /dev/zero and /dev/urandom never end; they once aborted Studio with std::bad_alloc.
+  for (const char* device : {"/dev/zero", "/dev/urandom"}) {
+    INFO(device);
+    const auto read = readSession(QString::fromLatin1(device));
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.errorText().find("not a regular file") != std::string::npos);
+  }
+  // A FIFO without a writer would block its reader at open for ever.
+  const fs::path fifo = scratch() / "fifo.remat-session.json";
+  fs::remove(fifo);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto fromFifo = readSession(QString::fromStdString(fifo.string()));
+  REQUIRE_FALSE(fromFifo.ok());
+  CHECK(fromFifo.errorText().find("FIFO") != std::string::npos);
+  fs::remove(fifo);
+  const std::string big = R"({"format": "remat-studio-session", "version": 1, "graph": "g.json", "pad": ")" +
+                          std::string(Session::kMaxFileBytes, 'x') + "\"}";
+  const auto tooLarge = readSession(write("big.remat-session.json", big));
+  REQUIRE_FALSE(tooLarge.ok());
+  CHECK(tooLarge.errorText().find("too large") != std::string::npos);
 }

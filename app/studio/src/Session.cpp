@@ -14,6 +14,7 @@
 
 #include "remat/graph/CostModel.hpp"
 #include "remat/graph/WorkspaceModel.hpp"
+#include "remat/io/detail/ReaderSupport.hpp"
 #include "remat/solvers/Pins.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
@@ -40,9 +41,13 @@ Result<Session> readSession(const QString& path) {
   auto fail = [&file](std::size_t line, std::string where, std::string message) {
     return Result<Session>::failure(Diagnostic{{file, line, std::move(where)}, std::move(message)});
   };
-  QFile in(path);
-  if (!in.open(QIODevice::ReadOnly)) return fail(0, {}, "cannot read it: " + in.errorString().toStdString());
-  const QByteArray bytes = in.readAll();
+  // As every reader of Remat's: regular files only, a size cap, a file that is no JSON object refused at
+  // its first byte (so that /dev/zero or a FIFO costs nothing).
+  std::string why;
+  const auto content =
+      io::detail::readFileCapped(QFile::encodeName(path).toStdString(), Session::kMaxFileBytes, "session", why, true);
+  if (!content) return fail(0, {}, "cannot read it: " + why);
+  const QByteArray bytes = QByteArray::fromRawData(content->data(), static_cast<qsizetype>(content->size()));
   QJsonParseError parseError;
   const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
   if (parseError.error != QJsonParseError::NoError) {
@@ -55,49 +60,69 @@ Result<Session> readSession(const QString& path) {
   const QJsonObject s = doc.object();
   if (s.value(QStringLiteral("format")).toString() != QString::fromLatin1(Session::kFormat))
     return fail(0, "/format", notSession);
-  if (s.value(QStringLiteral("version")).toInt() != Session::kVersion)
+  if (!s.value(QStringLiteral("version")).isDouble() ||
+      s.value(QStringLiteral("version")).toDouble() != Session::kVersion)
     return fail(0, "/version", "unsupported version (this Studio reads " + std::to_string(Session::kVersion) + ")");
-
+  // Every field of its type: a value of another is an error, never taken as its default.
+  std::string typeError;
+  auto text = [&](const char* key, const char* fallback) {
+    const QJsonValue v = s.value(QLatin1String(key));
+    if (v.isUndefined()) return QString::fromLatin1(fallback);
+    if (!v.isString() && typeError.empty()) typeError = key;
+    return v.toString();
+  };
   Session session;
-  session.graph = s.value(QStringLiteral("graph")).toString();
+  session.graph = text("graph", "");
+  session.costModel = text("cost_model", "file").toStdString();
+  // Sessions saved before workspace was a setting used the file's; before the DP model was one, the
+  // simulator's (the default then too).
+  session.workspace = text("workspace", "file").toStdString();
+  const std::string strategyName = text("strategy", "time").toStdString();
+  const std::string modelName = text("model", "simulator").toStdString();
+  const QString budgetText = text("budget", "");
+  const QJsonValue limit = s.value(QStringLiteral("time_limit_s"));
+  if (!limit.isUndefined() && !limit.isDouble() && typeError.empty()) typeError = "time_limit_s";
+  const QJsonValue ids = s.value(QStringLiteral("solvers"));
+  if (!ids.isUndefined() && !ids.isArray() && typeError.empty()) typeError = "solvers";
+  if (!typeError.empty())
+    return fail(0, "/" + typeError,
+                "\"" + typeError + "\" must be " +
+                    (typeError == "time_limit_s" ? "a number of seconds"
+                     : typeError == "solvers"    ? "an array of solver ids"
+                                                 : "a string"));
+
   if (session.graph.isEmpty()) return fail(0, "/graph", "\"graph\" must name the graph file");
   if (QFileInfo(session.graph).isRelative())
     session.graph = QFileInfo(path).absoluteDir().absoluteFilePath(session.graph);
-  session.costModel = s.value(QStringLiteral("cost_model")).toString(QStringLiteral("file")).toStdString();
   if (!oneOf(session.costModel, graph::costModelNames()))
     return fail(0, "/cost_model", "unknown \"cost_model\" (" + joined(graph::costModelNames()) + ")");
-  // Sessions saved before workspace was a setting used the file's.
-  session.workspace = s.value(QStringLiteral("workspace")).toString(QStringLiteral("file")).toStdString();
   if (!oneOf(session.workspace, graph::workspaceModelNames()))
     return fail(0, "/workspace", "unknown \"workspace\" (" + joined(graph::workspaceModelNames()) + ")");
-  const auto strategy =
-      solvers::strategyFromName(s.value(QStringLiteral("strategy")).toString(QStringLiteral("time")).toStdString());
+  const auto strategy = solvers::strategyFromName(strategyName);
   if (!strategy) return fail(0, "/strategy", "unknown \"strategy\" (time, memory, auto)");
   session.strategy = *strategy;
-  // Sessions saved before the model was a setting planned in the simulator's (the default then too).
-  const auto model =
-      solvers::dpModelFromName(s.value(QStringLiteral("model")).toString(QStringLiteral("simulator")).toStdString());
+  const auto model = solvers::dpModelFromName(modelName);
   if (!model) return fail(0, "/model", "unknown \"model\" (simulator, paper)");
   session.model = *model;
   QString budgetError;
-  if (!parseBudgetChoice(s.value(QStringLiteral("budget")).toString(), session.budget, budgetError))
-    return fail(0, "/budget", budgetError.toStdString());
-  session.timeLimitSeconds = s.value(QStringLiteral("time_limit_s")).toDouble(0);
+  if (!parseBudgetChoice(budgetText, session.budget, budgetError)) return fail(0, "/budget", budgetError.toStdString());
+  session.timeLimitSeconds = limit.toDouble(0);
   if (!(session.timeLimitSeconds >= 0 && session.timeLimitSeconds <= Session::kMaxTimeLimitSeconds))
-    return fail(0, "/time_limit_s", "\"time_limit_s\" out of range");
+    return fail(0, "/time_limit_s", "\"time_limit_s\" out of range (0 to 86400 seconds)");
   if (s.contains(QStringLiteral("pins"))) {
     if (!s.value(QStringLiteral("pins")).isObject())
       return fail(0, "/pins", "\"pins\" must be an object {\"keep\": [names], \"recompute\": [names]}");
-    const QByteArray text = QJsonDocument(s.value(QStringLiteral("pins")).toObject()).toJson(QJsonDocument::Compact);
-    const auto read = solvers::readPinNames(std::string_view(text.constData(), static_cast<std::size_t>(text.size())),
+    const QByteArray pins = QJsonDocument(s.value(QStringLiteral("pins")).toObject()).toJson(QJsonDocument::Compact);
+    const auto read = solvers::readPinNames(std::string_view(pins.constData(), static_cast<std::size_t>(pins.size())),
                                             file + " (pins)", session.keep, session.recompute);
     if (!read.ok()) return Result<Session>::failure(read.errors());
   }
-  const QJsonArray ids = s.value(QStringLiteral("solvers")).toArray();
-  for (qsizetype k = 0; k < ids.size(); ++k) {
-    const std::string id = ids[k].toString().toStdString();
-    if (!solvers::SolverRegistry::builtin().find(id))
-      return fail(0, "/solvers/" + std::to_string(k), "unknown solver '" + id + "'");
+  const QJsonArray list = ids.toArray();
+  for (qsizetype k = 0; k < list.size(); ++k) {
+    const std::string where = "/solvers/" + std::to_string(k);
+    if (!list[k].isString()) return fail(0, where, "a solver id must be a string");
+    const std::string id = list[k].toString().toStdString();
+    if (!solvers::SolverRegistry::builtin().find(id)) return fail(0, where, "unknown solver '" + id + "'");
     session.solvers.push_back(id);
   }
   return session;

@@ -74,22 +74,34 @@ std::optional<std::string> readFileCapped(const std::string& path, std::uintmax_
     why = "is a directory, not a " + std::string(what) + " file";
     return std::nullopt;
   }
-  if (fs::is_regular_file(status)) {
-    const std::uintmax_t size = fs::file_size(path, ec);
-    if (!ec && size > maxBytes) {
-      why = "file is too large (" + std::to_string(size) + " bytes; " + refused + ")";
-      return std::nullopt;
-    }
+  // A FIFO without a writer blocks its reader at open, a terminal waits for keys and a device may never
+  // end: only regular files are read.
+  if (!fs::is_regular_file(status)) {
+    const char* kind = fs::is_fifo(status)             ? "a FIFO (named pipe)"
+                       : fs::is_character_file(status) ? "a character device"
+                       : fs::is_block_file(status)     ? "a block device"
+                       : fs::is_socket(status)         ? "a socket"
+                                                       : "not a regular file";
+    why = std::string("is ") + kind + ", not a regular file: " + std::string(what) +
+          " files are read from regular files only";
+    return std::nullopt;
+  }
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > maxBytes) {
+    why = "file is too large (" + std::to_string(size) + " bytes; " + refused + ")";
+    return std::nullopt;
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     why = "cannot open the file for reading";
     return std::nullopt;
   }
-  // Read in chunks so that special files without a size are bounded too.
+  // Read in chunks, stopped at the cap: the file may grow while it is read. A chunk is whole but at the
+  // end of the file, so a byte-order mark is within the first.
   std::string text;
   std::vector<char> buffer(std::size_t{1} << 16);
   bool sawStart = !jsonObject;
+  std::size_t scanned = 0;  // the leading bytes known to be white space (or a BOM): each is looked at once
   while (in) {
     in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
     text.append(buffer.data(), static_cast<std::size_t>(in.gcount()));
@@ -98,15 +110,17 @@ std::optional<std::string> readFileCapped(const std::string& path, std::uintmax_
       return std::nullopt;
     }
     if (!sawStart) {
-      const std::string_view body = stripBom(text);
-      const std::size_t first = body.find_first_not_of(" \t\r\n");
-      if (first != std::string_view::npos) {
-        if (body[first] != '{') {
-          why = "not a JSON object (the first character is " + printable(body.substr(first, 1)) + ")";
-          return std::nullopt;
-        }
-        sawStart = true;
+      if (scanned == 0 && text.size() >= 3 && text.starts_with("\xEF\xBB\xBF")) scanned = 3;
+      const std::size_t first = text.find_first_not_of(" \t\r\n", scanned);
+      if (first == std::string::npos) {
+        scanned = text.size();
+        continue;
       }
+      if (text[first] != '{') {
+        why = "not a JSON object (the first character is " + printable(std::string_view(text).substr(first, 1)) + ")";
+        return std::nullopt;
+      }
+      sawStart = true;
     }
   }
   if (in.bad()) {

@@ -2,6 +2,7 @@
 
 #include <QString>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +21,8 @@ namespace remat::studio {
 struct Session {
   static constexpr const char* kFormat = "remat-studio-session";
   static constexpr int kVersion = 1;
-  static constexpr double kMaxTimeLimitSeconds = 24 * 3600;  ///< the time-limit field's range
+  static constexpr double kMaxTimeLimitSeconds = 24 * 3600;                 ///< the time-limit field's range
+  static constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{1} << 20;  ///< larger files are refused
 
   QString graph;                     ///< the graph file; readSession makes a relative one absolute
   std::string costModel = "file";    ///< one of graph::costModelNames()
@@ -37,7 +39,8 @@ struct Session {
 };
 
 /// Reads a session file: the session, with a relative graph path taken from the session's folder, or
-/// errors naming the file and where in it (the line of malformed JSON, the JSON path of a bad field).
+/// errors naming the file and where in it (the line of malformed JSON, the JSON path of a bad field or of
+/// a field of the wrong type). Regular files of at most kMaxFileBytes only.
 [[nodiscard]] Result<Session> readSession(const QString& path);
 
 /// Writes a session as readSession reads it, whole or not at all (io::writeFileAtomically), refusing

@@ -67,11 +67,12 @@ class Diagnostics {
   std::size_t m_droppedWarnings = 0;
 };
 
-/// Reads a whole file of at most `maxBytes` bytes, or says why not in `why` ("no such file", "file is too
-/// large ..."; `what` names the kind of file, as in "graph files over 1 GiB are refused"). A regular file
-/// is measured before anything is read; devices, FIFOs and pipes are read in chunks and stopped at the cap.
-/// With `jsonObject`, a file whose first byte after white space is not '{' is refused as soon as that
-/// byte is read, so that `/dev/zero` or a binary file costs nothing.
+/// Reads a whole regular file of at most `maxBytes` bytes, or says why not in `why` ("no such file", "file
+/// is too large ..."; `what` names the kind of file, as in "graph files over 1 GiB are refused"). The file
+/// is measured before anything is read, and read in chunks stopped at the cap (it may grow meanwhile).
+/// FIFOs, devices and sockets are refused before they are opened: a FIFO without a writer would block
+/// the reader for ever, and a device may never end. With `jsonObject`, a file whose first byte after
+/// white space is not '{' is refused as soon as that byte is read, each leading byte looked at once.
 [[nodiscard]] std::optional<std::string> readFileCapped(const std::string& path, std::uintmax_t maxBytes,
                                                         std::string_view what, std::string& why,
                                                         bool jsonObject = false);
