@@ -1,5 +1,8 @@
 #include "MeasureSupport.hpp"
 
+#include <chrono>
+#include <cmath>
+
 namespace remat::cli {
 
 void addMeasureOptions(CLI::App* cmd, MeasureCliOptions& o) {
@@ -9,6 +12,10 @@ void addMeasureOptions(CLI::App* cmd, MeasureCliOptions& o) {
   cmd->add_option("--seed", o.seed, "Seed of the random parameters and inputs")->capture_default_str();
   cmd->add_option("--threads", o.threads, "Intra-op CPU threads of the runner (0: LibTorch's default)");
   cmd->add_option("--runner", o.runner, "The remat-runner program (default: the one beside this remat)");
+  cmd->add_option("--runner-timeout", o.runnerTimeout,
+                  "Seconds each runner call may take before it is stopped with its process group (exit code 5); "
+                  "0 for none")
+      ->capture_default_str();
 }
 
 runtime::MeasureOptions measureOptions(const MeasureCliOptions& o) {
@@ -18,6 +25,9 @@ runtime::MeasureOptions measureOptions(const MeasureCliOptions& o) {
   out.warmup = o.warmup;
   out.seed = o.seed;
   out.threads = o.threads;
+  if (!(o.runnerTimeout >= 0 && o.runnerTimeout <= 1e9))
+    throw CliError(kUsage, "--runner-timeout must be a number of seconds from 0 (none) to 1e9");
+  if (o.runnerTimeout > 0) out.timeout = std::chrono::milliseconds(std::llround(o.runnerTimeout * 1000));
   try {
     runtime::checkMeasureOptions(out);
     out.runner = runtime::findRunner(o.runner);

@@ -18,6 +18,7 @@ struct MeasureCliOptions {
   std::uint64_t seed = 0;
   int threads = 0;
   std::string runner;
+  double runnerTimeout = 3600;  ///< seconds per runner call; 0 for none
 };
 
 void addMeasureOptions(CLI::App* cmd, MeasureCliOptions& o);

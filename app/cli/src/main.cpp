@@ -6,6 +6,7 @@
 #include "CliSupport.hpp"
 #include "Commands.hpp"
 #include "TerminalOutput.hpp"
+#include "remat/io/Interruption.hpp"
 
 namespace {
 
@@ -40,16 +41,22 @@ int runRemat(int argc, char** argv) {
     app.exit(e);
     return kUsage;
   }
-  // No exception leaves main: input problems, usage problems and bugs each get their exit code.
+  // No exception leaves main: input problems, usage problems and bugs each get their exit code. A command
+  // stopped by a signal says nothing of its own: the stop's cleanup ends it with 128 + the signal.
   try {
-    return run();
+    const int code = run();
+    remat::io::awaitInterruption();
+    return code;
   } catch (const CliError& e) {
+    remat::io::awaitInterruption();
     std::cerr << "remat: " << (e.code() == kUsage ? "usage error" : "error") << ": " << e.what() << '\n';
     return e.code();
   } catch (const std::exception& e) {
+    remat::io::awaitInterruption();
     std::cerr << "remat: internal error: " << e.what() << '\n';
     return kInternal;
   } catch (...) {
+    remat::io::awaitInterruption();
     std::cerr << "remat: internal error: unknown exception\n";
     return kInternal;
   }
@@ -59,6 +66,8 @@ int runRemat(int argc, char** argv) {
 
 // Nothing escapes: building the command line can throw too (a bad_alloc), and that is an internal error.
 int main(int argc, char** argv) {
+  // SIGINT and SIGTERM stop remat at once, its children and temporaries with it (docs/cli.md, Signals).
+  remat::io::stopCleanlyOnSignals("remat");
   try {
     return runRemat(argc, argv);
   } catch (...) {

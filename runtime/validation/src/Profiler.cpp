@@ -58,9 +58,9 @@ void Profiler::run() {
                                 "-o",
                                 out};
   if (m_options.threads > 0) args.insert(args.end(), {"--threads", std::to_string(m_options.threads)});
-  const RunnerResult r = runRunner(m_options.runner, args, work.file("runner.log"));
+  const RunnerResult r = runRunner(m_options.runner, args, work.file("runner.log"), m_options.timeout);
   throwIfFailed(r, "the store-all plan of " + m_graphLabel, m_options.device, renames);
-  const MeasuredRun m = readMeasuredRun(out);
+  const MeasuredRun m = readRunnerMeasurement(out, r, "the store-all plan of " + m_graphLabel, renames);
 
   const sim::Schedule& schedule = storeAll.plan->schedule;
   if (m.steps.size() != schedule.size())

@@ -194,8 +194,8 @@ void ValidationRun::run() {
 
   // Can the runner execute every operation? Checked once, before anything runs.
   {
-    const RunnerResult r =
-        runRunner(m_options.runner, {graphFile, "--baseline", "--dry-run"}, m_work->file("dry-run.log"));
+    const RunnerResult r = runRunner(m_options.runner, {graphFile, "--baseline", "--dry-run"},
+                                     m_work->file("dry-run.log"), m_options.timeout);
     throwIfFailed(r, "graph " + m_graphLabel, m_options.device, renames);
   }
 
@@ -210,10 +210,10 @@ void ValidationRun::run() {
     if (checkGrads) args.emplace_back("--check-grads");
     args.emplace_back("-o");
     args.push_back(out);
-    const RunnerResult r = runRunner(m_options.runner, args, log);
+    const RunnerResult r = runRunner(m_options.runner, args, log, m_options.timeout);
     // Exit code 1 (gradients differ) still wrote the measurement: the row says so, the caller decides.
-    if (r.exitCode != 1) throwIfFailed(r, what, m_options.device, renames);
-    MeasuredRun m = readMeasuredRun(out);
+    if (r.exitCode != 1 || r.timedOut) throwIfFailed(r, what, m_options.device, renames);
+    MeasuredRun m = readRunnerMeasurement(out, r, what, renames);
     checkFollowsPlan(g, result.plan->schedule, m, what);
     m_files.insert(m_files.end(), {planFile, out, log});
     return m;

@@ -27,6 +27,7 @@ WorkDir::WorkDir(const std::string& prefix) {
     throw ValidationError(ValidationFailure::Input,
                           "cannot create a temporary folder " + pattern + ": " + std::strerror(errno));
   m_path = buffer.data();
+  m_registered.emplace(m_path);
 }
 
 WorkDir::~WorkDir() {

@@ -1,11 +1,14 @@
 #pragma once
 
+#include <optional>
 #include <string>
+
+#include "remat/io/Interruption.hpp"
 
 namespace remat::runtime::detail {
 
 /// A private temporary folder (mkdtemp under the system's temporary directory), removed with its
-/// contents when the object goes.
+/// contents when the object goes, or when remat is stopped by a signal (io::TemporaryPath).
 class WorkDir {
  public:
   explicit WorkDir(const std::string& prefix);
@@ -19,6 +22,7 @@ class WorkDir {
 
  private:
   std::string m_path;
+  std::optional<io::TemporaryPath> m_registered;
 };
 
 /// Copies `from` to `to`, written whole or not at all (writeTextAtomically). Throws ValidationError.

@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "remat/io/Interruption.hpp"
+
 namespace remat::io {
 
 namespace {
@@ -111,6 +113,7 @@ std::optional<WriteError> writeFileAtomically(const std::string& path, std::stri
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) return failure(path, "cannot create a temporary file beside it: " + std::string(std::strerror(errno)));
+  TemporaryPath temporary(tmp);  // removed if the process is stopped before the rename
   auto abandon = [&](const std::string& why) {
     if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
@@ -122,12 +125,22 @@ std::optional<WriteError> writeFileAtomically(const std::string& path, std::stri
   const int closed = ::close(fd);
   fd = -1;
   if (closed != 0) return abandon(std::strerror(errno));
-  // Checked again at the last moment: a device or folder made there meanwhile is never replaced.
-  if (auto why = targetProblem(path)) {
-    ::unlink(tmp.c_str());
-    return refusal(path, *why);
+  {
+    // A stop (SIGINT, SIGTERM) waits for the rename, or comes before it and leaves nothing at the target.
+    const auto cleanup = holdCleanup();
+    if (interrupted()) {
+      ::unlink(tmp.c_str());
+    } else {
+      // Checked again at the last moment: a device or folder made there meanwhile is never replaced.
+      if (auto why = targetProblem(path)) {
+        ::unlink(tmp.c_str());
+        return refusal(path, *why);
+      }
+      if (::rename(tmp.c_str(), path.c_str()) != 0) return abandon(std::strerror(errno));
+    }
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return abandon(std::strerror(errno));
+  awaitInterruption();  // the stop's cleanup ends the process; nothing was written
+  temporary.release();
   syncFolderOf(path);
   return std::nullopt;
 }

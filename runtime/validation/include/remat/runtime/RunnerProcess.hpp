@@ -1,11 +1,15 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace remat::runtime {
+
+struct MeasuredRun;
 
 /// How remat-runner is to measure: which program, on which device, how many iterations.
 struct MeasureOptions {
@@ -16,6 +20,8 @@ struct MeasureOptions {
   std::uint64_t seed = 0;
   int threads = 0;             ///< intra-op CPU threads; 0 keeps LibTorch's default
   bool checkGradients = true;  ///< compare every plan's parameter gradients with the plain run's
+  /// Each runner call's deadline: past it the runner is stopped with its process group. None: no deadline.
+  std::optional<std::chrono::milliseconds> timeout;
 };
 
 /// Throws ValidationError(Usage) on option values the runner would refuse (iterations < 1, warmup < 0,
@@ -32,13 +38,20 @@ void checkMeasureOptions(const MeasureOptions& options);
 struct RunnerResult {
   int exitCode = -1;  ///< -1 when a signal ended it
   int signal = 0;
-  std::string stderrText;
+  bool timedOut = false;   ///< stopped at its deadline
+  std::string stderrText;  ///< the last kStderrTailBytes of it
 };
+/// How much of the runner's stderr is read back.
+constexpr std::uintmax_t kStderrTailBytes = std::uintmax_t{64} << 10;
 
-/// Runs `runner` with `args` as a child process (posix_spawn, no shell): stdin and stdout on /dev/null,
-/// stderr into `stderrFile`, which is read back. Throws ValidationError(Measurement) when it cannot start.
+/// Runs `runner` with `args` as a child process (posix_spawn, no shell) in a process group of its own:
+/// stdin and stdout on /dev/null, stderr into `stderrFile`, whose last kStderrTailBytes are read back.
+/// Past `timeout` the group gets SIGTERM, two seconds later SIGKILL (RunnerResult::timedOut). When remat
+/// is stopped meanwhile (io::interrupted), the group is stopped with it. Throws ValidationError
+/// (Measurement) when it cannot start.
 [[nodiscard]] RunnerResult runRunner(const std::string& runner, const std::vector<std::string>& args,
-                                     const std::string& stderrFile);
+                                     const std::string& stderrFile,
+                                     std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
 /// The runner's own error line(s) from its stderr ("remat-runner: error: ..."), with the temporary paths
 /// in `renames` replaced by what the user knows them as; the last lines of stderr when it has none.
@@ -51,5 +64,12 @@ struct RunnerResult {
 /// ("the approx-dp plan"). Does nothing when the run succeeded.
 void throwIfFailed(const RunnerResult& result, const std::string& what, const std::string& device,
                    const std::vector<std::pair<std::string, std::string>>& renames);
+
+/// The measurement a finished run wrote to `path` (readMeasuredRun). A runner that said it succeeded
+/// but left no file, a cut one or garbage failed as a measurement (ValidationError(Measurement), exit
+/// code 5), not as the user's input: the message says so, with what the runner printed last.
+[[nodiscard]] MeasuredRun readRunnerMeasurement(const std::string& path, const RunnerResult& result,
+                                                const std::string& what,
+                                                const std::vector<std::pair<std::string, std::string>>& renames);
 
 }  // namespace remat::runtime
