@@ -39,7 +39,7 @@ std::vector<std::string> studyArgs() {
           "--budgets",
           "0.5,75%,1GiB,least"};
 }
-constexpr std::size_t kTasks = 3 * 4 * 6;
+constexpr std::size_t kTasks = std::size_t{3} * 4 * 6;
 
 std::vector<std::string> with(std::vector<std::string> args, const std::vector<std::string>& more) {
   args.insert(args.end(), more.begin(), more.end());
@@ -152,7 +152,7 @@ TEST_CASE("study --merge prints the comparison table with one winner per graph a
   for (const auto& line : lines(all.out))
     if (line["fits_budget"].get<bool>())
       fits.insert(line["graph"].get<std::string>() + " " + line["budget"].get<std::string>());
-  CHECK(fits.size() >= 3 * 2);  // every graph at 1GiB and at least
+  CHECK(fits.size() >= std::size_t{3} * 2);  // every graph at 1GiB and at least
   CHECK(winners.size() == fits.size());
   for (const auto& [group, n] : winners) {
     CHECK(fits.count(group) == 1);
@@ -216,4 +216,63 @@ TEST_CASE("study refuses bad shards and budgets with usage errors") {
   Run missingGraph = runRemat({"study", "/nonexistent/graph.json", "--solvers", "store-all", "--budgets", "0.5"});
   CHECK(missingGraph.code == 3);
   CHECK_THAT(missingGraph.err, Catch::Contains("/nonexistent/graph.json"));
+}
+
+TEST_CASE("study --merge refuses lines of the wrong types, devices and absurd task counts at their file and line") {
+  const fs::path one = scratch() / "one.jsonl";
+  REQUIRE(
+      runRemat({"study", dataset("mlp.json"), "--solvers", "store-all", "--budgets", "0.5", "-o", one.string()}).code ==
+      0);
+  const nlohmann::json line = lines(slurp(one)).at(0);
+  const struct {
+    const char* pointer;
+    nlohmann::json value;
+    const char* says;
+  } damaged[] = {
+      {"/task", "0", "'task' must be a number"},
+      {"/graph", 3, "'graph' must be a string"},
+      {"/fits_budget", "yes", "'fits_budget' must be true or false"},
+      {"/metrics", nlohmann::json::array(), "'metrics' must be an object"},
+      {"/metrics/overhead", "x", "'metrics.overhead' must be an integer or null"},
+      {"/metrics/simulated_peak_bytes", 1.5, "'metrics.simulated_peak_bytes'"},
+      {"/time_unit", 5, "'time_unit' must be a string"},
+      {"/status", 7, "'status' must be a string"},
+      {"/vanilla_peak_bytes", "big", "'vanilla_peak_bytes' must be an integer or null"},
+      {"/overhead_percent", "12%", "'overhead_percent' must be a number or null"},
+  };
+  const fs::path file = scratch() / "damaged.jsonl";
+  for (const auto& d : damaged) {
+    INFO(d.pointer);
+    nlohmann::json bad = line;
+    bad[nlohmann::json::json_pointer(d.pointer)] = d.value;
+    writeFile(file, bad.dump() + "\n");
+    const Run r = runRemat({"study", "--merge", file.string()});
+    CHECK(r.code == 3);
+    CHECK_THAT(r.err, Catch::Contains(file.string() + ":1: ") && Catch::Contains(d.says));
+  }
+  // A count of tasks taken from the file allocates nothing: it is a missing shard, said at once.
+  nlohmann::json huge = line;
+  huge["tasks"] = std::uint64_t{1} << 62;
+  writeFile(file, huge.dump() + "\n");
+  const Run absurd = runRemat({"study", "--merge", file.string()});
+  CHECK(absurd.code == 3);
+  CHECK_THAT(absurd.err, Catch::Contains("tasks are in no shard (1, 2, 3"));
+  // A device is refused unread (it once read 4.1 GB of /dev/zero).
+  const Run zero = runRemat({"study", "--merge", "/dev/zero"});
+  CHECK(zero.code == 3);
+  CHECK_THAT(zero.err, Catch::Contains("/dev/zero: cannot read shard file: is a character device"));
+}
+
+TEST_CASE("study --merge refuses shards computed from different contents of one graph file") {
+  const fs::path graph = scratch() / "changing.json";
+  writeFile(graph, slurp(dataset("mlp.json")));
+  const std::vector<std::string> args{"study", graph.string(), "--solvers", "store-all,chen-sqrtn", "--budgets", "0.5"};
+  const fs::path first = scratch() / "changing-1.jsonl";
+  const fs::path second = scratch() / "changing-2.jsonl";
+  REQUIRE(runRemat(with(args, {"--shard", "1/2", "-o", first.string()})).code == 0);
+  writeFile(graph, slurp(dataset("mlp.json")) + "\n");  // the same path, other bytes
+  REQUIRE(runRemat(with(args, {"--shard", "2/2", "-o", second.string()})).code == 0);
+  const Run merged = runRemat({"study", "--merge", first.string(), second.string()});
+  CHECK(merged.code == 3);
+  CHECK_THAT(merged.err, Catch::Contains(second.string() + ":1: a line of another study"));
 }

@@ -19,6 +19,7 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/PrintableText.hpp"
 #include "remat/io/PlanJsonValue.hpp"
+#include "remat/io/detail/ReaderSupport.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/viz/Pareto.hpp"
@@ -112,6 +113,30 @@ std::string fingerprint(std::string_view text) {
   return buf;
 }
 
+// The fingerprint of a graph file's bytes, so that shards computed from different contents of one path
+// never merge. Read in chunks: an ONNX model with its weights may be large.
+std::string contentFingerprint(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw CliError(kInput, path + ": cannot read graph file: " +
+                               (std::filesystem::exists(path, ec) ? "not a regular file" : "no such file"));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw CliError(kInput, path + ": cannot read graph file");
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  std::vector<char> buffer(std::size_t{1} << 16);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    for (std::streamsize k = 0; k < in.gcount(); ++k) {
+      h ^= static_cast<unsigned char>(buffer[static_cast<std::size_t>(k)]);
+      h *= 0x100000001b3ULL;
+    }
+  }
+  if (in.bad()) throw CliError(kInput, path + ": read error");
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
 // One line of the study: a (graph, budget, solver) task and the simulated figures of its answer.
 json taskLine(const StudyOptions& o, const std::string& study, std::size_t task, std::size_t tasks,
               const std::string& graphFile, const graph::ComputeGraph& g, const solvers::SolveResult& vanilla,
@@ -163,8 +188,12 @@ int runStudyTasks(const StudyOptions& o) {
   const auto [shard, shards] = o.shard.empty() ? std::pair<std::size_t, std::size_t>{1, 1} : parseShard(o.shard);
   if (!o.output.empty()) checkOutputPath(o.output, o.inputs);
 
-  // Everything that decides the lines, so that --merge refuses shards of different studies.
+  // Everything that decides the lines, so that --merge refuses shards of different studies: the graphs'
+  // contents too, not only their paths.
+  std::vector<std::string> contents;
+  for (const auto& input : o.inputs) contents.push_back(contentFingerprint(input));
   json parameters = {{"graphs", o.inputs},
+                     {"graph_contents", contents},
                      {"budgets", o.budgets},
                      {"solvers", o.solvers},
                      {"strategy", o.strategy},
@@ -227,6 +256,9 @@ int runStudyTasks(const StudyOptions& o) {
   return internalError ? kInternal : kOk;
 }
 
+// Shard files over 1 GiB are refused before reading (a million tasks make about 700 MB of lines).
+constexpr std::uintmax_t kMaxShardBytes = std::uintmax_t{1} << 30;
+
 // A line of a shard file, where it came from.
 struct ShardLine {
   std::string text;
@@ -234,60 +266,89 @@ struct ShardLine {
   std::string where;  ///< "file:line"
 };
 
+// Why a study line's fields are not what `remat study` writes, or nothing: each field the merge reads,
+// of its type, so that a hand-edited or damaged line is refused at its place instead of failing later.
+std::optional<std::string> lineProblem(const json& v) {
+  for (const char* key : {"study", "task", "tasks", "graph", "budget", "solver", "fits_budget", "metrics"})
+    if (!v.contains(key)) return std::string("a study line without '") + key + "'";
+  for (const char* key : {"study", "graph", "budget", "solver"})
+    if (!v[key].is_string()) return std::string("'") + key + "' must be a string";
+  if (!v["task"].is_number_unsigned() || !v["tasks"].is_number_unsigned() ||
+      v["task"].get<std::size_t>() >= v["tasks"].get<std::size_t>())
+    return std::string("'task' must be a number below 'tasks'");
+  if (!v["fits_budget"].is_boolean()) return std::string("'fits_budget' must be true or false");
+  if (!v["metrics"].is_object()) return std::string("'metrics' must be an object");
+  for (const char* key : {"time_unit", "call", "status"})
+    if (v.contains(key) && !v[key].is_string()) return std::string("'") + key + "' must be a string";
+  auto integerOrNull = [](const json& object, const char* key) {
+    return !object.contains(key) || object[key].is_null() || object[key].is_number_integer();
+  };
+  for (const char* key : {"budget_bytes", "vanilla_peak_bytes"})
+    if (!integerOrNull(v, key)) return std::string("'") + key + "' must be an integer or null";
+  for (const char* key : {"simulated_peak_bytes", "overhead", "recomputed_nodes"})
+    if (!integerOrNull(v["metrics"], key)) return std::string("'metrics.") + key + "' must be an integer or null";
+  for (const char* key : {"overhead_percent", "reduction_percent"})
+    if (v.contains(key) && !v[key].is_null() && !v[key].is_number())
+      return std::string("'") + key + "' must be a number or null";
+  return std::nullopt;
+}
+
 std::vector<ShardLine> readShards(const std::vector<std::string>& files) {
   std::vector<ShardLine> out;
   for (const auto& file : files) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw CliError(kInput, file + ": cannot open");
-    std::string text;
-    for (std::size_t number = 1; std::getline(in, text); ++number) {
-      if (text.find_first_not_of(" \t\r") == std::string::npos) continue;
+    // As every reader of Remat's: regular files only, with a cap (a device or FIFO is refused unread).
+    std::string why;
+    const std::optional<std::string> content = io::detail::readFileCapped(file, kMaxShardBytes, "shard", why);
+    if (!content) throw CliError(kInput, std::string(file).append(": cannot read shard file: ").append(why));
+    std::size_t start = 0;
+    for (std::size_t number = 1; start < content->size(); ++number) {
+      std::size_t end = content->find('\n', start);
+      if (end == std::string::npos) end = content->size();
+      const std::string_view text(content->data() + start, end - start);
+      start = end + 1;
+      if (text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
       const std::string where = file + ":" + std::to_string(number);
       json value = json::parse(text, nullptr, false);
       if (value.is_discarded() || !value.is_object())
         throw CliError(kInput, where + ": not a line of a study (one JSON object per line)");
-      for (const char* key : {"study", "task", "tasks", "graph", "budget", "solver", "fits_budget", "metrics"})
-        if (!value.contains(key)) throw CliError(kInput, where + ": a study line without '" + key + "'");
-      if (!value["task"].is_number_unsigned() || !value["tasks"].is_number_unsigned() ||
-          value["task"].get<std::size_t>() >= value["tasks"].get<std::size_t>())
-        throw CliError(kInput, where + ": 'task' must be a number below 'tasks'");
-      out.push_back({text, std::move(value), where});
+      if (const auto problem = lineProblem(value)) throw CliError(kInput, where + ": " + *problem);
+      out.push_back({std::string(text), std::move(value), where});
     }
-    if (in.bad()) throw CliError(kInput, file + ": read error");
   }
   if (out.empty()) throw CliError(kInput, "the shards hold no study line");
   return out;
 }
 
-// The lines of one study, in task order, every task exactly once.
+// The lines of one study, in task order, every task exactly once. The count of tasks comes from the
+// lines: nothing is allocated by it before every task is known to be there.
 std::vector<ShardLine> joinShards(std::vector<ShardLine> lines) {
   const std::string study = lines.front().value["study"].get<std::string>();
   const std::size_t tasks = lines.front().value["tasks"].get<std::size_t>();
-  std::vector<std::optional<std::size_t>> at(tasks);
+  std::map<std::size_t, std::size_t> at;
   for (std::size_t k = 0; k < lines.size(); ++k) {
     const json& v = lines[k].value;
     if (v["study"] != study || v["tasks"].get<std::size_t>() != tasks)
       throw CliError(kInput, lines[k].where + ": a line of another study than " + lines.front().where +
-                                 " (other graphs, budgets, solvers or options)");
+                                 " (other graphs or their contents, budgets, solvers or options)");
     const auto task = v["task"].get<std::size_t>();
-    if (at[task])
+    if (const auto first = at.find(task); first != at.end())
       throw CliError(kInput, lines[k].where + ": task " + std::to_string(task) + " again (first at " +
-                                 lines[*at[task]].where + "): the shards overlap");
-    at[task] = k;
+                                 lines[first->second].where + "): the shards overlap");
+    at.emplace(task, k);
   }
-  std::vector<std::size_t> missing;
-  for (std::size_t t = 0; t < tasks; ++t)
-    if (!at[t]) missing.push_back(t);
-  if (!missing.empty()) {
+  if (at.size() != tasks) {
+    // The first few missing, found among the tasks present and the gaps between them.
     std::string list;
-    for (std::size_t k = 0; k < missing.size() && k < 10; ++k) list += (k ? ", " : "") + std::to_string(missing[k]);
-    if (missing.size() > 10) list += ", ...";
-    throw CliError(kInput, std::to_string(missing.size()) + " of the study's " + std::to_string(tasks) +
+    std::size_t listed = 0;
+    for (std::size_t t = 0; t < tasks && listed < 10; ++t)
+      if (!at.contains(t)) list += (listed++ ? ", " : "") + std::to_string(t);
+    if (tasks - at.size() > listed) list += ", ...";
+    throw CliError(kInput, std::to_string(tasks - at.size()) + " of the study's " + std::to_string(tasks) +
                                " tasks are in no shard (" + list + "): a shard is missing or was cut short");
   }
   std::vector<ShardLine> ordered;
   ordered.reserve(tasks);
-  for (const auto& k : at) ordered.push_back(std::move(lines[*k]));
+  for (const auto& [task, k] : at) ordered.push_back(std::move(lines[k]));
   return ordered;
 }
 
@@ -299,9 +360,10 @@ std::string percentCell(const json& v) { return v.is_number() ? percentText(v.ge
 
 // The figures a plan of a line has, for Comparison::best's rule.
 solvers::PlanMetrics lineMetrics(const json& line) {
+  const json& metrics = line["metrics"];
   solvers::PlanMetrics m;
-  m.simulatedPeak = Bytes{integer(line["metrics"]["simulated_peak_bytes"]).value_or(0)};
-  m.overhead = Ticks{integer(line["metrics"]["overhead"]).value_or(0)};
+  m.simulatedPeak = Bytes{integer(metrics.value("simulated_peak_bytes", json(nullptr))).value_or(0)};
+  m.overhead = Ticks{integer(metrics.value("overhead", json(nullptr))).value_or(0)};
   return m;
 }
 
@@ -341,7 +403,8 @@ int runStudyMerge(const StudyOptions& o) {
         viz::ParetoData& data = figures[graphFile];
         data.timeUnit = v.value("time_unit", std::string("time units"));
         data.memoryLabel = "simulated peak memory";
-        if (const auto peak = integer(v["vanilla_peak_bytes"])) data.vanilla = viz::TradeOffPoint{double(*peak), 0.0};
+        if (const auto peak = integer(v.value("vanilla_peak_bytes", json(nullptr))))
+          data.vanilla = viz::TradeOffPoint{double(*peak), 0.0};
       }
       // A series per solver in the study's order, filled with the plans that fit.
       viz::ParetoData& data = figures[graphFile];
@@ -400,10 +463,10 @@ int runStudyMerge(const StudyOptions& o) {
     const json& m = v["metrics"];
     const auto key = std::pair{v["graph"].get<std::string>(), v["budget"].get<std::string>()};
     const auto it = best.find(key);
-    const auto peak = integer(m["simulated_peak_bytes"]);
+    const auto peak = integer(m.value("simulated_peak_bytes", json(nullptr)));
     const auto budgetBytes = integer(v.value("budget_bytes", json(nullptr)));
-    const auto overhead = integer(m["overhead"]);
-    const auto recomputed = integer(m["recomputed_nodes"]);
+    const auto overhead = integer(m.value("overhead", json(nullptr)));
+    const auto recomputed = integer(m.value("recomputed_nodes", json(nullptr)));
     const json reduction = v.value("reduction_percent", json(nullptr));
     rows.push_back({key.first, key.second, v["solver"].get<std::string>(),
                     it != best.end() && it->second == k ? "*" : "",
