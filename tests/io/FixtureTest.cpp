@@ -332,6 +332,7 @@ const std::map<std::string, std::string> kInvalidExpectations = {
     {"native/invalid/input_with_inputs.json", "/nodes/1: node 'w': a param node cannot have inputs"},
     {"native/invalid/backward_unknown_input.json", "/backward_graph/0: backward node 'a_bwd': input 'ghost'"},
     {"native/invalid/too_deep.json", "too_deep.json:1: JSON nested too deeply"},
+    {"native/invalid/huge_shape.json", "/nodes/0: node 'x': the shape holds more than 2^60 elements"},
     {"native/invalid/duplicate_key.json",
      "duplicate_key.json: /nodes/1/bytes: duplicate key \"bytes\": a key may appear only once in an object"},
     // PFN cg text
@@ -345,6 +346,8 @@ const std::map<std::string, std::string> kInvalidExpectations = {
     {"pfn/invalid/produced_twice.txt", "produced_twice.txt:15: variable 1 is produced twice"},
     {"pfn/invalid/huge_counts.txt", "unexpected end of file, expected variable line"},
     {"pfn/invalid/bad_attrs.txt", "bad_attrs.txt:11: the attribute line (block 0) is not valid JSON"},
+    {"pfn/invalid/duplicate_attr_key.txt",
+     "duplicate_attr_key.txt:11: the attribute line (block 0) is not valid JSON (duplicate key \"rank\" at /rank"},
     {"pfn/invalid/garbage.bin", "garbage.bin:1: expected a first line 'N M'"},
     {"pfn/invalid/unknown_variable.txt", "unknown_variable.txt:8: unknown variable id 7"},
     {"pfn/invalid/retained_not_input.txt", "retained_not_input.txt:16: backward block retains variable 1 as an input"},

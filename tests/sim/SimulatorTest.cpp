@@ -144,7 +144,10 @@ TEST_CASE("illegal schedules are rejected with the step and the reason") {
   check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {Fr, "c"}, {B, "c"}}), 4, "its own output");
   check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {B, "c"}, {B, "c"}}), 4, "already ran");
   check(steps(g, {{F, "a"}, {B, "a"}}), 1, "incomplete");
-  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {FG, "b"}}), 3, "not in memory", false);
+  // Frees of what does not exist yet are errors with liveness too (it only forgives frees of what it freed).
+  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {FG, "b"}}), 3, "the gradient of 'b' is freed before it exists", false);
+  check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {FG, "b"}}), 3, "the gradient of 'b' is freed before it exists");
+  check(steps(g, {{F, "a"}, {Fr, "b"}}), 1, "the value of 'b' is freed before it is ever computed");
   check(steps(g, {{F, "a"}, {F, "b"}, {F, "c"}, {B, "c"}, {FG, "b"}}), 4, "freed before its backward ran");
   check(Schedule{{F, *g.find("x")}}, 0, "is an input or parameter");
   check(Schedule{{F, NodeId{99}}}, 0, "node index 99 is not in the graph");

@@ -84,6 +84,13 @@ Result<ComputeGraph> GraphBuilder::build() {
         fail(s.where, who() + ": negative dimension " + std::to_string(d) + " in shape");
         break;
       }
+    // A shape is a tensor's: its element count (the product, checked) is at most what a graph may hold.
+    std::int64_t elements = 1;
+    for (std::int64_t d : s.shape)
+      if (d > 0 && (__builtin_mul_overflow(elements, d, &elements) || elements > kMaxGraphTotal)) {
+        fail(s.where, who() + ": the shape holds more than 2^60 elements");
+        break;
+      }
     std::sort(s.saves.inputs.begin(), s.saves.inputs.end());
     s.saves.inputs.erase(std::unique(s.saves.inputs.begin(), s.saves.inputs.end()), s.saves.inputs.end());
     if (!s.saves.inputs.empty() && s.saves.inputs.back() >= s.inputs.size())
@@ -189,7 +196,7 @@ Result<ComputeGraph> GraphBuilder::build() {
     node.kind = s.kind;
     node.op = std::move(s.op);
     node.inputs.reserve(inputIdx[i].size());
-    for (std::uint32_t u : inputIdx[i]) node.inputs.push_back(NodeId{newIndex[u]});
+    for (std::uint32_t u : inputIdx[i]) node.inputs.emplace_back(newIndex[u]);
     node.bytes = Bytes{s.bytes};
     node.shape = std::move(s.shape);
     node.dtype = std::move(s.dtype);

@@ -207,6 +207,24 @@ std::optional<Json> parseJson(std::string_view text, Diagnostics& diag) {
   return std::nullopt;
 }
 
+std::optional<Json> parseEmbeddedJson(std::string_view text, std::string& why) {
+  if (lineWhereNestingExceeds(text, kMaxJsonDepth) > 0) {
+    why = "JSON nested too deeply (more than " + std::to_string(kMaxJsonDepth) + " levels)";
+    return std::nullopt;
+  }
+  Json doc;
+  DuplicateKeyRefusingParser parser(doc);
+  try {
+    if (Json::sax_parse(text.begin(), text.end(), &parser)) return doc;
+    why = parser.duplicatePath() ? "duplicate key \"" + printable(parser.duplicateKey()) + "\" at " +
+                                       *parser.duplicatePath() + ": a key may appear only once in an object"
+                                 : std::string("invalid JSON");
+  } catch (const std::exception& e) {
+    why = describeParseError(e.what()).second;
+  }
+  return std::nullopt;
+}
+
 std::string childPath(std::string_view base, std::string_view key) {
   std::string out(base);
   out += '/';

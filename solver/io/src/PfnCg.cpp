@@ -292,20 +292,17 @@ bool PfnReader::readBlock(std::size_t b, Block& block) {
   }
   if (!nextLine(line, "the JSON attribute line" + where)) return false;
   if (forward) {
-    // Parsed without exceptions; the nesting check keeps nlohmann's recursive dump() bounded.
-    detail::Json attrs;
-    if (detail::lineWhereNestingExceeds(line, detail::kMaxJsonDepth) == 0)
-      attrs = detail::Json::parse(line.begin(), line.end(), nullptr, false);
-    else
-      attrs = detail::Json(detail::Json::value_t::discarded);
-    if (attrs.is_discarded()) {
+    // As every JSON Remat reads: bounded nesting (nlohmann's dump() recurses), each key once per object.
+    std::string why;
+    const std::optional<detail::Json> attrs = detail::parseEmbeddedJson(line, why);
+    if (!attrs) {
+      m_diag.errorAtLine(m_cursor.line(), "the attribute line" + where + " is not valid JSON (" + why + "): \"" +
+                                              detail::printable(line) + "\"");
+    } else if (!attrs->is_object()) {
       m_diag.errorAtLine(m_cursor.line(),
-                         "the attribute line" + where + " is not valid JSON: \"" + detail::printable(line) + "\"");
-    } else if (!attrs.is_object()) {
-      m_diag.errorAtLine(m_cursor.line(),
-                         "the attribute line" + where + " must be a JSON object, got " + detail::describe(attrs));
+                         "the attribute line" + where + " must be a JSON object, got " + detail::describe(*attrs));
     } else {
-      block.attrs = attrs.dump();
+      block.attrs = attrs->dump();
     }
   }
   return true;

@@ -285,6 +285,9 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
       }
       case StepKind::Free:
         if (!alive[v.value]) {
+          // Liveness may have freed it already; nothing frees what was never made.
+          if (computed[v.value] == 0)
+            return fail(s, "the value of " + name(v) + " is freed before it is ever computed");
           if (m_options.liveness) break;
           return fail(s, "the value of " + name(v) + " is not in memory");
         }
@@ -292,6 +295,9 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         break;
       case StepKind::FreeGrad:
         if (!gradPresent[v.value]) {
+          // A gradient leaves memory at its own backward at the earliest (liveness, or a free-grad after
+          // it): absent before that, it does not exist yet.
+          if (!bwdDone[v.value]) return fail(s, "the gradient of " + name(v) + " is freed before it exists");
           if (m_options.liveness) break;
           return fail(s, "the gradient of " + name(v) + " is not in memory");
         }

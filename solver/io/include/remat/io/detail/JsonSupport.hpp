@@ -30,6 +30,9 @@ inline constexpr std::size_t kMaxJsonDepth = 256;
 /// a key that appears twice in one object, which JSON parsers resolve differently) and returns
 /// nullopt. Never throws.
 [[nodiscard]] std::optional<Json> parseJson(std::string_view text, Diagnostics& diag);
+/// parseJson for a value embedded in another format (a PFN attribute line): the value, or why not in
+/// `why` ("invalid JSON: ...", "duplicate key \"k\" at /a/b: ...", "nested too deeply").
+[[nodiscard]] std::optional<Json> parseEmbeddedJson(std::string_view text, std::string& why);
 
 /// JSON pointer of a member or an element below `base` ("~" and "/" in keys escaped as RFC 6901 says).
 [[nodiscard]] std::string childPath(std::string_view base, std::string_view key);
