@@ -16,7 +16,7 @@ fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx fuzz_plan_json fuzz_memory_trace)
+fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx fuzz_plan_json fuzz_memory_trace fuzz_session)
 scripts/install-deps.sh
 cmake --preset asan >/dev/null
 cmake --build build-asan --target "${fuzzers[@]}" -j "$(nproc)"
@@ -36,6 +36,7 @@ run_fuzzer() {
     fuzz_onnx) fixtures=onnx dict=onnx.dict ;;
     fuzz_plan_json) fixtures=plan dict=json.dict ;;
     fuzz_memory_trace) fixtures=trace dict=json.dict ;;
+    fuzz_session) fixtures=session dict=json.dict ;;
   esac
   local corpus="$work/$fuzzer"
   mkdir -p "$corpus"

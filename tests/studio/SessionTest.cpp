@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "remat/studio/Session.hpp"
@@ -213,4 +214,33 @@ TEST_CASE("readSession refuses devices, FIFOs and files over its cap without rea
   const auto tooLarge = readSession(write("big.remat-session.json", big));
   REQUIRE_FALSE(tooLarge.ok());
   CHECK(tooLarge.errorText().find("too large") != std::string::npos);
+}
+
+TEST_CASE("every session fixture: the valid ones read, the invalid ones fail at their place", "[studio][session]") {
+  const fs::path root = fs::path(REMAT_FIXTURES_DIR) / "session";
+  const std::map<std::string, std::string> invalid = {
+      {"time_limit_string.remat-session.json", "/time_limit_s"},
+      {"solvers_not_array.remat-session.json", "/solvers"},
+      {"wrong_format.remat-session.json", "/format"},
+      {"not_object.remat-session.json", "not a JSON object"},
+      {"bad_budget.remat-session.json", "/budget"},
+      {"truncated.remat-session.json", ":3: not JSON"},
+  };
+  std::size_t seen = 0;
+  for (const auto& entry : fs::directory_iterator(root / "invalid")) {
+    const std::string name = entry.path().filename().string();
+    INFO(name);
+    REQUIRE(invalid.contains(name));  // every fixture has its expectation
+    const auto read = readSession(QString::fromStdString(entry.path().string()));
+    REQUIRE_FALSE(read.ok());
+    CHECK(read.errorText().find(invalid.at(name)) != std::string::npos);
+    ++seen;
+  }
+  CHECK(seen == invalid.size());
+  for (const auto& entry : fs::directory_iterator(root / "valid")) {
+    INFO(entry.path());
+    const auto read = readSession(QString::fromStdString(entry.path().string()));
+    INFO(read.errorText());
+    CHECK(read.ok());
+  }
 }

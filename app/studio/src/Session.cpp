@@ -37,17 +37,22 @@ bool oneOf(const std::string& name, const std::vector<std::string>& names) {
 }  // namespace
 
 Result<Session> readSession(const QString& path) {
-  const std::string file = path.toStdString();
-  auto fail = [&file](std::size_t line, std::string where, std::string message) {
-    return Result<Session>::failure(Diagnostic{{file, line, std::move(where)}, std::move(message)});
-  };
   // As every reader of Remat's: regular files only, a size cap, a file that is no JSON object refused at
   // its first byte (so that /dev/zero or a FIFO costs nothing).
   std::string why;
   const auto content =
       io::detail::readFileCapped(QFile::encodeName(path).toStdString(), Session::kMaxFileBytes, "session", why, true);
-  if (!content) return fail(0, {}, "cannot read it: " + why);
-  const QByteArray bytes = QByteArray::fromRawData(content->data(), static_cast<qsizetype>(content->size()));
+  if (!content) return Result<Session>::failure(Diagnostic{{path.toStdString(), 0, {}}, "cannot read it: " + why});
+  return parseSession(*content, path);
+}
+
+Result<Session> parseSession(std::string_view content, const QString& path) {
+  const std::string file = path.toStdString();
+  auto fail = [&file](std::size_t line, std::string where, std::string message) {
+    return Result<Session>::failure(Diagnostic{{file, line, std::move(where)}, std::move(message)});
+  };
+  if (content.size() > Session::kMaxFileBytes) return fail(0, {}, "larger than a session may be");
+  const QByteArray bytes = QByteArray::fromRawData(content.data(), static_cast<qsizetype>(content.size()));
   QJsonParseError parseError;
   const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
   if (parseError.error != QJsonParseError::NoError) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "remat/graph/Diagnostic.hpp"
@@ -42,6 +43,9 @@ struct Session {
 /// errors naming the file and where in it (the line of malformed JSON, the JSON path of a bad field or of
 /// a field of the wrong type). Regular files of at most kMaxFileBytes only.
 [[nodiscard]] Result<Session> readSession(const QString& path);
+/// readSession's parse of a session's text, as read from `path` (which errors name, and a relative graph
+/// path is taken from the folder of).
+[[nodiscard]] Result<Session> parseSession(std::string_view text, const QString& path);
 
 /// Writes a session as readSession reads it, whole or not at all (io::writeFileAtomically), refusing
 /// to write over any of `inputs` (the graph file). Returns why it could not, or nothing.
