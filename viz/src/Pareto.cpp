@@ -74,24 +74,23 @@ Scene paretoScene(const ParetoData& data, const FigureStyle& style) {
                       th.seriesStroke(st, 1.4), th.seriesMarker(st), th.background});
   }
   const std::vector<TradeOffPoint> hull = lowerConvexHull(all);
-  if (hull.size() >= 2) legend.push_back({"lower convex hull", LegendEntry::Kind::Line, {}, hullStroke});
+  // A narrow figure (a paper's column) gets the short names, so that its legend leaves the plot room.
+  const bool compact = style.width < 520;
+  if (hull.size() >= 2)
+    legend.push_back({compact ? "convex hull" : "lower convex hull", LegendEntry::Kind::Line, {}, hullStroke});
   if (data.vanilla)
-    legend.push_back({style.width < 520 ? "store-all" : "store-all (no recomputation)",
-                      LegendEntry::Kind::Swatch,
-                      Fill{th.foreground},
-                      {}});
+    legend.push_back(
+        {compact ? "store-all" : "store-all (no recomputation)", LegendEntry::Kind::Swatch, Fill{th.foreground}, {}});
   if (data.leastBudget)
-    legend.push_back(
-        {(style.width < 520 ? "least budget " : "least budget (DP model) ") + formatBytes(*data.leastBudget),
-         LegendEntry::Kind::Line,
-         {},
-         leastStroke});
+    legend.push_back({(compact ? "least " : "least budget (DP model) ") + formatBytes(*data.leastBudget),
+                      LegendEntry::Kind::Line,
+                      {},
+                      leastStroke});
   if (data.memoryLowerBound)
-    legend.push_back(
-        {(style.width < 520 ? "lower bound " : "memory lower bound ") + formatBytes(*data.memoryLowerBound),
-         LegendEntry::Kind::Line,
-         {},
-         boundStroke});
+    legend.push_back({(compact ? "bound " : "memory lower bound ") + formatBytes(*data.memoryLowerBound),
+                      LegendEntry::Kind::Line,
+                      {},
+                      boundStroke});
   const Stroke budgetStroke{th.budget, 1.2, Dash::Dashed};
   if (data.budget) legend.push_back({"budget " + formatBytes(*data.budget), LegendEntry::Kind::Line, {}, budgetStroke});
 
