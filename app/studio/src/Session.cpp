@@ -56,7 +56,9 @@ Result<Session> parseSession(std::string_view content, const QString& path) {
   QJsonParseError parseError;
   const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parseError);
   if (parseError.error != QJsonParseError::NoError) {
-    const auto line = static_cast<std::size_t>(std::count(bytes.begin(), bytes.begin() + parseError.offset, '\n')) + 1;
+    // Qt puts the offset of an error at the end of the text one past it (found by fuzz_session).
+    const qsizetype at = std::clamp<qsizetype>(parseError.offset, 0, bytes.size());
+    const auto line = static_cast<std::size_t>(std::count(bytes.begin(), bytes.begin() + at, '\n')) + 1;
     return fail(line, {}, "not JSON: " + parseError.errorString().toStdString());
   }
   const std::string notSession =
