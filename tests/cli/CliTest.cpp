@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -661,6 +662,34 @@ TEST_CASE("four renders into one output at once leave one complete SVG and no te
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
   CHECK(names == std::vector<std::string>{"graph.svg"});
+  fs::remove_all(dir);
+}
+
+TEST_CASE("four compare --figures into one folder at once leave one comparison's whole set, never a mix") {
+  // Two in the paper theme, two in the screen theme: a set with both fonts is a mix of runs. Without the
+  // folder's lock, half the rounds mixed.
+  const fs::path dir = scratch() / "concurrent-figures";
+  for (int round = 0; round < 8; ++round) {
+    fs::remove_all(dir);
+    std::string cmd;
+    for (int k = 0; k < 4; ++k)
+      cmd += shellQuote(REMAT_BINARY) + " compare " + shellQuote(fixture("cli/chain3.json")) +
+             " --solvers store-all,chen-sqrtn,exact-dp --figures " + shellQuote(dir.string()) + " --theme " +
+             (k % 2 ? "paper" : "screen") + " >/dev/null 2>&1 & ";
+    cmd += "wait";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    std::set<std::string> fonts;
+    std::size_t files = 0;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string svg = slurp(e.path());
+      ++files;
+      for (const char* font : {"DejaVu Serif", "DejaVu Sans\""})
+        if (svg.find(font) != std::string::npos) fonts.insert(font);
+    }
+    INFO("round " << round);
+    CHECK(files == 5);  // and no temporary
+    CHECK(fonts.size() == 1);
+  }
   fs::remove_all(dir);
 }
 

@@ -11,6 +11,7 @@
 #include "FigureSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/graph/PrintableText.hpp"
+#include "remat/io/OutputFile.hpp"
 #include "remat/io/PlanJsonValue.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/Isolated.hpp"
@@ -82,19 +83,19 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
     for (const solvers::Solver* s : chosen)
       if (!best && s->info().followsStrategy && s->info().exact == exact) best = find(s->info().id);
   if (!best && !plans.empty()) best = plans.size() > 1 ? 1 : 0;
-  std::vector<std::string> written;
+  // Every figure is made first, then all are written under the folder's lock: comparisons writing into
+  // one folder at once each leave their whole set, the last one's, never a mix.
+  std::vector<std::pair<std::string, std::string>> files;
   auto write = [&](viz::FigureRequest request) {
     request.graph = &g;
     const std::string path = compareFigurePath(o, request.kind);
     try {
-      writeFigure(request, style, path, o.style.dpi);
+      files.emplace_back(path, encodeFigureFile(request, style, path, o.style.dpi));
     } catch (const CliError& e) {
       // A graph too large to draw costs the comparison its drawing, not the other figures.
       if (e.code() != kInfeasible) throw;
       std::cerr << "remat: warning: " << viz::figureName(request.kind) << " figure left out: " << e.what() << '\n';
-      return;
     }
-    written.push_back(path);
   };
   viz::FigureRequest timeline;
   timeline.kind = viz::FigureKind::Timeline;
@@ -118,6 +119,13 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
     request.kind = kind;
     if (best) request.plans.push_back(plans[*best]);
     write(std::move(request));
+  }
+  const io::FolderLock lock(o.figuresDir);
+  if (lock.lockError()) throw CliError(kInput, *lock.lockError());
+  std::vector<std::string> written;
+  for (const auto& [path, bytes] : files) {
+    writeFileAtomically(path, bytes);
+    written.push_back(path);
   }
   return written;
 }

@@ -45,6 +45,11 @@ PreparedStyle prepareFigureStyle(const FigureStyleOptions& o) {
 }
 
 void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, const std::string& path, double dpi) {
+  writeFileAtomically(path, encodeFigureFile(request, style, path, dpi));
+}
+
+std::string encodeFigureFile(const viz::FigureRequest& request, const PreparedStyle& style, const std::string& path,
+                             double dpi) {
   const auto format = vizqt::formatFromPath(path);
   if (!format) throw CliError(kUsage, "cannot tell the figure format of '" + path + "': use .svg, .pdf or .png");
   const vizqt::EncodedFigure figure = vizqt::encodeFigure(request, style, *format, dpi);
@@ -53,7 +58,7 @@ void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, 
   if (!figure.error.empty())
     throw CliError(figure.tooLarge ? kInfeasible : kInput,
                    figure.encoding ? "cannot write '" + path + "': " + figure.error : figure.error);
-  writeFileAtomically(path, figure.bytes);
+  return figure.bytes;
 }
 
 void writeSceneAtomically(const viz::Scene& scene, const std::string& path, double dpi) {

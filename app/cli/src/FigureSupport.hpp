@@ -31,6 +31,9 @@ using vizqt::PreparedStyle;
 /// path that is not a regular file; input: a plan that does not simulate, the write failed;
 /// kInfeasible: a graph beyond the checkpoint drawing's size limits).
 void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, const std::string& path, double dpi);
+/// writeFigure's file without writing it: the bytes for `path`'s format; throws as writeFigure.
+[[nodiscard]] std::string encodeFigureFile(const viz::FigureRequest& request, const PreparedStyle& style,
+                                           const std::string& path, double dpi);
 
 /// Writes a scene in the format of the path's extension: encoded in memory, then written whole or not at
 /// all (writeFileAtomically), so that a failure leaves no file; throws CliError as writeFigure.

@@ -1,6 +1,7 @@
 #include "remat/io/OutputFile.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -143,6 +144,25 @@ std::optional<WriteError> writeFileAtomically(const std::string& path, std::stri
   temporary.release();
   syncFolderOf(path);
   return std::nullopt;
+}
+
+FolderLock::FolderLock(const std::string& folder) {
+  m_fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (m_fd < 0) {
+    m_error = folder + ": cannot open the folder to lock it: " + std::strerror(errno);
+    return;
+  }
+  while (::flock(m_fd, LOCK_EX) != 0) {
+    if (errno == EINTR) continue;
+    m_error = folder + ": cannot lock the folder: " + std::strerror(errno);
+    ::close(m_fd);
+    m_fd = -1;
+    return;
+  }
+}
+
+FolderLock::~FolderLock() {
+  if (m_fd >= 0) ::close(m_fd);  // releases the lock
 }
 
 }  // namespace remat::io

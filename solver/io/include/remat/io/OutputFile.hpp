@@ -32,4 +32,21 @@ struct WriteError {
 /// file (see checkOutputPath). On any error the temporary is removed and the error returned.
 [[nodiscard]] std::optional<WriteError> writeFileAtomically(const std::string& path, std::string_view bytes);
 
+/// Holds an exclusive lock on a folder (flock on the folder itself) while alive, so that processes
+/// writing a set of files into it (`compare --figures`) each put their whole set there: the last one's
+/// set, never a mix. Advisory: only writers that take it wait for it.
+class FolderLock {
+ public:
+  /// Waits for the lock; a folder that cannot be opened or locked gives an error (lockError).
+  explicit FolderLock(const std::string& folder);
+  ~FolderLock();
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+  [[nodiscard]] const std::optional<std::string>& lockError() const { return m_error; }
+
+ private:
+  int m_fd = -1;
+  std::optional<std::string> m_error;
+};
+
 }  // namespace remat::io
