@@ -469,3 +469,58 @@ TEST_CASE("exact-dp stopped by work answers the best plan so far, never worse th
   const auto stopped = exact.minBudget({.graph = &g, .workLimit = 256});
   CHECK(stopped.status == SolveStatus::TimeLimit);
 }
+
+namespace {
+
+// A solver whose least-budget search takes a known time and whose plan records the limit it was given:
+// what solveAtLeastBudget leaves of a limit after the search.
+class SlowLeastBudget final : public Solver {
+ public:
+  explicit SlowLeastBudget(std::chrono::milliseconds search) : m_search(search) {}
+  [[nodiscard]] const SolverInfo& info() const override { return m_info; }
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override {
+    m_given = request.timeLimit;
+    SolverOutput out;
+    out.status = SolveStatus::Optimal;
+    out.plan = Plan{sim::storeAllSchedule(*request.graph), std::nullopt, DpModelKind::Simulator};
+    return out;
+  }
+  [[nodiscard]] MinBudget minBudget(const SolveRequest&) const override {
+    std::this_thread::sleep_for(m_search);
+    MinBudget out;
+    out.status = SolveStatus::Optimal;
+    out.bytes = Bytes{std::int64_t{1} << 40};
+    return out;
+  }
+  [[nodiscard]] std::optional<std::chrono::milliseconds> given() const { return m_given; }
+
+ private:
+  SolverInfo m_info{.id = "slow-least-budget", .name = "test", .citation = "", .problemClass = ""};
+  std::chrono::milliseconds m_search;
+  mutable std::optional<std::chrono::milliseconds> m_given;
+};
+
+}  // namespace
+
+TEST_CASE("solveAtLeastBudget counts the least-budget search against the limit of the whole answer") {
+  const ComputeGraph g = test::makeChain(4);
+  const SlowLeastBudget slow(std::chrono::milliseconds(60));
+  SolveRequest request{.graph = &g};
+  request.timeLimit = std::chrono::milliseconds(10'000);
+  const SolveResult r = solveAtLeastBudget(slow, request);
+  CHECK(r.plan);
+  REQUIRE(slow.given());
+  CHECK(*slow.given() <= std::chrono::milliseconds(10'000 - 60));  // what the search left, not the whole
+  // A search that spends the whole limit leaves no plan: the time limit, with the budget it found.
+  const SlowLeastBudget slower(std::chrono::milliseconds(40));
+  request.timeLimit = std::chrono::milliseconds(20);
+  const SolveResult late = solveAtLeastBudget(slower, request);
+  CHECK(late.status == SolveStatus::TimeLimit);
+  CHECK_FALSE(late.plan);
+  CHECK(late.budget == Bytes{std::int64_t{1} << 40});
+  CHECK_FALSE(slower.given());  // never planned
+  // Without a limit, none is made up.
+  request.timeLimit.reset();
+  CHECK(solveAtLeastBudget(slow, request).plan);
+  CHECK_FALSE(slow.given());
+}

@@ -363,7 +363,23 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
 }
 
 SolveResult solveAtLeastBudget(const Solver& solver, SolveRequest request) {
+  // The limit is the whole answer's: finding the least budget and planning at it share it.
+  const auto start = std::chrono::steady_clock::now();
   const Solver::MinBudget least = solver.minBudget(request);
+  if (least.bytes && request.timeLimit) {
+    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    if (spent >= *request.timeLimit) {
+      SolveResult late;
+      late.solver = solver.info().id;
+      late.strategy = request.strategy;
+      late.budget = least.bytes;
+      late.status = SolveStatus::TimeLimit;
+      late.message = "the time limit was spent finding the least budget (" + std::to_string(least.bytes->value) +
+                     " bytes); no plan at it";
+      return late;
+    }
+    request.timeLimit = *request.timeLimit - spent;
+  }
   if (!least.bytes) {
     SolveResult failed;
     failed.solver = solver.info().id;
