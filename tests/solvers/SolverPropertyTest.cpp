@@ -524,3 +524,20 @@ TEST_CASE("solveAtLeastBudget counts the least-budget search against the limit o
   CHECK(solveAtLeastBudget(slow, request).plan);
   CHECK_FALSE(slow.given());
 }
+
+TEST_CASE("a solver that runs out of memory answers the status limit, not an internal error") {
+  class Hungry final : public Solver {
+   public:
+    [[nodiscard]] const SolverInfo& info() const override { return m_info; }
+    [[nodiscard]] SolverOutput plan(const SolveRequest&) const override { throw std::bad_alloc(); }
+
+   private:
+    SolverInfo m_info{.id = "hungry", .name = "test", .citation = "", .problemClass = ""};
+  };
+  const ComputeGraph g = test::makeChain(3);
+  const SolveResult r = Hungry().solve({.graph = &g});
+  CHECK(r.call == CallStatus::Ok);
+  CHECK(r.status == SolveStatus::Limit);
+  CHECK_FALSE(r.plan);
+  CHECK_THAT(r.message, Catch::Contains("ran out of memory"));
+}

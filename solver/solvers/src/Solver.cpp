@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <iterator>
+#include <new>
 
 #include "remat/graph/ByteSize.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
@@ -220,6 +221,17 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
                          (result.message.empty() ? "" : "; " + result.message);
       }
     }
+  } catch (const std::bad_alloc&) {
+    // Memory ran out (an address-space cap, a full machine): a limit of this run, not a fault of the
+    // solver; its own accounting (--memory-limit) would have stopped it sooner where it counts.
+    result.call = CallStatus::Ok;
+    result.status = SolveStatus::Limit;
+    result.message = solver.info().id +
+                     " ran out of memory (an allocation failed); a lower --memory-limit stops it "
+                     "before the machine's memory runs out where the solver counts it";
+    result.plan.reset();
+    result.overheadLowerBound.reset();
+    result.metrics.solveSeconds = seconds();
   } catch (const std::exception& e) {
     result.call = CallStatus::Error;
     result.status = SolveStatus::NotSolved;
