@@ -541,3 +541,24 @@ TEST_CASE("a solver that runs out of memory answers the status limit, not an int
   CHECK_FALSE(r.plan);
   CHECK_THAT(r.message, Catch::Contains("ran out of memory"));
 }
+
+TEST_CASE("the DPs refuse families the memory limit cannot hold before building them") {
+  const ComputeGraph g = test::makeChain(50);
+  const auto& registry = SolverRegistry::builtin();
+  SolveRequest request{.graph = &g};
+  request.memoryLimit = Bytes{4096};
+  // approx-dp: 52 closures of a bitset and their terms each, some 14 KB.
+  const SolveResult approx = registry.find("approx-dp")->solve(request);
+  CHECK(approx.status == SolveStatus::Limit);
+  CHECK_THAT(approx.message, Catch::Contains("ancestor closures") && Catch::Contains("--memory-limit"));
+  CHECK(registry.find("approx-dp")->minBudget(request).status == SolveStatus::Limit);
+  CHECK(registry.find("approx-dp")->tradeOff(request, 4).status == SolveStatus::Limit);
+  // exact-dp: the 51 lower sets are more than the limit holds.
+  const SolveResult exact = registry.find("exact-dp")->solve(request);
+  CHECK(exact.status == SolveStatus::Limit);
+  CHECK_THAT(exact.message, Catch::Contains("all that the memory limit holds"));
+  // With room, both plan.
+  request.memoryLimit = Bytes{1 << 20};
+  CHECK(registry.find("approx-dp")->solve(request).plan);
+  CHECK(registry.find("exact-dp")->solve(request).plan);
+}
