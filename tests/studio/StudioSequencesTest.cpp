@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -339,6 +340,19 @@ TEST_CASE("A row the user picked stays picked through a re-solve, Ctrl+E exports
   REQUIRE(fs::exists(file));
   CHECK_FALSE(dialog->isVisible());
   CHECK(std::abs(pdfPageWidth(test::slurp(file)) - 7 * 72.0) <= 0.01 * 7 * 72.0);
+  // The timeline has no chains to collapse; the checkpoint drawing's dialog offers it, as render does.
+  CHECK_FALSE(dialog->findChild<QCheckBox*>(QStringLiteral("exportCollapseChains")));
+  w.views()->setCurrentWidget(w.view(viz::FigureKind::Graph));
+  QTest::keyClick(&w, Qt::Key_E, Qt::ControlModifier);
+  dialog = w.exportDialog();
+  REQUIRE(dialog);
+  auto* collapse = dialog->findChild<QCheckBox*>(QStringLiteral("exportCollapseChains"));
+  REQUIRE(collapse);
+  CHECK_FALSE(dialog->commandLine().contains(QStringLiteral("--collapse-chains")));
+  QTest::mouseClick(collapse, Qt::LeftButton, {}, QPoint(4, collapse->height() / 2));
+  CHECK(dialog->collapseChains());
+  CHECK(dialog->commandLine().contains(QStringLiteral("--collapse-chains")));
+  dialog->reject();
 }
 
 namespace {
@@ -472,5 +486,14 @@ TEST_CASE("Studio exports each figure for one column of a paper, byte-equal to r
     }
     REQUIRE_FALSE(sizes.empty());
     CHECK(*std::min_element(sizes.begin(), sizes.end()) >= 7.0 - 1e-6);
+    if (kind == viz::FigureKind::Graph) {
+      // Chains collapsed, as the export dialog offers for the checkpoint drawing: --collapse-chains.
+      REQUIRE(w.exportFigure(kind, QString::fromStdString(studio.string()), options, true).isEmpty());
+      args.emplace_back("--collapse-chains");
+      REQUIRE(test::runProgram(REMAT_CLI, args, dir).code == 0);
+      const std::string collapsed = test::slurp(studio);
+      CHECK(collapsed == test::slurp(cli));
+      CHECK(collapsed != bytes);
+    }
   }
 }

@@ -1,5 +1,6 @@
 #include "remat/studio/ExportDialog.hpp"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -31,7 +32,7 @@ QString number(double v) { return QString::number(v, 'g', 6); }
 }  // namespace
 
 ExportDialog::ExportDialog(const QString& figureName, const QString& suggestedPath, Exporter exporter, Request request,
-                           QWidget* parent)
+                           bool graphFigure, QWidget* parent)
     : QDialog(parent), m_exporter(std::move(exporter)), m_request(std::move(request)) {
   setWindowTitle(tr("Export %1").arg(figureName));
   setObjectName(QStringLiteral("exportDialog"));
@@ -108,6 +109,14 @@ ExportDialog::ExportDialog(const QString& figureName, const QString& suggestedPa
   form->addRow(tr("Text"), m_fontSize);
   form->addRow(tr("Theme"), m_theme);
   form->addRow(tr("PNG resolution"), m_dpi);
+  if (graphFigure) {
+    m_collapse = new QCheckBox(tr("Collapse chains of simple operations into one box"));
+    m_collapse->setObjectName(QStringLiteral("exportCollapseChains"));
+    m_collapse->setToolTip(
+        tr("Fewer, larger boxes: node names stay readable at a paper's column width (remat render "
+           "--collapse-chains)"));
+    form->addRow(tr("Drawing"), m_collapse);
+  }
   form->addRow(tr("File"), pathRow);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
   QPushButton* exportButton = buttons->addButton(tr("Export"), QDialogButtonBox::AcceptRole);
@@ -145,6 +154,7 @@ ExportDialog::ExportDialog(const QString& figureName, const QString& suggestedPa
   connect(m_theme, &QComboBox::currentIndexChanged, this, &ExportDialog::refreshPreview);
   connect(m_dpi, &QDoubleSpinBox::valueChanged, this, &ExportDialog::refreshPreview);
   connect(m_path, &QLineEdit::textChanged, this, &ExportDialog::refreshPreview);
+  if (m_collapse) connect(m_collapse, &QCheckBox::toggled, this, &ExportDialog::refreshPreview);
   setSize(QStringLiteral("column"));
   refreshPreview();
 }
@@ -186,6 +196,10 @@ void ExportDialog::setTheme(const QString& theme) { m_theme->setCurrentIndex(m_t
 void ExportDialog::setDpi(double dpi) { m_dpi->setValue(dpi); }
 void ExportDialog::setPath(const QString& path) { m_path->setText(path); }
 QString ExportDialog::path() const { return m_path->text(); }
+void ExportDialog::setCollapseChains(bool collapse) {
+  if (m_collapse) m_collapse->setChecked(collapse);
+}
+bool ExportDialog::collapseChains() const { return m_collapse && m_collapse->isChecked(); }
 
 QString ExportDialog::commandLine() const {
   const vizqt::FigureOptions o = options();
@@ -196,6 +210,7 @@ QString ExportDialog::commandLine() const {
       QStringLiteral("%1 --font-size %2 --theme %3").arg(sizeText, number(o.fontSize), QString::fromStdString(o.theme));
   if (m_path->text().endsWith(QStringLiteral(".png"), Qt::CaseInsensitive))
     line += QStringLiteral(" --dpi %1").arg(number(o.dpi));
+  if (collapseChains()) line += QStringLiteral(" --collapse-chains");
   return line;
 }
 
@@ -210,7 +225,8 @@ void ExportDialog::refreshPreview() {
   std::string png;
   try {
     std::string why;
-    if (const std::optional<viz::FigureRequest> request = m_request(why)) {
+    if (std::optional<viz::FigureRequest> request = m_request(why)) {
+      request->graphOptions.collapseChains = collapseChains();
       const vizqt::EncodedFigure figure =
           vizqt::encodeFigure(*request, vizqt::prepareStyle(o), vizqt::ImageFormat::Png, kPx * scale);
       png = figure.bytes;
@@ -246,7 +262,7 @@ void ExportDialog::refreshPreview() {
 }
 
 bool ExportDialog::exportNow() {
-  const QString error = m_exporter(m_path->text(), options());
+  const QString error = m_exporter(m_path->text(), options(), collapseChains());
   if (!error.isEmpty()) {
     m_info->setText(tr("Not written: %1").arg(error));
     return false;

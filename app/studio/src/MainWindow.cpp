@@ -1018,13 +1018,15 @@ vizqt::FigureOptions MainWindow::defaultExportOptions() {
 
 viz::FigureKind MainWindow::currentFigure() const { return m_views->current(); }
 
-QString MainWindow::exportFigure(viz::FigureKind kind, const QString& path, const vizqt::FigureOptions& options) {
+QString MainWindow::exportFigure(viz::FigureKind kind, const QString& path, const vizqt::FigureOptions& options,
+                                 bool collapseChains) {
   try {
     const auto format = vizqt::formatFromPath(path.toStdString());
     if (!format) return tr("cannot tell the format of '%1': use .pdf, .svg or .png").arg(path);
     std::string why;
-    const std::optional<viz::FigureRequest> request = figureRequest(kind, why);
+    std::optional<viz::FigureRequest> request = figureRequest(kind, why);
     if (!request) return QString::fromStdString(why);
+    request->graphOptions.collapseChains = collapseChains;
     // What `remat render` does with the same options: the same style, figure and encoding.
     const vizqt::PreparedStyle style = vizqt::prepareStyle(options);
     for (const auto& w : style.warnings) logMessage(tr("warning: %1").arg(QString::fromStdString(w)));
@@ -1056,10 +1058,10 @@ ExportDialog* MainWindow::openExportDialog() {
   delete m_exportDialog;
   m_exportDialog = new ExportDialog(
       m_views->tabText(m_views->currentIndex()), suggested,
-      [this, kind](const QString& path, const vizqt::FigureOptions& options) {
-        return exportFigure(kind, path, options);
+      [this, kind](const QString& path, const vizqt::FigureOptions& options, bool collapse) {
+        return exportFigure(kind, path, options, collapse);
       },
-      [this, kind](std::string& why) { return figureRequest(kind, why); }, this);
+      [this, kind](std::string& why) { return figureRequest(kind, why); }, kind == viz::FigureKind::Graph, this);
   m_exportDialog->open();
   return m_exportDialog;
 }

@@ -11,6 +11,7 @@
 
 #include "remat/vizqt/FigureFile.hpp"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -28,13 +29,16 @@ class ExportDialog : public QDialog {
   Q_OBJECT
 
  public:
-  /// `exporter` writes the figure with the options to a path and returns an error, or an empty string;
-  /// `request` says what the figure draws now, or why there is none; the preview is that request encoded
-  /// as PNG the way the file will be (vizqt::encodeFigure).
-  using Exporter = std::function<QString(const QString& path, const vizqt::FigureOptions& options)>;
+  /// `exporter` writes the figure with the options to a path (chains collapsed or not: the checkpoint
+  /// drawing's `--collapse-chains`) and returns an error, or an empty string; `request` says what the
+  /// figure draws now, or why there is none; the preview is that request encoded as PNG the way the file
+  /// will be (vizqt::encodeFigure). `graphFigure`: the figure is the checkpoint drawing, which offers
+  /// "Collapse chains".
+  using Exporter =
+      std::function<QString(const QString& path, const vizqt::FigureOptions& options, bool collapseChains)>;
   using Request = std::function<std::optional<viz::FigureRequest>(std::string& why)>;
   ExportDialog(const QString& figureName, const QString& suggestedPath, Exporter exporter, Request request,
-               QWidget* parent = nullptr);
+               bool graphFigure = false, QWidget* parent = nullptr);
 
   /// The options as set (the paper theme and a 9-pt text at one column's width to begin with).
   [[nodiscard]] vizqt::FigureOptions options() const;
@@ -44,6 +48,9 @@ class ExportDialog : public QDialog {
   void setTheme(const QString& theme);
   void setDpi(double dpi);
   void setPath(const QString& path);
+  /// The checkpoint drawing only: chains of simple operations as one box (readable at a column's width).
+  void setCollapseChains(bool collapse);
+  [[nodiscard]] bool collapseChains() const;
   [[nodiscard]] QString path() const;
   /// The `remat render` options that make the same file.
   [[nodiscard]] QString commandLine() const;
@@ -65,6 +72,7 @@ class ExportDialog : public QDialog {
   QLabel* m_preview = nullptr;
   QLabel* m_info = nullptr;
   QLabel* m_command = nullptr;
+  QCheckBox* m_collapse = nullptr;  ///< null but for the checkpoint drawing
   Exporter m_exporter;
   Request m_request;
   bool m_settingSize = false;

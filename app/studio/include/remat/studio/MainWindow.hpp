@@ -126,7 +126,9 @@ class MainWindow : public QMainWindow {
   /// Writes a view's figure as PDF, SVG or PNG by the extension, with the options of `remat render`
   /// (vizqt::FigureOptions) and its code path (vizqt::encodeFigure): the same request and options give
   /// the same bytes. Returns the error, or an empty string once written.
-  QString exportFigure(viz::FigureKind kind, const QString& path, const vizqt::FigureOptions& options);
+  /// `collapseChains`: the checkpoint drawing's chains as one box each (`remat render --collapse-chains`).
+  QString exportFigure(viz::FigureKind kind, const QString& path, const vizqt::FigureOptions& options,
+                       bool collapseChains = false);
   /// exportFigure for the view shown; failures are reported like openFile's.
   bool exportCurrentView(const QString& path, const vizqt::FigureOptions& options = defaultExportOptions());
   /// File > Export figure (Ctrl+E): the export dialog for the view shown, opened (window-modal, not
