@@ -125,9 +125,15 @@ TEST_CASE("SIGTERM to validate ends the runner's process group and removes the t
   fs::create_directories(tmp);
   const fs::path pids = dir / "pids";
   const fs::path runner = fakeRunner(dir, "hang.sh", kHang);
-  const Run r =
-      runUnder(dir, {"TMPDIR=" + tmp.string(), "REMAT_TEST_PIDS=" + pids.string()}, "TERM", 1.5,
-               {"validate", fixture("cli/chain3.json"), "--solvers", "store-all", "--runner", runner.string()});
+  // The signal once the runner and its child run (however long remat took to get there, as under a
+  // sanitizer): remat in the background, its pid waited on.
+  const std::string script =
+      "TMPDIR=" + remat::test::shellQuote(tmp.string()) + " REMAT_TEST_PIDS=" + remat::test::shellQuote(pids.string()) +
+      " " + remat::test::shellQuote(REMAT_BINARY) + " validate " + remat::test::shellQuote(fixture("cli/chain3.json")) +
+      " --solvers store-all --runner " + remat::test::shellQuote(runner.string()) +
+      " & pid=$!; n=0; while [ $n -lt 1200 ] && [ \"$(wc -l < " + remat::test::shellQuote(pids.string()) +
+      " 2>/dev/null || echo 0)\" -lt 2 ]; do sleep 0.05; n=$((n+1)); done; kill -TERM $pid; wait $pid";
+  const Run r = remat::test::runProgram("/bin/sh", {"-c", script}, dir);
   INFO(r.err);
   CHECK(r.code == 143);
   CHECK_THAT(r.err, Catch::Contains("remat: interrupted by SIGTERM"));

@@ -29,6 +29,7 @@ Registry& registry() {
 }
 
 std::atomic<int> g_signal{0};
+std::atomic<int> g_waiting{0};  // signal threads waiting in sigwait
 std::string* g_program = nullptr;
 
 void say(const std::string& text) {
@@ -95,10 +96,12 @@ void stopCleanlyOnSignals(std::string_view program) {
     const sigset_t set = stopSignals();
     if (sigismember(&set, SIGINT) != 1 && sigismember(&set, SIGTERM) != 1) return;  // both ignored: nothing to do
     ::pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    g_waiting = 1;
     std::thread([set] {
       int sig = 0;
       while (::sigwait(&set, &sig) != 0) {
       }
+      g_waiting = 0;
       g_signal = sig;
       // A second signal while cleaning up ends the process at once, with its own status.
       std::thread([set] {
@@ -113,6 +116,8 @@ void stopCleanlyOnSignals(std::string_view program) {
 }
 
 bool interrupted() { return g_signal.load() != 0; }
+
+int idleSignalThreads() { return g_waiting.load(); }
 
 void awaitInterruption() {
   while (interrupted()) std::this_thread::sleep_for(std::chrono::seconds(1));

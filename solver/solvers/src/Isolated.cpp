@@ -18,6 +18,8 @@
 #include <limits>
 #include <utility>
 
+#include "remat/io/Interruption.hpp"
+
 namespace remat::solvers {
 namespace {
 
@@ -125,7 +127,7 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work,
                             std::optional<std::chrono::steady_clock::time_point> deadline,
                             std::optional<std::int64_t> memoryLimit, std::stop_token stop) {
   IsolatedOutcome out;
-  if (kForkNeedsOneThread && threadCount() > 1) {
+  if (kForkNeedsOneThread && threadCount() - io::idleSignalThreads() > 1) {
     // In-process, without the deadline or the memory cap (sanitizer builds only; see above).
     auto [tag, payload] = attempt(work);
     if (tag == 'R') {

@@ -27,6 +27,11 @@ void stopCleanlyOnSignals(std::string_view program);
 /// Whether a stop signal has come (the process is about to exit with 128 + signal).
 [[nodiscard]] bool interrupted();
 
+/// The threads stopCleanlyOnSignals started that are waiting in sigwait (0 or 1). They allocate nothing
+/// while they wait, so code that may fork only while the process has one thread (runIsolated under
+/// AddressSanitizer, whose allocator is not fork-safe) does not count them.
+[[nodiscard]] int idleSignalThreads();
+
 /// Never returns once interrupted(): the cleanup thread ends the process. For a command that noticed
 /// the stop and must not print or exit on its own meanwhile.
 void awaitInterruption();
