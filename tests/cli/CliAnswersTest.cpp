@@ -85,3 +85,16 @@ TEST_CASE("max-batch: a solver that makes no plans is a usage error") {
   CHECK(r.code == 2);
   CHECK_THAT(r.err, Catch::Contains("lp-bound makes no plans"));
 }
+
+TEST_CASE("sweep: no point of the front is never optimal, and the exit code says so") {
+  // milp with an explicit time limit tries the 110-op chain: the plain plan comes at once, the budgeted
+  // MILPs are still being built when the limit is reached.
+  Run r =
+      runRemat({"sweep", writeChain("chain110", 110), "-s", "milp", "--time-limit", "0.2", "--points", "3", "--json"});
+  INFO(r.out << r.err);
+  CHECK(r.code == 1);
+  const auto j = r.json();
+  CHECK(j["points"].empty());
+  CHECK(j["status"] == "time-limit");
+  CHECK_THAT(j["message"].get<std::string>(), Catch::Contains("time limit"));
+}
