@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -238,6 +240,34 @@ void printTable(const std::vector<std::vector<std::string>>& cells, const std::s
 }
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << '\n'; }
+
+namespace {
+
+// Why standard output failed, or nullopt. std::cout writes through C's stdout (sync_with_stdio), so one
+// fflush sends both, and either's error flag tells of a write that failed earlier.
+std::optional<std::string> stdoutProblem() {
+  errno = 0;
+  std::cout.flush();
+  int error = errno;
+  if (std::fflush(stdout) != 0 && error == 0) error = errno;
+  if (std::cout.good() && std::ferror(stdout) == 0) return std::nullopt;
+  return error != 0 ? std::string(std::strerror(error)) : std::string("an earlier write failed");
+}
+
+}  // namespace
+
+void flushStdout() {
+  if (auto problem = stdoutProblem()) throw OutputError(*problem);
+}
+
+std::optional<std::string> closeStdout() {
+  if (auto problem = stdoutProblem()) return problem;
+  // The descriptor, not the FILE: std::cout still refers to stdout until the program ends. A file system
+  // may report a lost write only here (NFS); a descriptor closed from the start (EBADF) lost nothing
+  // when nothing was written, which the flush above has seen.
+  if (::close(STDOUT_FILENO) != 0 && errno != EBADF) return std::string(std::strerror(errno));
+  return std::nullopt;
+}
 
 std::string percentText(double v, int decimals) {
   char buf[64];

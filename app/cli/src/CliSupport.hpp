@@ -30,6 +30,21 @@ class CliError : public std::runtime_error {
   ExitCode m_code;
 };
 
+/// Standard output could not be written (a full disk, an I/O error): the command's answer is lost, so
+/// the exit code is kInput and the message "error writing standard output: REASON".
+class OutputError : public CliError {
+ public:
+  explicit OutputError(const std::string& reason) : CliError(kInput, "error writing standard output: " + reason) {}
+};
+
+/// Flushes standard output (std::cout and C's stdout, which it writes through); throws OutputError when
+/// this or an earlier write failed. For output streamed line by line, where a failure must stop the work.
+void flushStdout();
+
+/// Flushes and closes standard output at the end of a command; the reason when anything written to it
+/// was lost, nullopt when all went out.
+[[nodiscard]] std::optional<std::string> closeStdout();
+
 /// Options shared by the commands that read a graph.
 struct GraphOptions {
   std::string path;

@@ -216,7 +216,9 @@ int runStudyTasks(const StudyOptions& o) {
       internalError |= r.call == solvers::CallStatus::Error;
       const std::string line = taskLine(o, study, k, tasks, o.inputs[gi], g, vanilla, budget, r).dump() + '\n';
       if (o.output.empty()) {
-        std::cout << line << std::flush;  // a line per finished task: a killed shard keeps what it did
+        // A line per finished task: a killed shard keeps what it did, and one that cannot write stops.
+        std::cout << line;
+        flushStdout();
       } else {
         lines << line;
       }

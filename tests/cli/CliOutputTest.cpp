@@ -1,0 +1,60 @@
+// Every door holds, through the real command line: every byte written to standard output is checked,
+// an output is never one of the inputs, and every value on the command line is checked.
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "ProgramRun.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using Run = remat::test::ProgramRun;
+using remat::test::shellQuote;
+
+fs::path scratch() { return remat::test::scratchDir("remat-cli-output-test"); }
+
+Run runRemat(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_BINARY, args, scratch()); }
+
+std::string fixture(const std::string& name) { return std::string(REMAT_FIXTURES_DIR) + "/" + name; }
+
+// Runs remat with its standard output sent to `target` (such as /dev/full); the exit code and stderr.
+Run runRedirected(const std::vector<std::string>& args, const std::string& target) {
+  const fs::path errFile = scratch() / "stderr.txt";
+  std::string cmd = shellQuote(REMAT_BINARY);
+  for (const auto& a : args) cmd += " " + shellQuote(a);
+  cmd += " >" + shellQuote(target) + " 2>" + shellQuote(errFile.string()) + " </dev/null";
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = remat::test::slurp(errFile);
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a full standard output is an error with exit code 3, never a success") {
+  const std::string g = fixture("cli/chain3.json");
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"compare", g, "--json"},
+                                             {"info", g},
+                                             {"solve", g, "-s", "store-all"},
+                                             {"sweep", g, "-s", "approx-dp"},
+                                             {"study", g, "--solvers", "store-all,approx-dp", "--budgets", "1.0"}}) {
+    Run r = runRedirected(args, "/dev/full");
+    INFO(args[0] << ": " << r.err);
+    CHECK(r.code == 3);
+    // The reason when the failed write is the last one (else "an earlier write failed").
+    CHECK_THAT(r.err, Catch::StartsWith("remat: error writing standard output: "));
+  }
+  CHECK_THAT(runRedirected({"info", g, "--json"}, "/dev/full").err, Catch::Contains("No space left on device"));
+  // The same commands into a file that takes them succeed.
+  CHECK(runRedirected({"compare", g, "--json"}, (scratch() / "compare.json").string()).code == 0);
+}
