@@ -58,3 +58,31 @@ TEST_CASE("a full standard output is an error with exit code 3, never a success"
   // The same commands into a file that takes them succeed.
   CHECK(runRedirected({"compare", g, "--json"}, (scratch() / "compare.json").string()).code == 0);
 }
+
+TEST_CASE("an output that is one of the inputs is refused: pins files and study shards count") {
+  const std::string g = fixture("cli/chain3.json");
+  const fs::path pins = scratch() / "pins.json";
+  const std::string pinsText = R"({"keep": ["a"], "recompute": []})";
+  remat::test::writeFile(pins, pinsText);
+  const fs::path link = scratch() / "pins-link.json";
+  fs::remove(link);
+  fs::create_hard_link(pins, link);
+  for (const fs::path& output : {pins, link}) {
+    Run r = runRemat({"solve", g, "-s", "approx-dp", "--pins", pins.string(), "-o", output.string()});
+    INFO(output << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("refusing to write") && Catch::Contains("input file"));
+    CHECK(remat::test::slurp(pins) == pinsText);
+  }
+  // A study's Pareto figure named as a shard it merges.
+  const fs::path dir = scratch() / "study-figures";
+  fs::create_directories(dir);
+  const fs::path shard = dir / "chain3-pareto.svg";
+  REQUIRE(runRemat({"study", g, "--solvers", "store-all", "--budgets", "1.0", "-o", shard.string()}).code == 0);
+  const std::string lines = remat::test::slurp(shard);
+  Run merged = runRemat({"study", "--merge", shard.string(), "--figures", dir.string()});
+  INFO(merged.err);
+  CHECK(merged.code == 2);
+  CHECK_THAT(merged.err, Catch::Contains("input file"));
+  CHECK(remat::test::slurp(shard) == lines);
+}

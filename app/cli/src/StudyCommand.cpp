@@ -364,6 +364,7 @@ int runStudyMerge(const StudyOptions& o) {
     std::filesystem::create_directories(o.figuresDir, ec);
     if (ec) throw CliError(kInput, "cannot create " + o.figuresDir + ": " + ec.message());
     std::map<std::string, int> stems;
+    std::vector<std::pair<std::string, viz::ParetoData*>> toWrite;
     for (const std::string& graphFile : order) {
       viz::ParetoData& data = figures[graphFile];
       std::erase_if(data.series, [](const viz::ParetoSeries& s) { return s.points.empty(); });
@@ -379,7 +380,12 @@ int runStudyMerge(const StudyOptions& o) {
       std::string stem = std::filesystem::path(graphFile).stem().string();
       if (const int n = ++stems[stem]; n > 1) stem += "-" + std::to_string(n);
       const std::string path = (std::filesystem::path(o.figuresDir) / (stem + "-pareto." + o.figureFormat)).string();
-      writeSceneAtomically(viz::paretoScene(data, style.style), path, o.style.dpi);
+      toWrite.emplace_back(path, &data);
+    }
+    // Every figure is checked before the first is written: none may be one of the shards read.
+    for (const auto& [path, data] : toWrite) checkOutputPath(path, o.inputs);
+    for (const auto& [path, data] : toWrite) {
+      writeSceneAtomically(viz::paretoScene(*data, style.style), path, o.style.dpi);
       std::cerr << "wrote " << path << '\n';
     }
   }
