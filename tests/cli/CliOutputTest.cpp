@@ -86,3 +86,41 @@ TEST_CASE("an output that is one of the inputs is refused: pins files and study 
   CHECK_THAT(merged.err, Catch::Contains("input file"));
   CHECK(remat::test::slurp(shard) == lines);
 }
+
+TEST_CASE("an empty value of an option that takes one is refused, naming the option") {
+  const std::string g = fixture("cli/chain3.json");
+  const std::string out = (scratch() / "empty.json").string();
+  for (const auto& [args, option] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"solve", g, "-s", "store-all", "-o", ""}, "--output"},
+           {{"solve", g, "-s", "store-all", "--pins", ""}, "--pins"},
+           {{"solve", g, "-s", "store-all", "--time-limit", ""}, "--time-limit"},
+           {{"study", g, "--solvers", "store-all", "--budgets", "1.0", "--shard", ""}, "--shard"},
+           {{"compare", g, "--solvers", ""}, "--solvers"},
+           {{"solve", "", "-s", "store-all"}, "graph"}}) {
+    Run r = runRemat(args);
+    INFO(option << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::StartsWith(option + ": the value is empty"));
+  }
+}
+
+TEST_CASE("numbers on the command line: no sign, no garbage, no octal, within range") {
+  const std::string g = fixture("cli/chain3.json");
+  const std::string svg = (scratch() / "pareto.svg").string();
+  for (const auto& [args, message] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"sweep", g, "--points", "-1"}, "--points: give a whole number, 0 or more, in decimal digits, got '-1'"},
+           {{"sweep", g, "--points", "010"}, "--points: write 10 without leading zeros"},
+           {{"sweep", g, "--points", "99999999999999999999"}, "--points: the number 99999999999999999999 is too large"},
+           {{"sweep", g, "--points", "10001"}, "--points must be at least 2 and at most 10000, got 10001"},
+           {{"render", g, "--figure", "pareto", "-o", svg, "--points", "4294967295"},
+            "--points must be at least 2 and at most 10000, got 4294967295"},
+           {{"info", g, "--lower-set-limit", "-5"}, "--lower-set-limit: give a whole number"},
+           {{"solve", g, "-s", "store-all", "--time-limit", "1s"}, "--time-limit: give a number, got '1s'"},
+           {{"study", g, "--solvers", "store-all", "--budgets", "1.0", "--shard", "1/3/4"}, "invalid shard '1/3/4'"}}) {
+    Run r = runRemat(args);
+    INFO(args[0] << " " << args[args.size() - 2] << " " << args.back() << ": " << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains(message));
+  }
+  CHECK(runRemat({"sweep", g, "--points", "10000", "--json"}).code == 0);
+}

@@ -71,6 +71,55 @@ const solvers::Solver& findSolver(const std::string& id) {
   throw CliError(kUsage, "unknown solver '" + id + "' (known: " + known + ")");
 }
 
+namespace {
+
+// Why a whole-number option's value is refused; empty when it is fine.
+std::string wholeNumberProblem(const std::string& value) {
+  std::uint64_t n = 0;
+  const char* end = value.data() + value.size();
+  const auto [last, error] = std::from_chars(value.data(), end, n);
+  const bool digitsOnly = value.find_first_not_of("0123456789") == std::string::npos;
+  if (!digitsOnly || error == std::errc::invalid_argument || last != end)
+    return "give a whole number, 0 or more, in decimal digits, got '" + value + "'";
+  if (error == std::errc::result_out_of_range) return "the number " + value + " is too large";
+  if (value.size() > 1 && value.front() == '0') return "write " + std::to_string(n) + " without leading zeros";
+  return {};
+}
+
+std::string realNumberProblem(const std::string& value) {
+  double v = 0;
+  const char* end = value.data() + value.size();
+  const auto [last, error] = std::from_chars(value.data(), end, v);
+  if (error == std::errc::invalid_argument || last != end) return "give a number, got '" + value + "'";
+  return {};
+}
+
+}  // namespace
+
+void checkEveryValue(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) checkEveryValue(*sub);
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size_max() == 0) continue;  // a flag: no value
+    option->check(CLI::Validator(
+        [](std::string& value) {
+          return value.empty() ? std::string("the value is empty: give one, or leave the option out") : std::string();
+        },
+        ""));
+    // The value's type as CLI11 converts it ("UINT", "INT", "FLOAT", "TEXT"), then the checks' names.
+    const std::string type = option->get_type_name();
+    if (type.rfind("UINT", 0) == 0 || type.rfind("INT", 0) == 0)
+      option->check(CLI::Validator([](std::string& value) { return wholeNumberProblem(value); }, ""));
+    else if (type.rfind("FLOAT", 0) == 0)
+      option->check(CLI::Validator([](std::string& value) { return realNumberProblem(value); }, ""));
+  }
+}
+
+void checkPoints(std::size_t points) {
+  if (points < 2 || points > kMaxPoints)
+    throw CliError(kUsage, "--points must be at least 2 and at most " + std::to_string(kMaxPoints) + ", got " +
+                               std::to_string(points));
+}
+
 const CLI::Validator& givenBudget() {
   static const CLI::Validator kCheck(
       [](std::string& value) {

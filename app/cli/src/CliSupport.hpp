@@ -90,6 +90,20 @@ void addPinOptions(CLI::App* cmd, PinOptions& o);
 /// a pins file that cannot be read or holds one CliError(kInput), each naming it.
 [[nodiscard]] solvers::Pins parsePins(const PinOptions& o, const graph::ComputeGraph& g);
 
+/// The most points a front may be thinned to (`sweep --points`, `render --figure pareto --points`): each
+/// point may be a solve, and a figure of more is unreadable anyway.
+inline constexpr std::size_t kMaxPoints = 10'000;
+
+/// Checks every value of every option of `app` and its subcommands as it is parsed (CLI11's
+/// ValidationError naming the option, exit code 2): an empty value is refused (`-o ""` would read as no
+/// output at all, `--time-limit ""` as none); a whole-number option takes decimal digits only, with no
+/// sign, no leading zero (CLI11 would read 010 as octal 8 and -1 as 2^64 - 1) and nothing after them,
+/// within 64 bits; a real-number option takes a number and nothing after it. Ranges are each option's own.
+void checkEveryValue(CLI::App& app);
+
+/// --points N of a front: at least 2, at most kMaxPoints; throws CliError(kUsage) naming the value.
+void checkPoints(std::size_t points);
+
 /// The check every --budget option carries: an empty value is a usage error, where parseBudget would read
 /// it as no budget at all (leaving the option out says that).
 [[nodiscard]] const CLI::Validator& givenBudget();

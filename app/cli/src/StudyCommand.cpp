@@ -2,6 +2,7 @@
 // Slurm job array or GNU parallel spreads over machines; `--merge` joins the shards (docs/study.md).
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "CliSupport.hpp"
 #include "Commands.hpp"
@@ -80,21 +82,19 @@ BudgetSpec parseBudgetSpec(const std::string& text) {
   return spec;
 }
 
-// "i/n" with 1 <= i <= n: the i-th of n shards.
+// "i/n" with 1 <= i <= n: the i-th of n shards. Exactly two whole numbers: "1/3/4" is not read as 1/3.
 std::pair<std::size_t, std::size_t> parseShard(const std::string& text) {
   const auto slash = text.find('/');
   std::size_t i = 0;
   std::size_t n = 0;
-  bool ok = slash != std::string::npos && slash > 0 && slash + 1 < text.size() &&
-            text.find_first_not_of("0123456789/") == std::string::npos;
-  if (ok) {
-    try {
-      i = std::stoul(text.substr(0, slash));
-      n = std::stoul(text.substr(slash + 1));
-    } catch (const std::exception&) {
-      ok = false;
-    }
-  }
+  auto number = [](std::string_view digits, std::size_t& out) {
+    const char* end = digits.data() + digits.size();
+    const auto [last, error] = std::from_chars(digits.data(), end, out);
+    return !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos &&
+           error == std::errc() && last == end;
+  };
+  const std::string_view all(text);
+  const bool ok = slash != std::string::npos && number(all.substr(0, slash), i) && number(all.substr(slash + 1), n);
   if (!ok || n == 0 || i == 0 || i > n)
     throw CliError(kUsage, "invalid shard '" + text + "': give i/n with 1 <= i <= n, such as 2/8");
   return {i, n};

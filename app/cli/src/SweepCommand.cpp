@@ -25,7 +25,7 @@ struct SweepOptions {
 
 int runSweep(const SweepOptions& o) {
   const solvers::Solver& solver = findSolver(o.solver);
-  if (o.points < 2) throw CliError(kUsage, "--points must be at least 2");
+  checkPoints(o.points);
   const SolveLimits limits = parseLimits(o.limits);
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;

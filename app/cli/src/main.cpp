@@ -28,6 +28,7 @@ int runRemat(int argc, char** argv) {
   addValidateCommand(app, run);
   addConvertCommand(app, run);
   addSolversCommand(app, run);
+  checkEveryValue(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
