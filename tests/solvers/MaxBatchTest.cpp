@@ -58,18 +58,18 @@ TEST_CASE("max-batch with a workspace model: each batch's temporaries from its o
   graph::GraphBuilder b;
   b.add({.name = "x",
          .kind = graph::NodeKind::Input,
-         .bytes = 4 * 256 * 2 * 2 * 4,
+         .bytes = std::int64_t{4} * 256 * 2 * 2 * 4,
          .shape = {4, 256, 2, 2},
          .dtype = "float32"});
   b.add({.name = "w",
          .kind = graph::NodeKind::Param,
-         .bytes = 256 * 256 * 3 * 3 * 4,
+         .bytes = std::int64_t{256} * 256 * 3 * 3 * 4,
          .shape = {256, 256, 3, 3},
          .dtype = "float32"});
   b.add({.name = "conv",
          .op = "Conv",
          .inputs = {"x", "w"},
-         .bytes = 4 * 256 * 2 * 2 * 4,
+         .bytes = std::int64_t{4} * 256 * 2 * 2 * 4,
          .shape = {4, 256, 2, 2},
          .dtype = "float32",
          .saves = {.inputs = {0, 1}}});
@@ -84,7 +84,84 @@ TEST_CASE("max-batch with a workspace model: each batch's temporaries from its o
   CHECK(perBatch.batch > scaledWhole.batch);
   REQUIRE(perBatch.graph);
   const auto& conv = perBatch.graph->node(*perBatch.graph->find("conv"));
-  CHECK(conv.bwdWorkspace.value == 256 * 256 * 3 * 3 * 4);
-  CHECK(conv.workspace.value == 256 * 256 * 3 * 3 * 4 + perBatch.batch * 256 * 2 * 2 * 4);
+  CHECK(conv.bwdWorkspace.value == std::int64_t{256} * 256 * 3 * 3 * 4);
+  CHECK(conv.workspace.value == std::int64_t{256} * 256 * 3 * 3 * 4 + perBatch.batch * 256 * 2 * 2 * 4);
   CHECK(perBatch.result->metrics.simulatedPeak <= memory);
+}
+
+namespace {
+
+// store-all's plans, but a refusal (status Limit, as a solver's own size cap answers) once the graph's
+// activations pass `refuseAbove` bytes: a solver that cannot answer at large batches.
+class RefusesLargeGraphs : public Solver {
+ public:
+  explicit RefusesLargeGraphs(std::int64_t refuseAbove) : m_refuseAbove(refuseAbove) {}
+  [[nodiscard]] const SolverInfo& info() const override {
+    static const SolverInfo kInfo{.id = "refuses-large", .name = "store-all up to a size"};
+    return kInfo;
+  }
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override {
+    if (request.graph->opBytes().value > m_refuseAbove)
+      return {SolveStatus::Limit, std::nullopt, "the graph is over my size cap"};
+    return SolverRegistry::builtin().find("store-all")->plan(request);
+  }
+
+ private:
+  std::int64_t m_refuseAbove;
+};
+
+std::int64_t activationsAt(const graph::ComputeGraph& g, std::int64_t batch) {
+  return graph::scaleBatch(g, 4, batch).value().opBytes().value;
+}
+
+}  // namespace
+
+TEST_CASE("max-batch: a solver that refuses batch 1 is a refusal with its reason, never 'does not fit'") {
+  auto g = test::makeChain(8, 1000);  // built for batch 4
+  const RefusesLargeGraphs refuses(0);
+  const MaxBatchResult r = maxBatch(refuses, g, 4, Bytes{std::int64_t{1} << 40});
+  CHECK(r.call == CallStatus::Ok);
+  CHECK(r.status == SolveStatus::Limit);
+  CHECK(r.batch == 0);
+  CHECK(r.refusedAt == 1);
+  CHECK_THAT(r.message, Catch::Contains("refuses-large") && Catch::Contains("over my size cap"));
+  CHECK_THAT(r.message, !Catch::Contains("not even batch 1 fits"));
+}
+
+TEST_CASE("max-batch: a refusal above the batches that fit stops the search with the largest proven batch") {
+  auto g = test::makeChain(8, 1000);
+  const Solver& storeAll = *SolverRegistry::builtin().find("store-all");
+  // Everything fits up to batch 20; the solver refuses from batch 16 on.
+  const Bytes memory = peakAt(storeAll, g, 20);
+  REQUIRE(peakAt(storeAll, g, 21) > memory);
+  const RefusesLargeGraphs refuses(activationsAt(g, 15));
+  const MaxBatchResult r = maxBatch(refuses, g, 4, memory);
+  CHECK(r.call == CallStatus::Ok);
+  CHECK(r.status == SolveStatus::Limit);  // not Optimal: 15 is not proven the largest
+  CHECK(r.batch == 15);
+  CHECK(r.refusedAt == 16);
+  CHECK_THAT(r.message, Catch::Contains("batch 16") && Catch::Contains("over my size cap"));
+  REQUIRE(r.result);
+  CHECK(r.result->metrics.simulatedPeak <= memory);
+}
+
+TEST_CASE("max-batch: a batch that does not fit below a refused one still proves the largest") {
+  auto g = test::makeChain(8, 1000);
+  const Solver& storeAll = *SolverRegistry::builtin().find("store-all");
+  // Fits up to batch 11; refuses from 16 on: 12 does not fit, so 11 is proven the largest.
+  const Bytes memory = peakAt(storeAll, g, 11);
+  REQUIRE(peakAt(storeAll, g, 12) > memory);
+  const RefusesLargeGraphs refuses(activationsAt(g, 15));
+  const MaxBatchResult r = maxBatch(refuses, g, 4, memory);
+  CHECK(r.status == SolveStatus::Optimal);
+  CHECK(r.batch == 11);
+  CHECK(r.refusedAt == 0);
+}
+
+TEST_CASE("max-batch: a solver that makes no plans cannot answer") {
+  const MaxBatchResult r =
+      maxBatch(*SolverRegistry::builtin().find("lp-bound"), test::makeChain(4), 4, Bytes{std::int64_t{1} << 30});
+  CHECK(r.call == CallStatus::Error);
+  CHECK(r.batch == 0);
+  CHECK_THAT(r.message, Catch::Contains("makes no plans"));
 }

@@ -3,10 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -67,6 +69,55 @@ const solvers::Solver& findSolver(const std::string& id) {
   std::string known;
   for (const auto& k : registry.ids()) known += (known.empty() ? "" : ", ") + k;
   throw CliError(kUsage, "unknown solver '" + id + "' (known: " + known + ")");
+}
+
+namespace {
+
+// Why a whole-number option's value is refused; empty when it is fine.
+std::string wholeNumberProblem(const std::string& value) {
+  std::uint64_t n = 0;
+  const char* end = value.data() + value.size();
+  const auto [last, error] = std::from_chars(value.data(), end, n);
+  const bool digitsOnly = value.find_first_not_of("0123456789") == std::string::npos;
+  if (!digitsOnly || error == std::errc::invalid_argument || last != end)
+    return "give a whole number, 0 or more, in decimal digits, got '" + value + "'";
+  if (error == std::errc::result_out_of_range) return "the number " + value + " is too large";
+  if (value.size() > 1 && value.front() == '0') return "write " + std::to_string(n) + " without leading zeros";
+  return {};
+}
+
+std::string realNumberProblem(const std::string& value) {
+  double v = 0;
+  const char* end = value.data() + value.size();
+  const auto [last, error] = std::from_chars(value.data(), end, v);
+  if (error == std::errc::invalid_argument || last != end) return "give a number, got '" + value + "'";
+  return {};
+}
+
+}  // namespace
+
+void checkEveryValue(CLI::App& app) {
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) checkEveryValue(*sub);
+  for (CLI::Option* option : app.get_options()) {
+    if (option->get_type_size_max() == 0) continue;  // a flag: no value
+    option->check(CLI::Validator(
+        [](std::string& value) {
+          return value.empty() ? std::string("the value is empty: give one, or leave the option out") : std::string();
+        },
+        ""));
+    // The value's type as CLI11 converts it ("UINT", "INT", "FLOAT", "TEXT"), then the checks' names.
+    const std::string type = option->get_type_name();
+    if (type.rfind("UINT", 0) == 0 || type.rfind("INT", 0) == 0)
+      option->check(CLI::Validator([](std::string& value) { return wholeNumberProblem(value); }, ""));
+    else if (type.rfind("FLOAT", 0) == 0)
+      option->check(CLI::Validator([](std::string& value) { return realNumberProblem(value); }, ""));
+  }
+}
+
+void checkPoints(std::size_t points) {
+  if (points < 2 || points > kMaxPoints)
+    throw CliError(kUsage, "--points must be at least 2 and at most " + std::to_string(kMaxPoints) + ", got " +
+                               std::to_string(points));
 }
 
 const CLI::Validator& givenBudget() {
@@ -238,6 +289,34 @@ void printTable(const std::vector<std::vector<std::string>>& cells, const std::s
 }
 
 void printJson(const nlohmann::json& j) { std::cout << j.dump(2) << '\n'; }
+
+namespace {
+
+// Why standard output failed, or nullopt. std::cout writes through C's stdout (sync_with_stdio), so one
+// fflush sends both, and either's error flag tells of a write that failed earlier.
+std::optional<std::string> stdoutProblem() {
+  errno = 0;
+  std::cout.flush();
+  int error = errno;
+  if (std::fflush(stdout) != 0 && error == 0) error = errno;
+  if (std::cout.good() && std::ferror(stdout) == 0) return std::nullopt;
+  return error != 0 ? std::string(std::strerror(error)) : std::string("an earlier write failed");
+}
+
+}  // namespace
+
+void flushStdout() {
+  if (auto problem = stdoutProblem()) throw OutputError(*problem);
+}
+
+std::optional<std::string> closeStdout() {
+  if (auto problem = stdoutProblem()) return problem;
+  // The descriptor, not the FILE: std::cout still refers to stdout until the program ends. A file system
+  // may report a lost write only here (NFS); a descriptor closed from the start (EBADF) lost nothing
+  // when nothing was written, which the flush above has seen.
+  if (::close(STDOUT_FILENO) != 0 && errno != EBADF) return std::string(std::strerror(errno));
+  return std::nullopt;
+}
 
 std::string percentText(double v, int decimals) {
   char buf[64];

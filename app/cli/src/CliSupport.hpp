@@ -30,6 +30,21 @@ class CliError : public std::runtime_error {
   ExitCode m_code;
 };
 
+/// Standard output could not be written (a full disk, an I/O error): the command's answer is lost, so
+/// the exit code is kInput and the message "error writing standard output: REASON".
+class OutputError : public CliError {
+ public:
+  explicit OutputError(const std::string& reason) : CliError(kInput, "error writing standard output: " + reason) {}
+};
+
+/// Flushes standard output (std::cout and C's stdout, which it writes through); throws OutputError when
+/// this or an earlier write failed. For output streamed line by line, where a failure must stop the work.
+void flushStdout();
+
+/// Flushes and closes standard output at the end of a command; the reason when anything written to it
+/// was lost, nullopt when all went out.
+[[nodiscard]] std::optional<std::string> closeStdout();
+
 /// Options shared by the commands that read a graph.
 struct GraphOptions {
   std::string path;
@@ -74,6 +89,20 @@ void addPinOptions(CLI::App* cmd, PinOptions& o);
 /// The pins of g: an unknown, misplaced or doubly pinned name on the command line throws CliError(kUsage),
 /// a pins file that cannot be read or holds one CliError(kInput), each naming it.
 [[nodiscard]] solvers::Pins parsePins(const PinOptions& o, const graph::ComputeGraph& g);
+
+/// The most points a front may be thinned to (`sweep --points`, `render --figure pareto --points`): each
+/// point may be a solve, and a figure of more is unreadable anyway.
+inline constexpr std::size_t kMaxPoints = 10'000;
+
+/// Checks every value of every option of `app` and its subcommands as it is parsed (CLI11's
+/// ValidationError naming the option, exit code 2): an empty value is refused (`-o ""` would read as no
+/// output at all, `--time-limit ""` as none); a whole-number option takes decimal digits only, with no
+/// sign, no leading zero (CLI11 would read 010 as octal 8 and -1 as 2^64 - 1) and nothing after them,
+/// within 64 bits; a real-number option takes a number and nothing after it. Ranges are each option's own.
+void checkEveryValue(CLI::App& app);
+
+/// --points N of a front: at least 2, at most kMaxPoints; throws CliError(kUsage) naming the value.
+void checkPoints(std::size_t points);
 
 /// The check every --budget option carries: an empty value is a usage error, where parseBudget would read
 /// it as no budget at all (leaving the option out says that).

@@ -146,7 +146,8 @@ int runCompare(const CompareOptions& o) {
   if (!o.figuresDir.empty()) {
     if (o.figureFormat != "svg" && o.figureFormat != "pdf" && o.figureFormat != "png")
       throw CliError(kUsage, "unknown figure format '" + o.figureFormat + "' (svg, pdf, png)");
-    for (viz::FigureKind kind : viz::kAllFigures) checkOutputPath(compareFigurePath(o, kind), {o.graph.path});
+    for (viz::FigureKind kind : viz::kAllFigures)
+      checkOutputPath(compareFigurePath(o, kind), {o.graph.path, o.pins.file});
   }
   const SolveLimits limits = parseLimits(o.limits);
   LoadedGraph loaded = loadGraph(o.graph);

@@ -23,6 +23,10 @@ struct MaxBatchOptions {
 
 int runMaxBatch(const MaxBatchOptions& o) {
   const solvers::Solver& solver = findSolver(o.solver);
+  if (!solver.info().makesPlans)
+    throw CliError(kUsage, o.solver +
+                               " makes no plans (it bounds the overhead), so it cannot tell whether a batch "
+                               "fits: choose a solver that plans");
   const auto memory = parseBudget(o.memory);
   if (!memory) throw CliError(kUsage, "--memory is required (the device memory, such as 80GiB)");
   if (o.batch < 0) throw CliError(kUsage, "--batch must be positive");
@@ -41,31 +45,38 @@ int runMaxBatch(const MaxBatchOptions& o) {
   const solvers::MaxBatchResult r =
       solvers::maxBatch(solver, g, base, *memory, {}, o.json ? solvers::ProgressSink{} : progressBar(o.solver),
                         parseModel(o.model), o.graph.workspace);
+  // Only a search that ended proves the largest batch; one stopped by a refusal proves a batch that fits.
+  const bool proven = r.call == solvers::CallStatus::Ok && r.status == solvers::SolveStatus::Optimal && r.batch > 0;
+  auto batchOrNull = [](std::int64_t b) { return b > 0 ? nlohmann::json(b) : nlohmann::json(nullptr); };
   if (o.json) {
     nlohmann::json j{{"graph", g.name()},
                      {"solver", o.solver},
                      {"memory_bytes", memory->value},
                      {"base_batch", base},
-                     {"max_batch", r.batch > 0 ? nlohmann::json(r.batch) : nlohmann::json(nullptr)},
+                     {"max_batch", proven ? nlohmann::json(r.batch) : nlohmann::json(nullptr)},
+                     {"largest_fitting_batch", batchOrNull(r.batch)},
+                     {"refused_at_batch", batchOrNull(r.refusedAt)},
                      {"message", r.message},
                      {"solves", r.solves},
                      {"warnings", loaded.warnings}};
     putStatus(j, r);
     j["metrics"] = r.result ? io::metricsToJson(r.result->metrics, true) : nlohmann::json(nullptr);
     printJson(j);
-    return r.batch > 0 && r.call == solvers::CallStatus::Ok ? kOk : exitCodeFor(r);
+    return proven ? kOk : exitCodeFor(r);
   }
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
   if (r.batch == 0 || r.call == solvers::CallStatus::Error) {
-    std::cerr << "remat: " << o.solver << ": " << r.message << '\n';
+    std::cerr << "remat: " << r.message << '\n';  // the library's messages name the solver
     return exitCodeFor(r);
   }
-  std::cout << "Largest batch  " << r.batch << "  (graph built for batch " << base << ") with " << o.solver << " in "
-            << formatByteSize(*memory) << '\n'
+  std::cout << (proven ? "Largest batch  " : "Fits at batch  ") << r.batch << "  (graph built for batch " << base
+            << ") with " << o.solver << " in " << formatByteSize(*memory)
+            << (proven ? "" : ": the largest proven to fit, not proven the largest") << '\n'
             << "Peak           " << bytesText(r.result->metrics.simulatedPeak) << "  simulated, everything counted\n"
             << "Overhead       " << r.result->metrics.overhead.value << ' ' << g.timeUnit() << " at that batch\n";
+  if (!proven) std::cout << "Status         " << solvers::outcomeName(r) << '\n';
   if (!r.message.empty()) std::cout << "Note           " << r.message << '\n';
-  return kOk;
+  return proven ? kOk : exitCodeFor(r);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ struct ProfileOptions {
 
 int runProfile(const ProfileOptions& o) {
   const runtime::MeasureOptions measure = measureOptions(o.measure);
-  checkOutputPath(o.output, {o.graph.path});
+  checkOutputPath(o.output, {o.graph.path, o.measure.runner});
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   if (!o.json)

@@ -40,7 +40,7 @@ int runRender(const RenderOptions& o) {
                    "a .pickle output is a PyTorch memory snapshot of one plan's timeline: use --figure timeline");
   if (!snapshot && !vizqt::formatFromPath(o.output))
     throw CliError(kUsage, "cannot tell the figure format of '" + o.output + "': use .svg, .pdf, .png or .pickle");
-  if (o.points < 2) throw CliError(kUsage, "--points must be at least 2");
+  checkPoints(o.points);
   std::vector<std::string> readFiles = o.planFiles;
   readFiles.push_back(o.graph.path);
   checkOutputPath(o.output, readFiles);

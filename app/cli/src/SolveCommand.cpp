@@ -33,7 +33,7 @@ int runSolve(const SolveOptions& o) {
   if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
   const auto budget = parseBudget(o.budget);
   const SolveLimits limits = parseLimits(o.limits);
-  if (!o.output.empty()) checkOutputPath(o.output, {o.graph.path});
+  if (!o.output.empty()) checkOutputPath(o.output, {o.graph.path, o.pins.file});
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
 

@@ -2,6 +2,7 @@
 // Slurm job array or GNU parallel spreads over machines; `--merge` joins the shards (docs/study.md).
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "CliSupport.hpp"
 #include "Commands.hpp"
@@ -81,21 +83,19 @@ BudgetSpec parseBudgetSpec(const std::string& text) {
   return spec;
 }
 
-// "i/n" with 1 <= i <= n: the i-th of n shards.
+// "i/n" with 1 <= i <= n: the i-th of n shards. Exactly two whole numbers: "1/3/4" is not read as 1/3.
 std::pair<std::size_t, std::size_t> parseShard(const std::string& text) {
   const auto slash = text.find('/');
   std::size_t i = 0;
   std::size_t n = 0;
-  bool ok = slash != std::string::npos && slash > 0 && slash + 1 < text.size() &&
-            text.find_first_not_of("0123456789/") == std::string::npos;
-  if (ok) {
-    try {
-      i = std::stoul(text.substr(0, slash));
-      n = std::stoul(text.substr(slash + 1));
-    } catch (const std::exception&) {
-      ok = false;
-    }
-  }
+  auto number = [](std::string_view digits, std::size_t& out) {
+    const char* end = digits.data() + digits.size();
+    const auto [last, error] = std::from_chars(digits.data(), end, out);
+    return !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos &&
+           error == std::errc() && last == end;
+  };
+  const std::string_view all(text);
+  const bool ok = slash != std::string::npos && number(all.substr(0, slash), i) && number(all.substr(slash + 1), n);
   if (!ok || n == 0 || i == 0 || i > n)
     throw CliError(kUsage, "invalid shard '" + text + "': give i/n with 1 <= i <= n, such as 2/8");
   return {i, n};
@@ -245,7 +245,9 @@ int runStudyTasks(const StudyOptions& o) {
       internalError |= r.call == solvers::CallStatus::Error;
       const std::string line = taskLine(o, study, k, tasks, o.inputs[gi], g, vanilla, budget, r).dump() + '\n';
       if (o.output.empty()) {
-        std::cout << line << std::flush;  // a line per finished task: a killed shard keeps what it did
+        // A line per finished task: a killed shard keeps what it did, and one that cannot write stops.
+        std::cout << line;
+        flushStdout();
       } else {
         lines << line;
       }
@@ -425,6 +427,7 @@ int runStudyMerge(const StudyOptions& o) {
     std::filesystem::create_directories(o.figuresDir, ec);
     if (ec) throw CliError(kInput, "cannot create " + o.figuresDir + ": " + ec.message());
     std::map<std::string, int> stems;
+    std::vector<std::pair<std::string, viz::ParetoData*>> toWrite;
     for (const std::string& graphFile : order) {
       viz::ParetoData& data = figures[graphFile];
       std::erase_if(data.series, [](const viz::ParetoSeries& s) { return s.points.empty(); });
@@ -440,7 +443,12 @@ int runStudyMerge(const StudyOptions& o) {
       std::string stem = std::filesystem::path(graphFile).stem().string();
       if (const int n = ++stems[stem]; n > 1) stem += "-" + std::to_string(n);
       const std::string path = (std::filesystem::path(o.figuresDir) / (stem + "-pareto." + o.figureFormat)).string();
-      writeSceneAtomically(viz::paretoScene(data, style.style), path, o.style.dpi);
+      toWrite.emplace_back(path, &data);
+    }
+    // Every figure is checked before the first is written: none may be one of the shards read.
+    for (const auto& [path, data] : toWrite) checkOutputPath(path, o.inputs);
+    for (const auto& [path, data] : toWrite) {
+      writeSceneAtomically(viz::paretoScene(*data, style.style), path, o.style.dpi);
       std::cerr << "wrote " << path << '\n';
     }
   }

@@ -25,7 +25,7 @@ struct SweepOptions {
 
 int runSweep(const SweepOptions& o) {
   const solvers::Solver& solver = findSolver(o.solver);
-  if (o.points < 2) throw CliError(kUsage, "--points must be at least 2");
+  checkPoints(o.points);
   const SolveLimits limits = parseLimits(o.limits);
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
@@ -55,7 +55,7 @@ int runSweep(const SweepOptions& o) {
                      {"warnings", loaded.warnings}};
     putStatus(j, r);
     printJson(j);
-    return r.plans.empty() ? exitCodeFor(r) : kOk;
+    return exitCodeFor(r);
   }
   for (const auto& w : loaded.warnings) std::cerr << "remat: warning: " << w << '\n';
   if (r.plans.empty()) {
@@ -71,7 +71,10 @@ int runSweep(const SweepOptions& o) {
                 static_cast<long long>(plan.metrics.overhead.value), formatByteSize(plan.metrics.simulatedPeak).c_str(),
                 plan.metrics.recomputedNodes);
   std::fflush(stdout);
-  return kOk;
+  // A partial front (some budgets got no answer) is shown, and its status decides the exit code.
+  if (exitCodeFor(r) != kOk)
+    std::cerr << "remat: " << o.solver << ": " << solvers::outcomeName(r) << ": " << r.message << '\n';
+  return exitCodeFor(r);
 }
 
 }  // namespace

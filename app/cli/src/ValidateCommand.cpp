@@ -42,7 +42,7 @@ int runAgainstTrace(const ValidateOptions& o, bool asJson) {
   if (!o.figure.empty()) {
     if (!vizqt::formatFromPath(o.figure))
       throw CliError(kUsage, "cannot tell the figure format of '" + o.figure + "': use .svg, .pdf or .png");
-    checkOutputPath(o.figure, {o.graph.path, o.measured});
+    checkOutputPath(o.figure, {o.graph.path, o.measured, o.measure.runner});
   }
   LoadedGraph loaded = loadGraph(o.graph);
   auto read = io::readMemoryTraceFile(o.measured);
@@ -108,6 +108,7 @@ int runValidate(const ValidateOptions& o) {
       throw CliError(kUsage, "cannot tell the figure format of '" + o.figure + "': use .svg, .pdf or .png");
     std::vector<std::string> inputs = o.planFiles;
     inputs.push_back(o.graph.path);
+    inputs.push_back(o.measure.runner);
     checkOutputPath(o.figure, inputs);
   }
   runtime::MeasureOptions measure = measureOptions(o.measure);

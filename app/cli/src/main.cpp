@@ -29,6 +29,7 @@ int runRemat(int argc, char** argv) {
   addValidateCommand(app, run);
   addConvertCommand(app, run);
   addSolversCommand(app, run);
+  checkEveryValue(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -46,7 +47,12 @@ int runRemat(int argc, char** argv) {
   try {
     const int code = run();
     remat::io::awaitInterruption();
+    flushStdout();  // here, while the reason of a failed write is still known
     return code;
+  } catch (const OutputError& e) {
+    remat::io::awaitInterruption();
+    std::cerr << "remat: " << e.what() << '\n';
+    return e.code();
   } catch (const CliError& e) {
     remat::io::awaitInterruption();
     std::cerr << "remat: " << (e.code() == kUsage ? "usage error" : "error") << ": " << e.what() << '\n';
@@ -65,13 +71,21 @@ int runRemat(int argc, char** argv) {
 }  // namespace
 
 // Nothing escapes: building the command line can throw too (a bad_alloc), and that is an internal error.
+// Every byte written counts: an answer lost on its way to standard output (a full disk) is an error,
+// checked here once for every command, after it returns.
 int main(int argc, char** argv) {
   // SIGINT and SIGTERM stop remat at once, its children and temporaries with it (docs/cli.md, Signals).
   remat::io::stopCleanlyOnSignals("remat");
+  int code = remat::cli::kInternal;
   try {
-    return runRemat(argc, argv);
+    code = runRemat(argc, argv);
   } catch (...) {
     std::cerr << "remat: internal error while starting\n";
-    return remat::cli::kInternal;
   }
+  // Exit code 3 already tells of a failed write (and an OutputError has said which).
+  if (const auto problem = remat::cli::closeStdout(); problem && code != remat::cli::kInput) {
+    std::cerr << "remat: error writing standard output: " << *problem << '\n';
+    return remat::cli::kInput;
+  }
+  return code;
 }

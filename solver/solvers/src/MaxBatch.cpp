@@ -18,34 +18,50 @@ Bytes residentBytes(const graph::ComputeGraph& g) {
   return g.paramBytes() + gradients + g.inputBytes();
 }
 
+// What one batch's solve proved. A solver that cannot answer (its own size limit, a time limit without a
+// plan, a lower bound instead of a plan) proves nothing about the batch: reading that as "does not fit"
+// is what made a refusal look like an answer.
+enum class Verdict { Fits, DoesNotFit, Refused };
+
 }  // namespace
 
 MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std::int64_t baseBatch, Bytes memory,
                         std::stop_token stop, const ProgressSink& progress, DpModelKind dpModel,
                         std::string_view workspaceModel) {
   MaxBatchResult out;
+  const std::string& id = solver.info().id;
+  if (!solver.info().makesPlans) {
+    out.call = CallStatus::Error;
+    out.message = id + " makes no plans (it bounds the overhead), so it cannot tell whether a batch fits";
+    return out;
+  }
   // Only the paper's model leaves resident memory out; the simulator's counts everything.
   const bool model = solver.info().budgetMeasure == BudgetMeasure::DpModel && dpModel == DpModelKind::Paper;
   // A solve whose call failed (a solver fault, not a batch that does not fit) ends the search.
   std::optional<std::string> fault;
-  auto failed = [&] {
-    out.call = CallStatus::Error;
-    out.status = SolveStatus::NotSolved;
-    out.message = *fault;
-    return out;
+  // The last refusal: its status and why.
+  SolveStatus refusal = SolveStatus::Limit;
+  std::string refusalWhy;
+  // The solver's message where batch 1 does not fit (the least budget it can meet, say).
+  std::string firstWhy;
+  std::optional<std::pair<SolveResult, graph::ComputeGraph>> found;
+  auto refused = [&](SolveStatus status, std::string why) {
+    refusal = status;
+    refusalWhy = std::move(why);
+    return Verdict::Refused;
   };
-  // fits(b): the solver's plan at batch b, when it fits the memory.
-  auto fits = [&](std::int64_t batch) -> std::optional<std::pair<SolveResult, graph::ComputeGraph>> {
+  // What batch b proves; when it fits, `found` holds the solver's plan there.
+  auto judge = [&](std::int64_t batch) -> Verdict {
+    found.reset();
     auto scaled = graph::scaleBatch(g, baseBatch, batch);
-    if (!scaled.ok()) return std::nullopt;
-    if (workspaceModel != "file") scaled = graph::applyWorkspaceModel(scaled.value(), workspaceModel);
-    if (!scaled.ok()) return std::nullopt;
+    if (scaled.ok() && workspaceModel != "file") scaled = graph::applyWorkspaceModel(scaled.value(), workspaceModel);
+    if (!scaled.ok()) return refused(SolveStatus::Limit, scaled.errorText());
     graph::ComputeGraph gb = std::move(scaled).value();
     ++out.solves;
     SolveRequest request{.graph = &gb, .stop = stop, .model = dpModel};
     if (model) {
       const Bytes resident = residentBytes(gb);
-      if (resident >= memory) return std::nullopt;
+      if (resident >= memory) return Verdict::DoesNotFit;
       request.budget = memory - resident;
       request.strategy = Strategy::Auto;
     } else {
@@ -53,29 +69,74 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
     }
     SolveResult r = solver.solve(request);
     if (r.call == CallStatus::Error) {
-      fault = solver.info().id + " at batch " + std::to_string(batch) + ": " + r.message;
-      return std::nullopt;
+      fault = id + " at batch " + std::to_string(batch) + ": " + r.message;
+      return Verdict::Refused;
     }
-    const bool solved = r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible;
-    if (!solved || !r.plan || r.metrics.simulatedPeak > memory) return std::nullopt;
-    return std::pair{std::move(r), std::move(gb)};
+    // A plan within the memory proves the batch fits, whatever stopped the search for a better one.
+    const bool noFit = r.status == SolveStatus::Infeasible || r.status == SolveStatus::OverBudget;
+    if (r.plan && !noFit && r.metrics.simulatedPeak <= memory) {
+      found = std::pair{std::move(r), std::move(gb)};
+      return Verdict::Fits;
+    }
+    const bool answered = r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible;
+    if (noFit || (answered && r.plan)) {
+      if (batch == 1) firstWhy = r.message;
+      return Verdict::DoesNotFit;
+    }
+    return refused(r.status, r.message.empty() ? std::string(statusName(r.status)) : r.message);
   };
-  auto record = [&](std::int64_t batch, std::pair<SolveResult, graph::ComputeGraph>&& found) {
+  auto record = [&](std::int64_t batch) {
     out.batch = batch;
-    out.result = std::move(found.first);
-    out.graph = std::move(found.second);
+    out.result = std::move(found->first);
+    out.graph = std::move(found->second);
+  };
+  auto failed = [&] {
+    out.call = CallStatus::Error;
+    out.status = SolveStatus::NotSolved;
+    out.message = *fault;
+    if (out.batch > 0) out.message += "; batch " + std::to_string(out.batch) + " was the largest found to fit";
+    return out;
   };
 
-  auto first = fits(1);
+  const Verdict first = judge(1);
   if (fault) return failed();
-  if (!first) {
-    out.status = stop.stop_requested() ? SolveStatus::Cancelled : SolveStatus::Infeasible;
-    out.message = stop.stop_requested() ? "cancelled" : "not even batch 1 fits in the memory with " + solver.info().id;
+  if (stop.stop_requested()) {
+    out.status = SolveStatus::Cancelled;
+    out.message = "cancelled";
     return out;
   }
-  record(1, std::move(*first));
+  if (first == Verdict::DoesNotFit) {
+    out.status = SolveStatus::Infeasible;
+    out.message = "not even batch 1 fits in the memory with " + id + (firstWhy.empty() ? "" : ": " + firstWhy);
+    return out;
+  }
+  if (first == Verdict::Refused) {
+    out.status = refusal;
+    out.refusedAt = 1;
+    out.message = id + " cannot answer at batch 1 (" + std::string(statusName(refusal)) + "): " + refusalWhy +
+                  "; whether any batch fits is unknown";
+    return out;
+  }
+  record(1);
   std::int64_t low = 1;   // fits
-  std::int64_t high = 0;  // does not fit (0: not found yet)
+  std::int64_t high = 0;  // does not fit, or refused when refusedHigh (0: not found yet)
+  bool refusedHigh = false;
+  auto probe = [&](std::int64_t batch) {
+    switch (judge(batch)) {
+      case Verdict::Fits:
+        record(batch);
+        low = batch;
+        break;
+      case Verdict::DoesNotFit:
+        high = batch;
+        refusedHigh = false;
+        break;
+      case Verdict::Refused:
+        high = batch;
+        refusedHigh = true;
+        break;
+    }
+  };
   constexpr std::int64_t kMaxBatch = std::int64_t{1} << 40;
   while (high == 0) {
     if (stop.stop_requested()) break;
@@ -85,31 +146,28 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
       out.message = "stopped doubling at batch " + std::to_string(low) + ": the memory is practically unlimited";
       return out;
     }
-    auto found = fits(next);
+    probe(next);
     if (fault) return failed();
-    if (found) {
-      record(next, std::move(*found));
-      low = next;
-    } else {
-      high = next;
-    }
     if (progress) progress(0.3, "doubling the batch");
   }
+  // Between a batch that fits and one refused, bisection goes on: a batch in between that does not fit
+  // still proves the largest one (fitting is monotone in the batch).
   while (high - low > 1 && !stop.stop_requested()) {
-    const std::int64_t mid = low + (high - low) / 2;
-    auto found = fits(mid);
+    probe(low + (high - low) / 2);
     if (fault) return failed();
-    if (found) {
-      record(mid, std::move(*found));
-      low = mid;
-    } else {
-      high = mid;
-    }
     if (progress) progress(0.3 + 0.7 * (1.0 - double(high - low) / double(high)), "bisecting the batch");
   }
   if (stop.stop_requested()) {
     out.status = SolveStatus::Cancelled;
     out.message = "cancelled; the largest batch found so far is " + std::to_string(low);
+    return out;
+  }
+  if (refusedHigh) {
+    out.status = refusal;
+    out.refusedAt = high;
+    out.message = "the search stopped at batch " + std::to_string(high) + ", where " + id + " cannot answer (" +
+                  std::string(statusName(refusal)) + "): " + refusalWhy + "; batch " + std::to_string(low) +
+                  " is the largest proven to fit, not proven the largest";
     return out;
   }
   out.status = SolveStatus::Optimal;

@@ -319,12 +319,28 @@ Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t point
     out.whole = false;
   }
   out.plans = std::move(judged);
+  // An answer with no point is no trade-off: never reported as optimal or feasible.
+  if (out.call == CallStatus::Ok && out.plans.empty() &&
+      (out.status == SolveStatus::Optimal || out.status == SolveStatus::Feasible)) {
+    out.message = info().id + " answered " + std::string(statusName(out.status)) + " with no plan" +
+                  (out.message.empty() ? std::string() : ": " + out.message);
+    out.call = CallStatus::Error;
+    out.status = SolveStatus::NotSolved;
+  }
   return out;
 }
 
 Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t points) const {
   const auto start = std::chrono::steady_clock::now();
   TradeOff out;
+  // The request's time limit is the whole sweep's, as every solver counts its whole run against it: each
+  // solve gets what is left of it.
+  auto remaining = [&]() -> std::optional<std::chrono::milliseconds> {
+    if (!request.timeLimit) return std::nullopt;
+    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+    return std::max(std::chrono::milliseconds(1), *request.timeLimit - spent);
+  };
+  auto outOfTime = [&] { return request.timeLimit && std::chrono::steady_clock::now() - start >= *request.timeLimit; };
   const MinBudget least = minBudget(request);
   if (!least.bytes) {
     out.call = least.call;
@@ -334,6 +350,7 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
   }
   SolveRequest open = request;
   open.budget.reset();
+  open.timeLimit = remaining();
   const SolveResult loose = solve(open);
   if (!loose.plan) {
     out.call = loose.call;
@@ -344,6 +361,11 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
   const bool model = info().budgetMeasure == BudgetMeasure::DpModel && loose.metrics.modelPeak;
   const Bytes high = model ? *loose.metrics.modelPeak : loose.metrics.simulatedPeak;
   const std::size_t steps = std::max<std::size_t>(points, 2);
+  // Budgets whose solve could not answer (a time limit, a size limit of the solver's): the front is then
+  // partial, and says so in its status, never Optimal.
+  std::size_t refused = 0;
+  std::optional<std::pair<SolveStatus, std::string>> firstRefusal;
+  std::string lastNoFit;
   std::optional<Ticks> previous;
   for (std::size_t k = 0; k < steps; ++k) {
     if (request.stop.stop_requested()) {
@@ -353,8 +375,14 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
     }
     const Bytes budget{least.bytes->value +
                        (high.value - least.bytes->value) * std::int64_t(k) / std::int64_t(steps - 1)};
+    if (outOfTime()) {
+      refused += steps - k;
+      if (!firstRefusal) firstRefusal = {SolveStatus::TimeLimit, "time limit reached"};
+      break;
+    }
     SolveRequest at = request;
     at.budget = budget;
+    at.timeLimit = remaining();
     SolveResult r = solve(at);
     if (r.call == CallStatus::Error) {
       out.call = CallStatus::Error;
@@ -363,14 +391,36 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
       out.plans.clear();
       return out;
     }
-    if (!r.plan || (r.status != SolveStatus::Optimal && r.status != SolveStatus::Feasible)) continue;
+    const bool solved = r.status == SolveStatus::Optimal || r.status == SolveStatus::Feasible;
+    if (!r.plan || !solved) {
+      if (r.status == SolveStatus::Infeasible || r.status == SolveStatus::OverBudget) {
+        lastNoFit = "at budget " + formatByteSizeExact(budget) + ": " + r.message;
+      } else {
+        ++refused;
+        if (!firstRefusal)
+          firstRefusal = {r.status, "at budget " + formatByteSizeExact(budget) + ": " +
+                                        std::string(statusName(r.status)) +
+                                        (r.message.empty() ? "" : ": " + r.message)};
+      }
+      continue;
+    }
     if (previous && r.metrics.overhead >= *previous) continue;  // not a new point of the trade-off
     previous = r.metrics.overhead;
     out.plans.push_back({budget, std::move(*r.plan), {}});
     if (request.progress) request.progress(double(k + 1) / double(steps), "budget sweep");
   }
-  out.status = SolveStatus::Optimal;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (firstRefusal) {
+    out.status = firstRefusal->first;
+    out.message = std::to_string(refused) + " of the " + std::to_string(steps) + " budgets got no answer (" +
+                  firstRefusal->second + ")" +
+                  (out.plans.empty() ? std::string(": no point of the trade-off") : std::string(": a partial front"));
+  } else if (out.plans.empty()) {
+    out.status = SolveStatus::Infeasible;
+    out.message = "no budget of the sweep gave a plan that fits (" + lastNoFit + ")";
+  } else {
+    out.status = SolveStatus::Optimal;
+  }
   return out;
 }
 

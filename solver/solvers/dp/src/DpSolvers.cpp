@@ -172,7 +172,7 @@ Solver::TradeOff tradeOffOver(const Solver& solver, const graph::ComputeGraph& g
       // at evenly spread budgets, each an exact time-centric solve, and say so.
       out = solver.Solver::planTradeOff(request, points);
       out.message = "the whole front is too large to compute in one run here, so these are exact solves at " +
-                    std::to_string(points) + " budgets";
+                    std::to_string(points) + " budgets" + (out.message.empty() ? "" : "; " + out.message);
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       return out;
     }

@@ -10,12 +10,18 @@
 
 namespace remat::solvers {
 
+/// The answer of maxBatch. `status` is Optimal only when `batch` is proven the largest that fits;
+/// Infeasible when batch 1 does not fit; the solver's own status (Limit, TimeLimit, ...) when it could
+/// not answer at some batch (`refusedAt`), a refusal being never read as "does not fit".
 struct MaxBatchResult {
   CallStatus call = CallStatus::Ok;             ///< Error when a solve failed (the message says where)
   SolveStatus status = SolveStatus::NotSolved;  ///< Optimal when a largest batch was found
-  std::int64_t batch = 0;                       ///< the largest batch that fits (0 when none)
-  std::optional<SolveResult> result;            ///< the solver's plan at that batch
-  std::optional<graph::ComputeGraph> graph;     ///< the graph at that batch
+  std::int64_t batch = 0;                       ///< the largest batch proven to fit (0 when none)
+  /// The batch where the solver could not answer and the search stopped (0: none); `batch`, when not 0,
+  /// is then below it and only proven to fit, not proven the largest.
+  std::int64_t refusedAt = 0;
+  std::optional<SolveResult> result;         ///< the solver's plan at that batch
+  std::optional<graph::ComputeGraph> graph;  ///< the graph at that batch
   std::string message;
   std::size_t solves = 0;
 };
@@ -29,7 +35,12 @@ struct MaxBatchResult {
 /// Workspace scales with the batch too, unless `workspaceModel` names a workspace model
 /// (graph/WorkspaceModel.hpp) other than `file`: it then fills each scaled graph's workspace from its
 /// own tensors, so a temporary the size of a weight stays that size. Doubling, then bisection; assumes
-/// fitting is monotone in the batch.
+/// fitting is monotone in the batch. A batch fits when the solver's plan there is within the memory; it
+/// does not when the solver answers Infeasible or OverBudget (or a plan above the memory); any other
+/// answer (a size or memory limit of the solver's, a time limit without a plan, a graph whose sizes
+/// overflow at that batch) is a refusal that proves nothing: bisection goes on below it, and when no
+/// batch between the largest that fits and the refused one was shown not to fit, the answer carries the
+/// refusal's status. A solver that makes no plans (SolverInfo::makesPlans) is call Error at once.
 [[nodiscard]] MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std::int64_t baseBatch,
                                       Bytes memory, std::stop_token stop = {}, const ProgressSink& progress = {},
                                       DpModelKind dpModel = DpModelKind::Simulator,

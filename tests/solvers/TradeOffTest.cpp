@@ -1,0 +1,58 @@
+#include <catch2/catch.hpp>
+
+#include "TestGraphs.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+using namespace remat;
+using namespace remat::solvers;
+
+namespace {
+
+// store-all's plan without a budget and from `answersFrom` bytes on; below, a limit of its own (status
+// Limit): a solver whose tight budgets get no answer. Its least budget is claimed to be half the plain
+// plan's peak, so that the sweep spreads its budgets from there to the peak.
+class AnswersOnlyLooseBudgets : public Solver {
+ public:
+  explicit AnswersOnlyLooseBudgets(std::int64_t answersFrom) : m_answersFrom(answersFrom) {}
+  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override {
+    MinBudget least = Solver::minBudget(request);
+    if (least.bytes) least.bytes = Bytes{least.bytes->value / 2};
+    return least;
+  }
+  [[nodiscard]] const SolverInfo& info() const override {
+    static const SolverInfo kInfo{.id = "loose-only", .name = "store-all without a tight budget"};
+    return kInfo;
+  }
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override {
+    if (request.budget && request.budget->value < m_answersFrom)
+      return {SolveStatus::Limit, std::nullopt, "the budget is too tight for me"};
+    return SolverRegistry::builtin().find("store-all")->plan(request);
+  }
+
+ private:
+  std::int64_t m_answersFrom;
+};
+
+}  // namespace
+
+TEST_CASE("trade-off: budgets whose solves cannot answer make the front partial, never optimal") {
+  const auto g = test::makeChain(6, 100);
+  SECTION("no budget answers: no point, the refusal's status and reason") {
+    const AnswersOnlyLooseBudgets solver(INT64_MAX);
+    const Solver::TradeOff r = solver.tradeOff({.graph = &g}, 3);
+    CHECK(r.call == CallStatus::Ok);
+    CHECK(r.plans.empty());
+    CHECK(r.status == SolveStatus::Limit);
+    CHECK_THAT(r.message, Catch::Contains("3 of the 3 budgets") && Catch::Contains("too tight for me"));
+  }
+  SECTION("some budgets answer: their points, and the refusal's status for the front") {
+    const Bytes peak = SolverRegistry::builtin().find("store-all")->solve({.graph = &g}).metrics.simulatedPeak;
+    const AnswersOnlyLooseBudgets solver(peak.value);  // only the last budget of three, the peak, answers
+    const Solver::TradeOff r = solver.tradeOff({.graph = &g}, 3);
+    CHECK(r.call == CallStatus::Ok);
+    CHECK(r.status == SolveStatus::Limit);
+    REQUIRE(r.plans.size() == 1);
+    CHECK(r.plans.front().budget == peak);
+    CHECK_THAT(r.message, Catch::Contains("2 of the 3 budgets") && Catch::Contains("a partial front"));
+  }
+}
