@@ -145,3 +145,13 @@ TEST_CASE("compare on a graph of zero bytes and zero times: no NaN, in text or J
     CHECK(row["overhead_percent"] == 0.0);
   }
 }
+
+TEST_CASE("a replaced output file keeps its permissions") {
+  const fs::path plan = scratch() / "private.plan.json";
+  remat::test::writeFile(plan, "old");
+  fs::permissions(plan, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+  Run r = runRemat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "-o", plan.string()});
+  REQUIRE(r.code == 0);
+  CHECK(remat::test::slurp(plan) != "old");
+  CHECK((fs::status(plan).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write));
+}
