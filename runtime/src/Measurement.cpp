@@ -135,6 +135,13 @@ void writeFileAtomically(const std::string& path, const std::string& text) {
     if (fd < 0 && errno != EEXIST) break;
   }
   if (fd < 0) throw fail(std::string("cannot create a temporary file beside it: ") + std::strerror(errno));
+  // A file replaced keeps its permissions, as io::writeFileAtomically's do.
+  if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::fchmod(fd, st.st_mode & 0777) != 0) {
+    const int error = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw fail(std::string("cannot give the temporary file the target's permissions: ") + std::strerror(error));
+  }
   std::string_view rest = text;
   bool ok = true;
   while (ok && !rest.empty()) {

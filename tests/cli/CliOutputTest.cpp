@@ -124,3 +124,34 @@ TEST_CASE("numbers on the command line: no sign, no garbage, no octal, within ra
   }
   CHECK(runRemat({"sweep", g, "--points", "10000", "--json"}).code == 0);
 }
+
+TEST_CASE("compare on a graph of zero bytes and zero times: no NaN, in text or JSON") {
+  const fs::path g = scratch() / "zero.json";
+  remat::test::writeFile(g, R"({"format": "remat-graph", "version": 1, "name": "zero", "nodes": [
+    {"id": "x", "kind": "input", "bytes": 0},
+    {"id": "a", "kind": "op", "op": "Conv", "inputs": ["x"], "bytes": 0, "fwd_time": 0, "bwd_time": 0},
+    {"id": "b", "kind": "op", "op": "Relu", "inputs": ["a"], "bytes": 0, "fwd_time": 0, "bwd_time": 0}]})");
+  Run text = runRemat({"compare", g.string(), "--solvers", "store-all,approx-dp"});
+  INFO(text.out << text.err);
+  CHECK(text.code == 0);
+  CHECK_THAT(text.out, !Catch::Contains("nan") && !Catch::Contains("inf%"));
+  Run json = runRemat({"compare", g.string(), "--solvers", "store-all,approx-dp", "--json"});
+  REQUIRE(json.code == 0);
+  const nlohmann::json rows = json.json()["rows"];
+  REQUIRE(rows.size() == 2);
+  for (const auto& row : rows) {
+    // The same peak as the plain run's: no change, 0%, not a NaN written as null.
+    CHECK(row["reduction_percent"] == 0.0);
+    CHECK(row["overhead_percent"] == 0.0);
+  }
+}
+
+TEST_CASE("a replaced output file keeps its permissions") {
+  const fs::path plan = scratch() / "private.plan.json";
+  remat::test::writeFile(plan, "old");
+  fs::permissions(plan, fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace);
+  Run r = runRemat({"solve", fixture("cli/chain3.json"), "-s", "store-all", "-o", plan.string()});
+  REQUIRE(r.code == 0);
+  CHECK(remat::test::slurp(plan) != "old");
+  CHECK((fs::status(plan).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write));
+}

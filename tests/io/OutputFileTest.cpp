@@ -53,8 +53,9 @@ void put(const std::string& path, const std::string& text) { REQUIRE_FALSE(write
 
 }  // namespace
 
-TEST_CASE("writeFileAtomically writes the bytes, replaces a file, honours the umask, leaves nothing beside it",
-          "[io][output]") {
+TEST_CASE(
+    "writeFileAtomically writes the bytes, replaces a file, honours the umask for a new one, leaves nothing beside it",
+    "[io][output]") {
   ScratchDir dir;
   const std::string out = dir.file("plan.json");
   put(out, "first");
@@ -66,6 +67,7 @@ TEST_CASE("writeFileAtomically writes the bytes, replaces a file, honours the um
   CHECK(readText(out).empty());
   CHECK(dir.names() == std::vector<std::string>{"plan.json"});
   for (const mode_t mask : {mode_t{022}, mode_t{077}}) {
+    ::unlink(out.c_str());  // a new file: the umask decides (a replaced one keeps its mode, below)
     const mode_t old = ::umask(mask);
     put(out, "x");
     ::umask(old);
@@ -73,6 +75,23 @@ TEST_CASE("writeFileAtomically writes the bytes, replaces a file, honours the um
     REQUIRE(::stat(out.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == (0666 & ~mask));
   }
+}
+
+TEST_CASE("writeFileAtomically keeps the permissions of the file it replaces", "[io][output]") {
+  ScratchDir dir;
+  const std::string out = dir.file("secret.json");
+  put(out, "first");
+  for (const mode_t mode : {mode_t{0600}, mode_t{0640}, mode_t{0755}}) {
+    REQUIRE(::chmod(out.c_str(), mode) == 0);
+    const mode_t old = ::umask(022);
+    put(out, "again");
+    ::umask(old);
+    struct stat st {};
+    REQUIRE(::stat(out.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == mode);
+    CHECK(readText(out) == "again");
+  }
+  CHECK(dir.names() == std::vector<std::string>{"secret.json"});
 }
 
 TEST_CASE("writeFileAtomically replaces a symbolic link at the target, never the file it points to", "[io][output]") {
@@ -135,7 +154,9 @@ TEST_CASE("checkOutputPath refuses an input under any of its names", "[io][outpu
     const auto refused = checkOutputPath(path, inputs);
     INFO(path);
     REQUIRE(refused);
-    CHECK(refused->message == "refusing to write '" + path + "': it is the input file '" + graph + "'");
+    std::string expected = "refusing to write '" + path;
+    expected += "': it is the input file '" + graph + "'";
+    CHECK(refused->message == expected);
   }
   CHECK_FALSE(checkOutputPath(dir.file("other.json"), inputs));
   CHECK_FALSE(checkOutputPath(dir.file("new.json"), inputs));
@@ -180,6 +201,7 @@ TEST_CASE("concurrent writers of one path each rename a whole file: the result i
   constexpr int kRounds = 20;
   auto content = [](int writer) { return std::string(std::size_t{200'000} + std::size_t(writer), char('a' + writer)); };
   std::vector<std::thread> threads;
+  threads.reserve(kWriters);
   std::vector<int> failures(kWriters, 0);
   for (int w = 0; w < kWriters; ++w)
     threads.emplace_back([&, w] {

@@ -319,6 +319,7 @@ std::optional<std::string> closeStdout() {
 }
 
 std::string percentText(double v, int decimals) {
+  if (!std::isfinite(v)) return "n/a";  // a percentage of nothing: never "nan%" or "inf%"
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f%%", decimals, v);
   return buf;

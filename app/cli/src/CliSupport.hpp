@@ -177,7 +177,7 @@ void printJson(const nlohmann::json& j);
 void printTable(const std::vector<std::vector<std::string>>& rows, const std::string& style,
                 std::size_t firstNumberColumn = 2);
 
-/// "12.5%": a percentage with `decimals` digits after the point.
+/// "12.5%": a percentage with `decimals` digits after the point; "n/a" for NaN or an infinity.
 [[nodiscard]] std::string percentText(double v, int decimals = 1);
 
 /// "12.3 MiB (12897484 bytes)" or "-" when absent.

@@ -164,7 +164,6 @@ int runCompare(const CompareOptions& o) {
                               [&](const std::string& id) { return json ? solvers::ProgressSink{} : progressBar(id); });
   const solvers::SolveResult& vanilla = comparison.vanilla;
   const std::vector<solvers::SolveResult>& results = comparison.rows;
-  const double vanillaPeak = double(vanilla.metrics.simulatedPeak.value);
   bool internalError = false;
   for (const auto& r : results) internalError |= r.call == solvers::CallStatus::Error;
   // With each solver at its own least budget, the bounds are at different budgets: no common gap.
@@ -204,9 +203,8 @@ int runCompare(const CompareOptions& o) {
       row["fits_budget"] = solvers::fitsBudget(r);
       row["overhead_percent"] = r.plan ? nlohmann::json(comparison.overheadPercent(r)) : nlohmann::json(nullptr);
       row["best"] = comparison.best == k;
-      row["reduction_percent"] =
-          r.plan ? nlohmann::json(100.0 * (vanillaPeak - double(r.metrics.simulatedPeak.value)) / vanillaPeak)
-                 : nlohmann::json(nullptr);
+      const auto change = comparison.peakChangePercent(r);
+      row["reduction_percent"] = change ? nlohmann::json(0.0 - *change) : nlohmann::json(nullptr);
       if (r.overheadLowerBound) row["overhead_lower_bound"] = r.overheadLowerBound->value;
       if (bound && solvers::fitsBudget(r)) row["over_bound"] = r.metrics.overhead.value - bound->overhead.value;
       j["rows"].push_back(std::move(row));
@@ -240,7 +238,7 @@ int runCompare(const CompareOptions& o) {
              solvers::fitsBudget(r) ? "yes" : "no",
              m.modelPeak ? formatByteSize(*m.modelPeak) : "-",
              formatByteSize(m.simulatedPeak),
-             percentText(100.0 * (double(m.simulatedPeak.value) - vanillaPeak) / vanillaPeak),
+             comparison.peakChangePercent(r) ? percentText(*comparison.peakChangePercent(r)) : "n/a",
              std::to_string(m.overhead.value),
              percentText(comparison.overheadPercent(r)),
              std::to_string(m.recomputedNodes),

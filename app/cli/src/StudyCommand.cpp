@@ -141,7 +141,6 @@ std::string contentFingerprint(const std::string& path) {
 json taskLine(const StudyOptions& o, const std::string& study, std::size_t task, std::size_t tasks,
               const std::string& graphFile, const graph::ComputeGraph& g, const solvers::SolveResult& vanilla,
               const BudgetSpec& budget, const solvers::SolveResult& r) {
-  const double plainPeak = double(vanilla.metrics.simulatedPeak.value);
   json j;
   j["study"] = study;
   j["task"] = task;
@@ -165,8 +164,8 @@ json taskLine(const StudyOptions& o, const std::string& study, std::size_t task,
   j["metrics"] = std::move(metrics);
   j["overhead_percent"] =
       r.plan ? json(solvers::overheadPercent(r.metrics.overhead, vanilla.metrics.totalTime)) : json(nullptr);
-  j["reduction_percent"] =
-      r.plan ? json(100.0 * (plainPeak - double(r.metrics.simulatedPeak.value)) / plainPeak) : json(nullptr);
+  const auto change = solvers::peakChangePercent(r.metrics.simulatedPeak, vanilla.metrics.simulatedPeak);
+  j["reduction_percent"] = r.plan && change ? json(0.0 - *change) : json(nullptr);
   j["overhead_lower_bound"] = r.overheadLowerBound ? json(r.overheadLowerBound->value) : json(nullptr);
   return j;
 }

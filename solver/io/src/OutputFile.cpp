@@ -120,6 +120,11 @@ std::optional<WriteError> writeFileAtomically(const std::string& path, std::stri
     ::unlink(tmp.c_str());
     return failure(path, why);
   };
+  // A file replaced keeps its permissions (a 0600 file must not come back 0644), set before any byte is
+  // written; a new one gets 0666 less the umask.
+  struct stat existing {};
+  if (::stat(path.c_str(), &existing) == 0 && S_ISREG(existing.st_mode) && ::fchmod(fd, existing.st_mode & 0777) != 0)
+    return abandon("cannot give the temporary file the target's permissions: " + std::string(std::strerror(errno)));
   if (!writeAll(fd, bytes)) return abandon(std::strerror(errno));
   // Some file systems (and /proc-like ones) cannot sync; the data is then as durable as they make it.
   if (::fsync(fd) != 0 && errno != EINVAL && errno != ENOTSUP) return abandon(std::strerror(errno));

@@ -14,6 +14,16 @@ double overheadPercent(Ticks overhead, Ticks plainStepTime) {
   return plainStepTime.value > 0 ? 100.0 * double(overhead.value) / double(plainStepTime.value) : 0.0;
 }
 
+std::optional<double> peakChangePercent(Bytes peak, Bytes plainPeak) {
+  if (plainPeak.value <= 0) return peak.value == plainPeak.value ? std::optional<double>(0.0) : std::nullopt;
+  return 100.0 * (double(peak.value) - double(plainPeak.value)) / double(plainPeak.value);
+}
+
+std::optional<double> Comparison::peakChangePercent(const SolveResult& r) const {
+  if (!r.plan) return std::nullopt;
+  return solvers::peakChangePercent(r.metrics.simulatedPeak, vanilla.metrics.simulatedPeak);
+}
+
 double Comparison::overheadPercent(const SolveResult& r) const {
   return solvers::overheadPercent(r.metrics.overhead, vanilla.metrics.totalTime);
 }

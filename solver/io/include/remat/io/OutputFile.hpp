@@ -26,10 +26,10 @@ struct WriteError {
 
 /// Writes `bytes` to `path` whole or not at all: into a new temporary file in the same folder (created
 /// with O_CREAT|O_EXCL, so that nothing planted under that name, a symbolic link included, is
-/// followed; permissions 0666 less the umask), every write and the close checked, synced to disk, then
-/// renamed over `path`. A symbolic link at `path` is replaced, not written through. Concurrent writers
-/// of one path each rename a complete file: the last one wins. Refuses a `path` that is not a regular
-/// file (see checkOutputPath). On any error the temporary is removed and the error returned.
+/// followed; permissions 0666 less the umask, or those of the regular file it replaces), every write and the close
+/// checked, synced to disk, then renamed over `path`. A symbolic link at `path` is replaced, not written through.
+/// Concurrent writers of one path each rename a complete file: the last one wins. Refuses a `path` that is not a
+/// regular file (see checkOutputPath). On any error the temporary is removed and the error returned.
 [[nodiscard]] std::optional<WriteError> writeFileAtomically(const std::string& path, std::string_view bytes);
 
 /// Holds an exclusive lock on a folder (flock on the folder itself) while alive, so that processes

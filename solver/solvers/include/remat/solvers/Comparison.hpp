@@ -17,6 +17,11 @@ namespace remat::solvers {
 /// An overhead as a percentage of the plain run's step time (0 when that time is not positive).
 [[nodiscard]] double overheadPercent(Ticks overhead, Ticks plainStepTime);
 
+/// A simulated peak's change against the plain run's, as a percentage of it (negative: less memory).
+/// A graph whose plain run needs no memory at all (every value 0 bytes) has no percentage of it: 0 for
+/// a peak of 0 too, nullopt for any other. Never NaN or infinite.
+[[nodiscard]] std::optional<double> peakChangePercent(Bytes peak, Bytes plainPeak);
+
 /// The tightest proven lower bound on the overhead among the results (lp-bound's LP value, milp's
 /// optimum or gap), with the solver that proves it.
 struct OverheadBound {
@@ -38,6 +43,8 @@ struct Comparison {
 
   /// The overhead of a row as a percentage of the plain run's step time.
   [[nodiscard]] double overheadPercent(const SolveResult& r) const;
+  /// The simulated peak of a row against the plain run's (peakChangePercent); nullopt without a plan.
+  [[nodiscard]] std::optional<double> peakChangePercent(const SolveResult& r) const;
 };
 
 /// Runs every solver on `request` (each at its own least budget when `leastBudgets`; the request's
