@@ -227,6 +227,12 @@ TEST_CASE("Studio's sentences: pins, stale rows, titles, runs and largest batche
   answer.status = remat::solvers::SolveStatus::Infeasible;
   answer.message = "too small";
   CHECK(remat::studio::batchAnswerText(answer, Bytes{1 << 20}).contains(QStringLiteral("no batch fits")));
+  // A solver that cannot answer (a cap, a limit) never reads as "no batch fits"; a batch found before it
+  // stopped is not called the largest.
+  answer.status = remat::solvers::SolveStatus::Limit;
+  CHECK(remat::studio::batchAnswerText(answer, Bytes{1 << 20}).contains(QStringLiteral("dtr: cannot answer (limit")));
+  answer.batch = 15;
+  CHECK(remat::studio::batchAnswerText(answer, Bytes{1 << 20}).contains(QStringLiteral("not proven the largest")));
   answer.call = remat::solvers::CallStatus::Error;
   CHECK(remat::studio::batchAnswerText(answer, Bytes{1 << 20}).contains(QStringLiteral("error: too small")));
 }

@@ -96,8 +96,20 @@ QString runDescription(const std::vector<std::string>& ids, const SolveRunner::S
 QString batchAnswerText(const BatchSearch::Answer& a, Bytes memory) {
   const QString solver = QString::fromStdString(a.solver);
   if (a.call == solvers::CallStatus::Error) return tr("%1: error: %2").arg(solver, QString::fromStdString(a.message));
-  if (a.batch > 0) return tr("%1: largest batch %2 in %3").arg(solver).arg(a.batch).arg(bytes(memory));
-  return tr("%1: no batch fits (%2: %3)")
+  // solvers::maxBatch proves a largest batch (Optimal), or stops where the solver cannot answer (a limit):
+  // then the batch found fits but is not proven the largest, and with none found nothing is known.
+  const bool proven = a.status == solvers::SolveStatus::Optimal;
+  const bool noneFits = a.status == solvers::SolveStatus::Infeasible || a.status == solvers::SolveStatus::OverBudget;
+  if (a.batch > 0 && proven) return tr("%1: largest batch %2 in %3").arg(solver).arg(a.batch).arg(bytes(memory));
+  if (a.batch > 0)
+    return tr("%1: batch %2 fits in %3, not proven the largest (%4: %5)")
+        .arg(solver)
+        .arg(a.batch)
+        .arg(bytes(memory), qstr(solvers::statusName(a.status)), QString::fromStdString(a.message));
+  if (noneFits)
+    return tr("%1: no batch fits (%2: %3)")
+        .arg(solver, qstr(solvers::statusName(a.status)), QString::fromStdString(a.message));
+  return tr("%1: cannot answer (%2: %3)")
       .arg(solver, qstr(solvers::statusName(a.status)), QString::fromStdString(a.message));
 }
 
