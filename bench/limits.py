@@ -11,6 +11,11 @@ Then DTR's own solve time (metrics.solve_seconds, median of 3) on every dataset 
 chain at 50, 60, 70 and 80% of the graph's plain-run peak (store-all's simulated peak), into the
 DTR-TIMINGS section. `--print` prints the tables instead of writing them, `--dtr-only` runs only the
 second (to time another build: REMAT=path/to/remat bench/limits.py --print --dtr-only).
+
+`--commands` runs only the whole-command table (COMMAND-LIMITS section): `sweep --points 10` and
+`max-batch -m 80GiB` with `--time-limit 2`, `compare --total-time-limit 2` and `render --figure pareto
+--time-limit 2` on datasets/pspnet.json and datasets/inception_v3.json, every planning solver, each the
+median wall time of 3 runs under an outer limit of 120 s (goal: within 1 s of the limit).
 """
 import json
 import os
@@ -69,9 +74,65 @@ def dtr_rows(graphs):
     return rows
 
 
+PLANNERS = ("chen-sqrtn", "chen-greedy", "approx-dp", "exact-dp", "milp", "chain-dp", "dtr")
+
+
+def wall_of(args):
+    cmd = ["/usr/bin/time", "-f", "%e", "timeout", "-s", "KILL", str(OUTER), str(REMAT), *args]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    wall = float(r.stderr.strip().splitlines()[-1])
+    try:
+        out = json.loads(r.stdout)
+        status = out.get("status", f"exit {r.returncode}")
+        if "rows" in out:  # compare: how many solvers the total left unrun
+            unrun = sum(row["message"].startswith("not run") for row in out["rows"])
+            status = f"{len(out['rows']) - unrun} of {len(out['rows'])} solvers ran"
+        elif "fronts" in out:
+            status = f"{len(out['fronts'])} fronts drawn"
+    except json.JSONDecodeError:
+        status = f"killed at {OUTER} s" if wall >= OUTER else f"exit {r.returncode}"
+    return status, wall
+
+
+def command_rows():
+    rows = [f"| command | graph | solver | status | wall s (median of 3) | past the {LIMIT:g} s limit |",
+            "|---|---|---|---|---:|---:|"]
+    limit = str(LIMIT)
+    with tempfile.TemporaryDirectory() as tmp:
+        figure = str(pathlib.Path(tmp) / "pareto.svg")
+        for graph in ("pspnet.json", "inception_v3.json"):
+            path = str(ROOT / "datasets" / graph)
+            commands = []
+            for solver in PLANNERS:
+                commands.append(("sweep", solver, ["sweep", path, "-s", solver, "--points", "10",
+                                                   "--time-limit", limit, "--json"]))
+                commands.append(("max-batch", solver, ["max-batch", path, "-s", solver, "-m", "80GiB",
+                                                       "--time-limit", limit, "--json"]))
+            commands.append(("compare --total-time-limit", "all", ["compare", path, "-b", "2GiB",
+                                                                   "--total-time-limit", limit, "--json"]))
+            commands.append(("render --figure pareto", "default fronts", ["render", path, "--figure", "pareto",
+                                                                          "-o", figure, "--time-limit", limit,
+                                                                          "--json"]))
+            for command, solver, args in commands:
+                runs = [wall_of(args) for _ in range(3)]
+                wall = statistics.median(w for _, w in runs)
+                status = runs[0][0]
+                rows.append(f"| {command} | {graph} | {solver} | {status} | {wall:.2f} | "
+                            f"{max(0.0, wall - LIMIT):.2f} |")
+                print(rows[-1], flush=True)
+    return rows
+
+
 def main():
     printing = "--print" in sys.argv[1:]
     dtr_only = "--dtr-only" in sys.argv[1:]
+    if "--commands" in sys.argv[1:]:
+        rows = command_rows()
+        if printing:
+            print("\n".join(rows))
+        else:
+            replace_section("COMMAND-LIMITS", "\n".join(rows))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         chain = pathlib.Path(tmp) / "chain-100000.json"
         with open(chain, "w") as out:

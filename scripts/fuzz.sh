@@ -16,7 +16,7 @@ fi
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx fuzz_plan_json fuzz_memory_trace fuzz_session)
+fuzzers=(fuzz_native_json fuzz_pfn_cg fuzz_checkmate_json fuzz_onnx fuzz_plan_json fuzz_memory_trace fuzz_session fuzz_study_lines)
 scripts/install-deps.sh
 cmake --preset asan >/dev/null
 cmake --build build-asan --target "${fuzzers[@]}" -j "$(nproc)"
@@ -37,6 +37,7 @@ run_fuzzer() {
     fuzz_plan_json) fixtures=plan dict=json.dict ;;
     fuzz_memory_trace) fixtures=trace dict=json.dict ;;
     fuzz_session) fixtures=session dict=json.dict ;;
+    fuzz_study_lines) fixtures=study dict=json.dict ;;
   esac
   local corpus="$work/$fuzzer"
   mkdir -p "$corpus"

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 
 #include "ProgramRun.hpp"
@@ -97,4 +98,72 @@ TEST_CASE("sweep: no point of the front is never optimal, and the exit code says
   CHECK(j["points"].empty());
   CHECK(j["status"] == "time-limit");
   CHECK_THAT(j["message"].get<std::string>(), Catch::Contains("time limit"));
+}
+
+TEST_CASE("whole-command limits: max-batch, render, compare and study stop at their total time") {
+  const std::string g = writeChain("chain300", 300);
+  SECTION("max-batch: the search's limit, never a claimed largest batch") {
+    // 1 ms for a search of some 40 solves: it stops at the limit, before or after batch 1.
+    Run r = runRemat({"max-batch", g, "-m", "1000TiB", "-s", "exact-dp", "--time-limit", "0.001", "--json"});
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    const auto j = r.json();
+    CHECK(j["status"] == "time-limit");
+    CHECK(j["max_batch"].is_null());
+    CHECK_THAT(j["message"].get<std::string>(), Catch::Contains("time limit"));
+  }
+  SECTION("compare: solvers not begun within the total say they did not run") {
+    Run r = runRemat({"compare", g, "--solvers", "exact-dp,approx-dp,chain-dp,dtr", "-b", "20KiB", "--total-time-limit",
+                      "0.001", "--json"});
+    INFO(r.out << r.err);
+    CHECK(r.code == 0);
+    const auto j = r.json();
+    CHECK(j["total_time_limit_seconds"] == 0.001);
+    const auto& last = j["rows"].back();
+    CHECK(last["status"] == "time-limit");
+    CHECK(last["time_limit_seconds"] == 0.0);
+    CHECK_THAT(last["message"].get<std::string>(), Catch::Contains("not run"));
+    for (const auto& row : j["rows"]) CHECK(row["time_limit_seconds"].get<double>() <= 0.001);
+  }
+  SECTION("study: a shard past its total writes every task's line and exits 1") {
+    Run r = runRemat({"study", g, "--solvers", "exact-dp,approx-dp,chain-dp", "--budgets", "0.5,0.8",
+                      "--total-time-limit", "0.001"});
+    INFO(r.out << r.err);
+    CHECK(r.code == 1);
+    CHECK_THAT(r.err, Catch::Contains("total time limit was spent"));
+    std::size_t lines = 0;
+    std::size_t notRun = 0;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line); ++lines)
+      if (nlohmann::json::parse(line)["message"].get<std::string>().starts_with("not run")) ++notRun;
+    CHECK(lines == 6);
+    CHECK(notRun >= 1);
+  }
+  SECTION("render: fronts not begun within the limit are left out with a warning") {
+    const std::string out = (scratch() / "limited-pareto.svg").string();
+    Run r = runRemat({"render", g, "--figure", "pareto", "-o", out, "--solvers", "exact-dp,approx-dp,chain-dp,dtr",
+                      "--time-limit", "0.001"});
+    INFO(r.out << r.err);
+    CHECK_THAT(r.err, Catch::Contains("the time limit ran out before its front"));
+  }
+}
+
+TEST_CASE("a list option with an empty item is a usage error, never a shorter list") {
+  const std::string g = writeChain("chain5", 5);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"compare", g, "--solvers", "exact-dp,,dtr"},
+        std::vector<std::string>{"compare", g, "--solvers", "exact-dp,"},
+        std::vector<std::string>{"study", g, "--solvers", "exact-dp", "--budgets", "0.5,,0.8"},
+        std::vector<std::string>{"render", g, "--figure", "pareto", "-o", (scratch() / "x.svg").string(), "--solvers",
+                                 ",dtr"}}) {
+    Run r = runRemat(args);
+    INFO(args[0] << ' ' << r.err);
+    CHECK(r.code == 2);
+    CHECK_THAT(r.err, Catch::Contains("empty item"));
+  }
+  // Repeated options still add up.
+  Run r = runRemat({"compare", g, "--solvers", "exact-dp,dtr", "--solvers", "chain-dp", "-b", "1KiB", "--json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(r.json()["rows"].size() == 3);
 }

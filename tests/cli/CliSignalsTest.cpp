@@ -94,6 +94,23 @@ TEST_CASE("validate stops a runner that hangs at --runner-timeout, with its proc
   for (pid_t pid : recorded) CHECK_FALSE(running(pid));
 }
 
+TEST_CASE("validate --time-limit bounds the whole command: no runner call runs past it, exit code 5") {
+  const fs::path dir = remat::test::scratchDir("remat-cli-signals-total");
+  const fs::path pids = dir / "pids";
+  const fs::path runner = fakeRunner(dir, "hang.sh", kHang);
+  const auto start = std::chrono::steady_clock::now();
+  // The runner's own deadline is an hour (the default); the command's is one second.
+  const Run r = runUnder(dir, {"REMAT_TEST_PIDS=" + pids.string()}, "", 0,
+                         {"validate", fixture("cli/chain3.json"), "--solvers", "store-all,exact-dp", "--runner",
+                          runner.string(), "--time-limit", "1"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO(r.err);
+  CHECK(r.code == 5);
+  CHECK_THAT(r.err, Catch::Contains("did not finish") && Catch::Contains("--time-limit"));
+  CHECK(seconds < 1 + 2 + 4);
+  for (pid_t pid : recordedPids(pids)) CHECK_FALSE(running(pid));
+}
+
 TEST_CASE("validate: a runner that crashes, exits early or writes garbage is exit code 5 with what it printed") {
   const fs::path dir = remat::test::scratchDir("remat-cli-signals-bad-runner");
   const struct {

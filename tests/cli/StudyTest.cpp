@@ -276,3 +276,24 @@ TEST_CASE("study --merge refuses shards computed from different contents of one 
   CHECK(merged.code == 3);
   CHECK_THAT(merged.err, Catch::Contains(second.string() + ":1: a line of another study"));
 }
+
+TEST_CASE("study --merge on the shard fixtures: the valid merge, each invalid one is exit 3 naming its place") {
+  const fs::path root = fs::path(REMAT_FIXTURES_DIR) / "study";
+  for (const auto& entry : fs::directory_iterator(root / "valid")) {
+    Run r = runRemat({"study", "--merge", entry.path().string()});
+    INFO(entry.path() << ": " << r.err);
+    CHECK(r.code == 0);
+  }
+  std::size_t invalid = 0;
+  for (const auto& entry : fs::directory_iterator(root / "invalid")) {
+    ++invalid;
+    Run r = runRemat({"study", "--merge", entry.path().string()});
+    INFO(entry.path() << ": " << r.err);
+    CHECK(r.code == 3);
+    CHECK(r.out.empty());
+    const std::string name = entry.path().filename().string();
+    // A line's fault names its file and line; the set's faults (a task missing, no line) say what is missing.
+    if (name != "task_missing.jsonl" && name != "empty.jsonl") CHECK_THAT(r.err, Catch::Contains(name + ":"));
+  }
+  CHECK(invalid >= 10);
+}

@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <thread>
+
 #include "TestGraphs.hpp"
 #include "remat/graph/BatchScaling.hpp"
 #include "remat/graph/GraphBuilder.hpp"
@@ -164,4 +167,52 @@ TEST_CASE("max-batch: a solver that makes no plans cannot answer") {
   CHECK(r.call == CallStatus::Error);
   CHECK(r.batch == 0);
   CHECK_THAT(r.message, Catch::Contains("makes no plans"));
+}
+
+namespace {
+
+// store-all that takes `each` of wall time per solve and records the time limit each solve was given: a
+// search whose solves cost time, to see the whole search's limit shared among them.
+class SlowStoreAll : public Solver {
+ public:
+  explicit SlowStoreAll(std::chrono::milliseconds each) : m_each(each) {}
+  [[nodiscard]] const SolverInfo& info() const override {
+    static const SolverInfo kInfo{.id = "slow-store-all", .name = "store-all, slowly"};
+    return kInfo;
+  }
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override {
+    m_limits.push_back(request.timeLimit);
+    std::this_thread::sleep_for(m_each);
+    return SolverRegistry::builtin().find("store-all")->plan(request);
+  }
+  mutable std::vector<std::optional<std::chrono::milliseconds>> m_limits;
+
+ private:
+  std::chrono::milliseconds m_each;
+};
+
+}  // namespace
+
+TEST_CASE("max-batch: the time limit is the whole search's, shared by its solves") {
+  using std::chrono::milliseconds;
+  auto g = test::makeChain(8, 1000);
+  // Memory without end: doubling alone would take 40 solves (20 ms each, 800 ms), four times the limit.
+  const SlowStoreAll slow(milliseconds(20));
+  const auto start = std::chrono::steady_clock::now();
+  const MaxBatchResult r = maxBatch(slow, g, 4, Bytes{std::int64_t{1} << 60}, {}, {}, DpModelKind::Simulator, "file",
+                                    {.time = milliseconds(200)});
+  const auto took = std::chrono::steady_clock::now() - start;
+  CHECK(r.status == SolveStatus::TimeLimit);
+  CHECK(r.batch > 1);  // what fitted before the limit is kept, and said to be not proven the largest
+  CHECK(r.refusedAt == 2 * r.batch);
+  CHECK_THAT(r.message, Catch::Contains("time limit") && Catch::Contains("not proven the largest"));
+  CHECK(r.solves < 20);
+  CHECK(took < std::chrono::seconds(2));  // a bound far above the 200 ms: the search stops, it does not run 40 solves
+  // The first solve may take all of it; each later one at most half of what was left.
+  REQUIRE(slow.m_limits.size() >= 2);
+  CHECK(slow.m_limits.front() == milliseconds(200));
+  for (std::size_t k = 1; k < slow.m_limits.size(); ++k) {
+    REQUIRE(slow.m_limits[k]);
+    CHECK(*slow.m_limits[k] <= milliseconds(100));
+  }
 }

@@ -174,3 +174,26 @@ TEST_CASE("the DP stopped by work keeps the same finished fronts on one, two and
     }
   }
 }
+
+TEST_CASE("a shared time gives each solve an equal share of what is left, never more than its own limit") {
+  const SharedTime none(std::nullopt);
+  CHECK_FALSE(none.spent());
+  CHECK_FALSE(none.left());
+  CHECK_FALSE(none.next(3));
+  CHECK(none.next(3, 5s) == 5s);
+
+  const SharedTime hours(std::chrono::milliseconds(10h));
+  CHECK_FALSE(hours.spent());
+  const auto share = hours.next(4);
+  REQUIRE(share);
+  CHECK(*share <= std::chrono::milliseconds(150min));
+  CHECK(*share > std::chrono::milliseconds(149min));
+  CHECK(hours.next(4, 1s) == 1s);         // its own limit is less than the share
+  CHECK(hours.next(0) == hours.next(1));  // no solve left counts as one
+  CHECK(*hours.next(1) > *share);
+
+  const SharedTime spent(std::chrono::milliseconds(0));
+  CHECK(spent.spent());
+  CHECK(spent.left() == std::chrono::milliseconds(0));
+  CHECK(spent.next(5) == std::chrono::milliseconds(1));  // a solve past it stops at once
+}

@@ -189,8 +189,10 @@ FigureResult buildFigure(const FigureRequest& request, const FigureStyle& style)
 
 ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const solvers::Solver*>& chosen,
                           std::size_t points, std::stop_token stop, solvers::DpModelKind model,
-                          const solvers::ProgressSink& progress, const solvers::Pins& pins) {
+                          const solvers::ProgressSink& progress, const solvers::Pins& pins,
+                          const solvers::RunLimits& limits) {
   ParetoInputs out;
+  const solvers::SharedTime shared(limits.time);
   ParetoData& data = out.data;
   data.timeUnit = g.timeUnit();
   data.memoryLabel = "simulated peak memory";
@@ -213,6 +215,13 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
     if (jobs[k].pinned) request.pins = pins;
     const double share = 1.0 / double(jobs.size());
     const std::string label = jobs[k].pinned ? pinnedLabel(s->info().id) : s->info().id;
+    if (shared.spent()) {
+      out.skipped.push_back(label + ": the time limit ran out before its front");
+      continue;
+    }
+    request.timeLimit = shared.next(jobs.size() - k);
+    request.workLimit = limits.work;
+    request.memoryLimit = limits.memory;
     if (progress) {
       progress(double(k) * share, label);
       request.progress = [&, k](double f, std::string_view stage) {
@@ -225,6 +234,8 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
       out.skipped.push_back(label + ": " + front.message);
       continue;
     }
+    if (front.status != solvers::SolveStatus::Optimal)
+      out.partial.push_back(label + ": " + std::string(solvers::statusName(front.status)) + ": " + front.message);
     ParetoSeries series{label, {}, solverStyle(label)};
     std::vector<solvers::Plan> plans;
     for (const solvers::Solver::FrontPlan& p : front.plans) {
@@ -235,6 +246,7 @@ ParetoInputs paretoInputs(const graph::ComputeGraph& g, const std::vector<const 
     out.plans.push_back(std::move(plans));
     if (!jobs[k].pinned && !data.leastBudget && s->info().budgetMeasure == solvers::BudgetMeasure::DpModel) {
       request.progress = {};  // the front's share is done; this is one more solve
+      request.timeLimit = shared.next(jobs.size() - k);
       const solvers::Solver::MinBudget least = s->minBudget(request);
       if (least.bytes) data.leastBudget = double(least.bytes->value);
     }

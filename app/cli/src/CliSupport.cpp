@@ -170,13 +170,44 @@ CLI::Option* addLimitOptions(CLI::App* cmd, LimitOptions& o, const std::string& 
   return time;
 }
 
+std::vector<std::string> listItems(const std::vector<std::string>& values, const std::string& option) {
+  std::vector<std::string> items;
+  for (const std::string& value : values) {
+    std::size_t from = 0;
+    while (true) {
+      const std::size_t comma = value.find(',', from);
+      const std::string item = value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+      if (item.empty())
+        throw CliError(kUsage, std::string(option)
+                                   .append(" has an empty item in '")
+                                   .append(value)
+                                   .append("': give comma-separated names"));
+      items.push_back(item);
+      if (comma == std::string::npos) break;
+      from = comma + 1;
+    }
+  }
+  return items;
+}
+
+CLI::Option* addTotalTimeLimit(CLI::App* cmd, double& seconds, const std::string& help) {
+  return cmd->add_option("--total-time-limit", seconds, help);
+}
+
+std::optional<std::chrono::milliseconds> parseSecondsLimit(double seconds, const std::string& option) {
+  if (!std::isfinite(seconds) || seconds < 0)
+    throw CliError(kUsage, option + " must be a number of seconds, 0 or more (0: none)");
+  constexpr double kLongest = 1e9;
+  if (seconds > 0 && seconds <= kLongest)
+    return std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(seconds * 1000)));
+  return std::nullopt;
+}
+
 SolveLimits parseLimits(const LimitOptions& o) {
   if (!std::isfinite(o.timeLimit) || o.timeLimit < 0)
     throw CliError(kUsage, "the time limit must be a number of seconds, 0 or more (0: none)");
   SolveLimits out;
-  constexpr double kLongest = 1e9;
-  if (o.timeLimit > 0 && o.timeLimit <= kLongest)
-    out.time = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(o.timeLimit * 1000)));
+  out.time = parseSecondsLimit(o.timeLimit, "--time-limit");
   if (!o.workLimit.empty()) {
     std::uint64_t units = 0;
     const char* end = o.workLimit.data() + o.workLimit.size();

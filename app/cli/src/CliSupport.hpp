@@ -143,6 +143,17 @@ struct SolveLimits {
 /// over 10^9 s (some 31 years) stands for no limit, so that a deadline never overflows the clock.
 [[nodiscard]] SolveLimits parseLimits(const LimitOptions& o);
 
+/// The items of a comma-separated list option (`--solvers a,b --solvers c`: a, b, c). An empty item
+/// (`a,,b`, a trailing comma, an empty value) is a usage error naming the option, where CLI11's own
+/// splitting would drop it silently.
+[[nodiscard]] std::vector<std::string> listItems(const std::vector<std::string>& values, const std::string& option);
+
+/// `--total-time-limit`: the whole command's time, where `--time-limit` is each solve's (compare, study).
+CLI::Option* addTotalTimeLimit(CLI::App* cmd, double& seconds, const std::string& help);
+/// A number of seconds as a limit: none for 0 (or over 10^9 s); throws CliError(kUsage) naming `option`
+/// for a negative or non-finite value.
+[[nodiscard]] std::optional<std::chrono::milliseconds> parseSecondsLimit(double seconds, const std::string& option);
+
 /// Refuses an output path before any work: one that is an input (same file, by device and inode) or
 /// not a regular file (a directory, device, FIFO or socket) throws CliError(kUsage) naming it.
 void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs);

@@ -35,6 +35,7 @@ struct CompareOptions {
   LimitOptions limits{.timeLimit = kDefaultTimeLimit};
   PinOptions pins;
   bool timeLimitGiven = false;
+  double totalTimeLimit = 0;
   static constexpr double kDefaultTimeLimit = 60.0;
 };
 
@@ -55,7 +56,8 @@ std::string compareFigurePath(const CompareOptions& o, viz::FigureKind kind) {
 std::vector<std::string> writeCompareFigures(const CompareOptions& o, const graph::ComputeGraph& g,
                                              const solvers::Comparison& comparison,
                                              const std::vector<const solvers::Solver*>& chosen,
-                                             const std::optional<Bytes>& budget) {
+                                             const std::optional<Bytes>& budget, const SolveLimits& limits,
+                                             std::optional<std::chrono::milliseconds> left) {
   const solvers::SolveResult& vanilla = comparison.vanilla;
   const std::vector<solvers::SolveResult>& results = comparison.rows;
   namespace fs = std::filesystem;
@@ -108,8 +110,13 @@ std::vector<std::string> writeCompareFigures(const CompareOptions& o, const grap
   if (!fronts.empty()) {
     viz::FigureRequest pareto;
     pareto.kind = viz::FigureKind::Pareto;
-    viz::ParetoInputs inputs = viz::paretoInputs(g, fronts, 20, {}, parseModel(o.model));
+    // Each front gets a solver's time limit, unless the total's rest is less.
+    solvers::RunLimits frontLimits{limits.time, limits.work, limits.memory};
+    if (limits.time) frontLimits.time = *limits.time * static_cast<std::int64_t>(fronts.size());
+    if (left && (!frontLimits.time || *left < *frontLimits.time)) frontLimits.time = *left;
+    viz::ParetoInputs inputs = viz::paretoInputs(g, fronts, 20, {}, parseModel(o.model), {}, {}, frontLimits);
     for (const auto& s : inputs.skipped) std::cerr << "remat: warning: no front from " << s << '\n';
+    for (const auto& s : inputs.partial) std::cerr << "remat: warning: a partial front from " << s << '\n';
     pareto.pareto = std::move(inputs.data);
     pareto.budget = budget;
     if (!pareto.pareto.series.empty()) write(std::move(pareto));
@@ -150,6 +157,8 @@ int runCompare(const CompareOptions& o) {
       checkOutputPath(compareFigurePath(o, kind), {o.graph.path, o.pins.file});
   }
   const SolveLimits limits = parseLimits(o.limits);
+  const auto total = parseSecondsLimit(o.totalTimeLimit, "--total-time-limit");
+  const solvers::SharedTime whole(total);
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   const bool json = o.json || o.table == "json";
@@ -159,9 +168,9 @@ int runCompare(const CompareOptions& o) {
   limits.applyTo(request);
   // The default limit guards against a long MILP; it does not ask milp to try graphs beyond its size limit.
   request.timeLimitLiftsSizeLimit = o.timeLimitGiven;
-  const solvers::Comparison comparison =
-      solvers::compareSolvers(chosen, request, leastBudgets,
-                              [&](const std::string& id) { return json ? solvers::ProgressSink{} : progressBar(id); });
+  const solvers::Comparison comparison = solvers::compareSolvers(
+      chosen, request, leastBudgets,
+      [&](const std::string& id) { return json ? solvers::ProgressSink{} : progressBar(id); }, whole.left());
   const solvers::SolveResult& vanilla = comparison.vanilla;
   const std::vector<solvers::SolveResult>& results = comparison.rows;
   bool internalError = false;
@@ -175,7 +184,8 @@ int runCompare(const CompareOptions& o) {
     if (const solvers::Solver* s = registry.find(r.solver); s && !s->info().makesPlans && r.overheadLowerBound)
       lpBound = r.overheadLowerBound;
   const std::vector<std::string> figures =
-      o.figuresDir.empty() ? std::vector<std::string>{} : writeCompareFigures(o, g, comparison, chosen, budget);
+      o.figuresDir.empty() ? std::vector<std::string>{}
+                           : writeCompareFigures(o, g, comparison, chosen, budget, limits, whole.left());
 
   if (json) {
     nlohmann::json j;
@@ -186,6 +196,7 @@ int runCompare(const CompareOptions& o) {
     j["model"] = std::string(solvers::dpModelName(request.model));
     j["best"] = comparison.best ? nlohmann::json(bestId) : nlohmann::json(nullptr);
     j["time_limit_seconds"] = limits.time ? nlohmann::json(o.limits.timeLimit) : nlohmann::json(nullptr);
+    j["total_time_limit_seconds"] = total ? nlohmann::json(o.totalTimeLimit) : nlohmann::json(nullptr);
     j["memory_limit_bytes"] = solvers::memoryLimitOr(request.memoryLimit);
     if (lpBound) j["lp_bound_overhead"] = lpBound->value;
     if (bound) j["overhead_bound"] = {{"overhead", bound->overhead.value}, {"solver", bound->solver}};
@@ -198,6 +209,8 @@ int runCompare(const CompareOptions& o) {
         row["citation"] = solver->info().citation;
       row["budget_bytes"] = results[k].budget ? nlohmann::json(results[k].budget->value) : nlohmann::json(nullptr);
       putStatus(row, r);
+      const auto& rowLimit = comparison.rowLimits[k];
+      row["time_limit_seconds"] = rowLimit ? nlohmann::json(double(rowLimit->count()) / 1000) : nlohmann::json(nullptr);
       row["message"] = r.message;
       row["metrics"] = io::metricsToJson(r.metrics, r.plan.has_value());
       row["fits_budget"] = solvers::fitsBudget(r);
@@ -288,7 +301,7 @@ void addCompareCommand(CLI::App& app, Runner& run) {
   auto o = std::make_shared<CompareOptions>();
   CLI::App* cmd = app.add_subcommand("compare", "Run several solvers on one graph and print them side by side");
   cmd->add_option("graph", o->graph.path, "Graph file")->required();
-  cmd->add_option("--solvers", o->solvers, "Comma-separated solver ids (default: all)")->delimiter(',');
+  cmd->add_option("--solvers", o->solvers, "Comma-separated solver ids (default: all)");
   cmd->add_option("--budget,-b", o->budget,
                   "Memory budget: bytes, a size such as 2GiB, or 'least' for each solver's least feasible budget "
                   "(default: none)")
@@ -302,6 +315,10 @@ void addCompareCommand(CLI::App& app, Runner& run) {
                                        "Each solver's time limit in seconds (0: none). The default guards against a "
                                        "long MILP search and does not let milp try graphs over its size limit; an "
                                        "explicit limit does");
+  addTotalTimeLimit(cmd, o->totalTimeLimit,
+                    "The whole comparison's time in seconds (0: none): each solver gets at most an equal share of "
+                    "what is left (and never more than --time-limit); one not begun when it is spent is reported "
+                    "as not run, status time-limit");
   addPinOptions(cmd, o->pins);
   limit->capture_default_str();
   cmd->add_option("--figures", o->figuresDir,
@@ -311,7 +328,10 @@ void addCompareCommand(CLI::App& app, Runner& run) {
   addFigureStyleOptions(cmd, o->style);
   cmd->callback([o, limit, &run] {
     o->timeLimitGiven = limit->count() > 0;
-    run = [o] { return runCompare(*o); };
+    run = [o] {
+      o->solvers = listItems(o->solvers, "--solvers");
+      return runCompare(*o);
+    };
   });
 }
 

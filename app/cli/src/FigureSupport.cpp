@@ -72,15 +72,25 @@ void writeSceneAtomically(const viz::Scene& scene, const std::string& path, doub
 
 std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g, const std::vector<std::string>& ids,
                                                const std::string& budgetText, const std::string& strategyName,
-                                               bool quiet, solvers::DpModelKind model) {
+                                               bool quiet, solvers::DpModelKind model,
+                                               const solvers::RunLimits& limits) {
   const auto strategy = solvers::strategyFromName(strategyName);
   if (!strategy) throw CliError(kUsage, "unknown strategy '" + strategyName + "' (time, memory, auto)");
   const bool least = budgetText == "least";
   const auto budget = least ? std::nullopt : parseBudget(budgetText);
   std::vector<viz::LabeledPlan> plans;
-  for (const std::string& id : ids) {
+  const solvers::SharedTime shared(limits.time);
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    const std::string& id = ids[k];
     const solvers::Solver& s = findSolver(id);
+    if (shared.spent()) {
+      std::cerr << "remat: warning: " << id << ": the time limit ran out before it ran; left out\n";
+      continue;
+    }
     solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = model};
+    request.timeLimit = shared.next(ids.size() - k);
+    request.workLimit = limits.work;
+    request.memoryLimit = limits.memory;
     request.progress = quiet ? solvers::ProgressSink{} : progressBar(id);
     solvers::SolveResult r = least ? solvers::solveAtLeastBudget(s, request) : s.solve(request);
     if (!r.plan) {

@@ -40,12 +40,11 @@ void writeFigure(const viz::FigureRequest& request, const PreparedStyle& style, 
 void writeSceneAtomically(const viz::Scene& scene, const std::string& path, double dpi);
 
 /// Each solver's plan at the budget ("least": each its own least feasible one; empty: none), labelled
-/// by solver id; solvers without a plan are left out with a warning on stderr.
-[[nodiscard]] std::vector<viz::LabeledPlan> plansFromSolvers(const graph::ComputeGraph& g,
-                                                             const std::vector<std::string>& ids,
-                                                             const std::string& budgetText,
-                                                             const std::string& strategyName, bool quiet,
-                                                             solvers::DpModelKind model);
+/// by solver id; solvers without a plan are left out with a warning on stderr. `limits.time` is shared by
+/// the solves (solvers::SharedTime: each an equal share of what is left).
+[[nodiscard]] std::vector<viz::LabeledPlan> plansFromSolvers(
+    const graph::ComputeGraph& g, const std::vector<std::string>& ids, const std::string& budgetText,
+    const std::string& strategyName, bool quiet, solvers::DpModelKind model, const solvers::RunLimits& limits = {});
 
 /// Whether a solver's front is drawn in a Pareto figure when the user names no solvers: one that makes
 /// plans (not a bound), is not the plain run (a single point, drawn anyway) and needs no time limit (a

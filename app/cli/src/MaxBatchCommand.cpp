@@ -18,6 +18,7 @@ struct MaxBatchOptions {
   std::string memory;
   std::int64_t batch = 0;
   std::string model = "simulator";
+  LimitOptions limits;
   bool json = false;
 };
 
@@ -27,6 +28,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
     throw CliError(kUsage, o.solver +
                                " makes no plans (it bounds the overhead), so it cannot tell whether a batch "
                                "fits: choose a solver that plans");
+  const SolveLimits limits = parseLimits(o.limits);
   const auto memory = parseBudget(o.memory);
   if (!memory) throw CliError(kUsage, "--memory is required (the device memory, such as 80GiB)");
   if (o.batch < 0) throw CliError(kUsage, "--batch must be positive");
@@ -44,7 +46,7 @@ int runMaxBatch(const MaxBatchOptions& o) {
   }
   const solvers::MaxBatchResult r =
       solvers::maxBatch(solver, g, base, *memory, {}, o.json ? solvers::ProgressSink{} : progressBar(o.solver),
-                        parseModel(o.model), o.graph.workspace);
+                        parseModel(o.model), o.graph.workspace, {limits.time, limits.work, limits.memory});
   // Only a search that ended proves the largest batch; one stopped by a refusal proves a batch that fits.
   const bool proven = r.call == solvers::CallStatus::Ok && r.status == solvers::SolveStatus::Optimal && r.batch > 0;
   auto batchOrNull = [](std::int64_t b) { return b > 0 ? nlohmann::json(b) : nlohmann::json(nullptr); };
@@ -94,6 +96,9 @@ void addMaxBatchCommand(CLI::App& app, Runner& run) {
   addGraphOptions(cmd, o->graph,
                   "Times: file (as given), paper, flops or flops:<device> (a100, h100, v100, cpu-generic)", false);
   addModelOption(cmd, o->model);
+  addLimitOptions(cmd, o->limits,
+                  "Stop the whole search after this many seconds (0: none), with the largest batch proven to fit "
+                  "by then");
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runMaxBatch(*o); }; });
 }

@@ -27,6 +27,7 @@ struct RenderOptions {
   bool collapseChains = false;
   bool showParams = false;
   bool json = false;
+  LimitOptions limits;
   FigureStyleOptions style;
 };
 
@@ -41,6 +42,8 @@ int runRender(const RenderOptions& o) {
   if (!snapshot && !vizqt::formatFromPath(o.output))
     throw CliError(kUsage, "cannot tell the figure format of '" + o.output + "': use .svg, .pdf, .png or .pickle");
   checkPoints(o.points);
+  const SolveLimits limits = parseLimits(o.limits);
+  const solvers::RunLimits runLimits{limits.time, limits.work, limits.memory};
   std::vector<std::string> readFiles = o.planFiles;
   readFiles.push_back(o.graph.path);
   checkOutputPath(o.output, readFiles);
@@ -68,15 +71,18 @@ int runRender(const RenderOptions& o) {
     if (chosen.empty())
       for (const auto& s : solvers::SolverRegistry::builtin().solvers())
         if (inDefaultFronts(s->info())) chosen.push_back(s.get());
-    viz::ParetoInputs inputs = viz::paretoInputs(g, chosen, o.points, {}, parseModel(o.model));
+    viz::ParetoInputs inputs =
+        viz::paretoInputs(g, chosen, o.points, {}, parseModel(o.model),
+                          o.json ? solvers::ProgressSink{} : progressBar("fronts"), {}, runLimits);
     for (const auto& s : inputs.skipped) std::cerr << "remat: warning: no front from " << s << '\n';
+    for (const auto& s : inputs.partial) std::cerr << "remat: warning: a partial front from " << s << '\n';
     request.pareto = std::move(inputs.data);
   } else {
     // Plans from solvers; with neither files nor solvers, the plain run (the graph drawing stays bare).
     std::vector<std::string> ids = o.solvers;
     if (ids.empty() && o.planFiles.empty() && *kind != viz::FigureKind::Graph)
       ids.push_back(solvers::SolverRegistry::builtin().plainRun().info().id);
-    for (auto& p : plansFromSolvers(g, ids, o.budget, o.strategy, o.json, parseModel(o.model)))
+    for (auto& p : plansFromSolvers(g, ids, o.budget, o.strategy, o.json, parseModel(o.model), runLimits))
       request.plans.push_back(std::move(p));
   }
   if (snapshot) {
@@ -96,10 +102,13 @@ int runRender(const RenderOptions& o) {
   if (o.json) {
     nlohmann::json plans = nlohmann::json::array();
     for (const auto& p : request.plans) plans.push_back(p.label);
+    nlohmann::json fronts = nlohmann::json::array();  // the Pareto figure's series
+    for (const auto& series : request.pareto.series) fronts.push_back(series.solver);
     printJson({{"figure", o.figure},
                {"output", o.output},
                {"graph", g.name()},
                {"plans", plans},
+               {"fronts", fronts},
                {"width", o.style.width},
                {"height", o.style.height},
                {"warnings", loaded.warnings}});
@@ -122,8 +131,7 @@ void addRenderCommand(CLI::App& app, Runner& run) {
       ->required();
   cmd->add_option("--plan", o->planFiles, "A plan file written by 'remat solve -o' (repeatable)");
   cmd->add_option("--solvers", o->solvers,
-                  "Comma-separated solvers whose plans to draw (pareto: whose fronts; default all but store-all)")
-      ->delimiter(',');
+                  "Comma-separated solvers whose plans to draw (pareto: whose fronts; default all but store-all)");
   cmd->add_option("--budget,-b", o->budget, "The solvers' budget: bytes, a size such as 2GiB, or 'least'")
       ->check(givenBudget());
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
@@ -134,8 +142,16 @@ void addRenderCommand(CLI::App& app, Runner& run) {
   cmd->add_flag("--show-params", o->showParams, "graph: draw parameter nodes too");
   addFigureStyleOptions(cmd, o->style);
   addGraphOptions(cmd, o->graph);
+  addLimitOptions(cmd, o->limits,
+                  "The solvers' time in all, shared among them, in seconds (0: none); a solver that gets no plan in "
+                  "its share is left out with a warning");
   cmd->add_flag("--json", o->json, "Machine-readable summary");
-  cmd->callback([o, &run] { run = [o] { return runRender(*o); }; });
+  cmd->callback([o, &run] {
+    run = [o] {
+      o->solvers = listItems(o->solvers, "--solvers");
+      return runRender(*o);
+    };
+  });
 }
 
 }  // namespace remat::cli

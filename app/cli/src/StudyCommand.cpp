@@ -22,6 +22,7 @@
 #include "remat/graph/PrintableText.hpp"
 #include "remat/io/PlanJsonValue.hpp"
 #include "remat/io/detail/ReaderSupport.hpp"
+#include "remat/io/detail/StudyLines.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/viz/Pareto.hpp"
@@ -41,6 +42,7 @@ struct StudyOptions {
   std::string model = "simulator";
   LimitOptions limits{.timeLimit = kDefaultTimeLimit};
   bool timeLimitGiven = false;
+  double totalTimeLimit = 0;
   std::string shard;
   bool timings = false;
   bool merge = false;
@@ -210,6 +212,12 @@ int runStudyTasks(const StudyOptions& o) {
   const std::size_t perGraph = budgets.size() * chosen.size();
   const std::size_t tasks = o.inputs.size() * perGraph;
 
+  // The shard's total time (not part of the study's print: a wall-clock bound of the job, as Slurm's):
+  // each task gets at most an equal share of what is left among this shard's tasks still to run.
+  const solvers::SharedTime whole(parseSecondsLimit(o.totalTimeLimit, "--total-time-limit"));
+  std::size_t tasksLeft = 0;
+  for (std::size_t k = shard - 1; k < tasks; k += shards) ++tasksLeft;
+  bool notRun = false;
   std::ostringstream lines;
   bool internalError = false;
   for (std::size_t gi = 0; gi < o.inputs.size(); ++gi) {
@@ -239,8 +247,19 @@ int runStudyTasks(const StudyOptions& o) {
             Bytes{std::int64_t(std::floor(*budget.fraction * double(vanilla.metrics.simulatedPeak.value)))};
       else if (budget.bytes)
         request.budget = budget.bytes;
-      const solvers::SolveResult r =
-          budget.least() ? solvers::solveAtLeastBudget(solver, request) : solver.solve(request);
+      solvers::SolveResult r;
+      if (whole.spent()) {
+        r.solver = solver.info().id;
+        r.strategy = request.strategy;
+        r.budget = request.budget;
+        r.status = solvers::SolveStatus::TimeLimit;
+        r.message = "not run: the shard's total time limit (--total-time-limit) was spent";
+        notRun = true;
+      } else {
+        request.timeLimit = whole.next(tasksLeft, request.timeLimit);
+        r = budget.least() ? solvers::solveAtLeastBudget(solver, request) : solver.solve(request);
+      }
+      --tasksLeft;
       internalError |= r.call == solvers::CallStatus::Error;
       const std::string line = taskLine(o, study, k, tasks, o.inputs[gi], g, vanilla, budget, r).dump() + '\n';
       if (o.output.empty()) {
@@ -253,104 +272,44 @@ int runStudyTasks(const StudyOptions& o) {
     }
   }
   if (!o.output.empty()) writeFileAtomically(o.output, lines.str());
-  // A solver's internal error is in its line and in the exit code, as in compare.
-  return internalError ? kInternal : kOk;
+  // A solver's internal error is in its line and in the exit code, as in compare; tasks the total time
+  // left unrun are in their lines, and exit 1 says the shard did not run whole.
+  if (internalError) return kInternal;
+  if (notRun) {
+    std::cerr << "remat: the total time limit was spent before every task ran; their lines say 'not run'\n";
+    return kInfeasible;
+  }
+  return kOk;
 }
 
 // Shard files over 1 GiB are refused before reading (a million tasks make about 700 MB of lines).
 constexpr std::uintmax_t kMaxShardBytes = std::uintmax_t{1} << 30;
 
-// A line of a shard file, where it came from.
-struct ShardLine {
-  std::string text;
-  json value;
-  std::string where;  ///< "file:line"
-};
+using io::detail::StudyLine;
 
-// Why a study line's fields are not what `remat study` writes, or nothing: each field the merge reads,
-// of its type, so that a hand-edited or damaged line is refused at its place instead of failing later.
-std::optional<std::string> lineProblem(const json& v) {
-  for (const char* key : {"study", "task", "tasks", "graph", "budget", "solver", "fits_budget", "metrics"})
-    if (!v.contains(key)) return std::string("a study line without '") + key + "'";
-  for (const char* key : {"study", "graph", "budget", "solver"})
-    if (!v[key].is_string()) return std::string("'") + key + "' must be a string";
-  if (!v["task"].is_number_unsigned() || !v["tasks"].is_number_unsigned() ||
-      v["task"].get<std::size_t>() >= v["tasks"].get<std::size_t>())
-    return std::string("'task' must be a number below 'tasks'");
-  if (!v["fits_budget"].is_boolean()) return std::string("'fits_budget' must be true or false");
-  if (!v["metrics"].is_object()) return std::string("'metrics' must be an object");
-  for (const char* key : {"time_unit", "call", "status"})
-    if (v.contains(key) && !v[key].is_string()) return std::string("'") + key + "' must be a string";
-  auto integerOrNull = [](const json& object, const char* key) {
-    return !object.contains(key) || object[key].is_null() || object[key].is_number_integer();
-  };
-  for (const char* key : {"budget_bytes", "vanilla_peak_bytes"})
-    if (!integerOrNull(v, key)) return std::string("'") + key + "' must be an integer or null";
-  for (const char* key : {"simulated_peak_bytes", "overhead", "recomputed_nodes"})
-    if (!integerOrNull(v["metrics"], key)) return std::string("'metrics.") + key + "' must be an integer or null";
-  for (const char* key : {"overhead_percent", "reduction_percent"})
-    if (v.contains(key) && !v[key].is_null() && !v[key].is_number())
-      return std::string("'") + key + "' must be a number or null";
-  return std::nullopt;
-}
-
-std::vector<ShardLine> readShards(const std::vector<std::string>& files) {
-  std::vector<ShardLine> out;
+std::vector<StudyLine> readShards(const std::vector<std::string>& files) {
+  std::vector<StudyLine> out;
   for (const auto& file : files) {
     // As every reader of Remat's: regular files only, with a cap (a device or FIFO is refused unread).
     std::string why;
     const std::optional<std::string> content = io::detail::readFileCapped(file, kMaxShardBytes, "shard", why);
     if (!content) throw CliError(kInput, std::string(file).append(": cannot read shard file: ").append(why));
-    std::size_t start = 0;
-    for (std::size_t number = 1; start < content->size(); ++number) {
-      std::size_t end = content->find('\n', start);
-      if (end == std::string::npos) end = content->size();
-      const std::string_view text(content->data() + start, end - start);
-      start = end + 1;
-      if (text.find_first_not_of(" \t\r") == std::string_view::npos) continue;
-      const std::string where = file + ":" + std::to_string(number);
-      json value = json::parse(text, nullptr, false);
-      if (value.is_discarded() || !value.is_object())
-        throw CliError(kInput, where + ": not a line of a study (one JSON object per line)");
-      if (const auto problem = lineProblem(value)) throw CliError(kInput, where + ": " + *problem);
-      out.push_back({std::string(text), std::move(value), where});
+    try {
+      io::detail::appendStudyLines(*content, file, out);
+    } catch (const io::detail::StudyLineError& e) {
+      throw CliError(kInput, e.what());
     }
   }
-  if (out.empty()) throw CliError(kInput, "the shards hold no study line");
   return out;
 }
 
-// The lines of one study, in task order, every task exactly once. The count of tasks comes from the
-// lines: nothing is allocated by it before every task is known to be there.
-std::vector<ShardLine> joinShards(std::vector<ShardLine> lines) {
-  const std::string study = lines.front().value["study"].get<std::string>();
-  const std::size_t tasks = lines.front().value["tasks"].get<std::size_t>();
-  std::map<std::size_t, std::size_t> at;
-  for (std::size_t k = 0; k < lines.size(); ++k) {
-    const json& v = lines[k].value;
-    if (v["study"] != study || v["tasks"].get<std::size_t>() != tasks)
-      throw CliError(kInput, lines[k].where + ": a line of another study than " + lines.front().where +
-                                 " (other graphs or their contents, budgets, solvers or options)");
-    const auto task = v["task"].get<std::size_t>();
-    if (const auto first = at.find(task); first != at.end())
-      throw CliError(kInput, lines[k].where + ": task " + std::to_string(task) + " again (first at " +
-                                 lines[first->second].where + "): the shards overlap");
-    at.emplace(task, k);
+// The lines of one study, in task order, every task exactly once (io::detail::joinStudyLines).
+std::vector<StudyLine> joinShards(std::vector<StudyLine> lines) {
+  try {
+    return io::detail::joinStudyLines(std::move(lines));
+  } catch (const io::detail::StudyLineError& e) {
+    throw CliError(kInput, e.what());
   }
-  if (at.size() != tasks) {
-    // The first few missing, found among the tasks present and the gaps between them.
-    std::string list;
-    std::size_t listed = 0;
-    for (std::size_t t = 0; t < tasks && listed < 10; ++t)
-      if (!at.contains(t)) list += (listed++ ? ", " : "") + std::to_string(t);
-    if (tasks - at.size() > listed) list += ", ...";
-    throw CliError(kInput, std::to_string(tasks - at.size()) + " of the study's " + std::to_string(tasks) +
-                               " tasks are in no shard (" + list + "): a shard is missing or was cut short");
-  }
-  std::vector<ShardLine> ordered;
-  ordered.reserve(tasks);
-  for (const auto& [task, k] : at) ordered.push_back(std::move(lines[k]));
-  return ordered;
 }
 
 std::optional<std::int64_t> integer(const json& v) {
@@ -376,7 +335,7 @@ int runStudyMerge(const StudyOptions& o) {
   if (!o.figuresDir.empty() && o.figureFormat != "svg" && o.figureFormat != "pdf" && o.figureFormat != "png")
     throw CliError(kUsage, "unknown figure format '" + o.figureFormat + "' (svg, pdf, png)");
   if (!o.output.empty()) checkOutputPath(o.output, o.inputs);
-  const std::vector<ShardLine> lines = joinShards(readShards(o.inputs));
+  const std::vector<StudyLine> lines = joinShards(readShards(o.inputs));
 
   // The winner of each (graph, budget): Comparison::best's rule over the solvers' lines.
   std::map<std::pair<std::string, std::string>, std::size_t> best;
@@ -396,7 +355,7 @@ int runStudyMerge(const StudyOptions& o) {
     for (const auto& w : style.warnings) std::cerr << "remat: warning: " << w << '\n';
     std::map<std::string, viz::ParetoData> figures;
     std::vector<std::string> order;
-    for (const ShardLine& line : lines) {
+    for (const StudyLine& line : lines) {
       const json& v = line.value;
       const std::string graphFile = v["graph"].get<std::string>();
       if (!figures.count(graphFile)) {
@@ -455,7 +414,7 @@ int runStudyMerge(const StudyOptions& o) {
   if (o.table.empty()) {
     // The study's lines, as one unsharded run writes them.
     std::string all;
-    for (const ShardLine& line : lines) all += line.text + '\n';
+    for (const StudyLine& line : lines) all += line.text + '\n';
     if (o.output.empty()) {
       std::cout << all << std::flush;
     } else {
@@ -498,11 +457,10 @@ void addStudyCommand(CLI::App& app, Runner& run) {
   CLI::App* cmd = app.add_subcommand(
       "study", "Solvers x budgets x graphs, one JSON line per task, in shards that run on many machines");
   cmd->add_option("inputs", o->inputs, "Graph files (with --merge: the line files of the shards)")->required();
-  cmd->add_option("--solvers", o->solvers, "Comma-separated solver ids")->delimiter(',');
+  cmd->add_option("--solvers", o->solvers, "Comma-separated solver ids");
   cmd->add_option("--budgets", o->budgets,
                   "Comma-separated budgets: fractions of each graph's plain-run peak (0.5, 75%), sizes (2GiB, "
-                  "bytes) or 'least' (each solver's own least feasible budget)")
-      ->delimiter(',');
+                  "bytes) or 'least' (each solver's own least feasible budget)");
   cmd->add_option("--strategy", o->strategy, "DP strategy: time, memory or auto")->capture_default_str();
   addModelOption(cmd, o->model);
   addGraphOptions(cmd, o->graph);
@@ -511,6 +469,10 @@ void addStudyCommand(CLI::App& app, Runner& run) {
                                        "long MILP search and does not let milp try graphs over its size limit; an "
                                        "explicit limit does");
   limit->capture_default_str();
+  addTotalTimeLimit(cmd, o->totalTimeLimit,
+                    "The shard's whole time in seconds (0: none): each task gets at most an equal share of what is "
+                    "left, never more than --time-limit; tasks not begun when it is spent are written as not run, "
+                    "status time-limit, and the exit code is 1");
   cmd->add_option("--shard", o->shard,
                   "Run only the i-th of n deterministic slices of the tasks, as i/n (1 <= i <= n): a Slurm array "
                   "task or a GNU parallel job each");
@@ -524,7 +486,11 @@ void addStudyCommand(CLI::App& app, Runner& run) {
   addFigureStyleOptions(cmd, o->style);
   cmd->callback([o, limit, &run] {
     o->timeLimitGiven = limit->count() > 0;
-    run = [o] { return o->merge ? runStudyMerge(*o) : runStudyTasks(*o); };
+    run = [o] {
+      o->solvers = listItems(o->solvers, "--solvers");
+      o->budgets = listItems(o->budgets, "--budgets");
+      return o->merge ? runStudyMerge(*o) : runStudyTasks(*o);
+    };
   });
 }
 

@@ -63,8 +63,8 @@ int runSweep(const SweepOptions& o) {
     return exitCodeFor(r);
   }
   std::cout << "Budget/overhead trade-off of " << o.solver << " on " << graph::printableText(g.name()) << " (budget in "
-            << (model ? "the DP model" : "the simulator") << ", overhead in " << g.timeUnit() << "; " << r.message
-            << ")\n\n";
+            << (model ? "the DP model" : "the simulator") << ", overhead in " << g.timeUnit()
+            << (r.message.empty() ? std::string() : "; " + r.message) << ")\n\n";
   std::printf("%14s  %10s  %16s  %10s\n", "budget", "overhead", "simulated peak", "recomputed");
   for (const solvers::Solver::FrontPlan& plan : r.plans)
     std::printf("%14s  %10lld  %16s  %10zu\n", formatByteSize(plan.budget).c_str(),

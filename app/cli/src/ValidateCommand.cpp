@@ -34,6 +34,7 @@ struct ValidateOptions {
   std::string outDir;
   std::string table = "text";
   bool json = false;
+  LimitOptions limits;
   FigureStyleOptions style;
 };
 
@@ -91,6 +92,10 @@ int runValidate(const ValidateOptions& o) {
     if (!o.planFiles.empty() || !o.solvers.empty())
       throw CliError(kUsage,
                      "--measured sets a recorded run against the plain run's prediction: no --plan or --solvers");
+    if (!o.outDir.empty())
+      throw CliError(kUsage,
+                     "--out-dir keeps the plans, measurements and runner logs of a run here; with --measured "
+                     "nothing is run: write the report with --json or the figure with --figure");
     if (o.table != "text" && o.table != "markdown" && o.table != "csv" && o.table != "json")
       throw CliError(kUsage, "unknown table format '" + o.table + "' (text, markdown, csv, json)");
     return runAgainstTrace(o, o.json || o.table == "json");
@@ -113,6 +118,10 @@ int runValidate(const ValidateOptions& o) {
   }
   runtime::MeasureOptions measure = measureOptions(o.measure);
   measure.checkGradients = !o.noCheckGrads;
+  // The whole command's time: the solves share it, and no runner call runs past it.
+  const SolveLimits limits = parseLimits(o.limits);
+  const solvers::SharedTime shared(limits.time);
+  if (limits.time) measure.deadline = std::chrono::steady_clock::now() + *limits.time;
   LoadedGraph loaded = loadGraph(o.graph);
   const graph::ComputeGraph& g = loaded.graph;
   if (!asJson)
@@ -130,9 +139,15 @@ int runValidate(const ValidateOptions& o) {
     if (!strategy) throw CliError(kUsage, "unknown strategy '" + o.strategy + "' (time, memory, auto)");
     const bool least = o.budget == "least";
     const auto budget = least ? std::nullopt : parseBudget(o.budget);
-    for (const auto& id : o.solvers) {
+    for (std::size_t k = 0; k < o.solvers.size(); ++k) {
+      const std::string& id = o.solvers[k];
       const solvers::Solver& s = findSolver(id);
+      if (shared.spent()) throw CliError(kInfeasible, "the time limit ran out before " + id + " ran; nothing measured");
       solvers::SolveRequest request{.graph = &g, .budget = budget, .strategy = *strategy, .model = parseModel(o.model)};
+      // The runner needs time too: the solves take at most half of the limit between them.
+      request.timeLimit = limits.time ? shared.next(2 * (o.solvers.size() - k)) : std::nullopt;
+      request.workLimit = limits.work;
+      request.memoryLimit = limits.memory;
       request.progress = asJson ? solvers::ProgressSink{} : progressBar(id);
       solvers::SolveResult r = least ? solvers::solveAtLeastBudget(s, request) : s.solve(request);
       if (!r.plan || r.status == solvers::SolveStatus::Infeasible) {
@@ -223,7 +238,7 @@ void addValidateCommand(CLI::App& app, Runner& run) {
       "validate", "Play plans with real tensors (remat-runner) and compare measured with predicted memory and time");
   cmd->add_option("graph", o->graph.path, "Graph file (with the shapes and attributes of an ONNX import)")->required();
   cmd->add_option("--plan", o->planFiles, "A plan file from `remat solve -o` (repeatable)");
-  cmd->add_option("--solvers", o->solvers, "Or: solve with these solvers here (comma-separated ids)")->delimiter(',');
+  cmd->add_option("--solvers", o->solvers, "Or: solve with these solvers here (comma-separated ids)");
   cmd->add_option("--measured", o->measured,
                   "Or: a training step recorded in PyTorch (runtime/trace_step.py, or a Chrome trace with memory "
                   "events), set against the simulator's plain run; nothing is played");
@@ -232,6 +247,9 @@ void addValidateCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--strategy", o->strategy, "DP strategy for --solvers: time, memory or auto")->capture_default_str();
   addModelOption(cmd, o->model);
   addMeasureOptions(cmd, o->measure);
+  addLimitOptions(cmd, o->limits,
+                  "The whole command's time in seconds (0: none): the solves of --solvers take at most half of it, "
+                  "and no runner call runs past it (exit 5)");
   cmd->add_flag("--no-check-grads", o->noCheckGrads,
                 "Skip the comparison of every plan's gradients with the plain run");
   addGraphOptions(cmd, o->graph);
@@ -240,7 +258,12 @@ void addValidateCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--table", o->table, "Table style: text, markdown, csv or json")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable output (same as --table json)");
   addFigureStyleOptions(cmd, o->style);
-  cmd->callback([o, &run] { run = [o] { return runValidate(*o); }; });
+  cmd->callback([o, &run] {
+    run = [o] {
+      o->solvers = listItems(o->solvers, "--solvers");
+      return runValidate(*o);
+    };
+  });
 }
 
 }  // namespace remat::cli

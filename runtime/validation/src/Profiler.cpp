@@ -58,7 +58,7 @@ void Profiler::run() {
                                 "-o",
                                 out};
   if (m_options.threads > 0) args.insert(args.end(), {"--threads", std::to_string(m_options.threads)});
-  const RunnerResult r = runRunner(m_options.runner, args, work.file("runner.log"), m_options.timeout);
+  const RunnerResult r = runRunner(m_options.runner, args, work.file("runner.log"), callTimeout(m_options));
   throwIfFailed(r, "the store-all plan of " + m_graphLabel, m_options.device, renames);
   const MeasuredRun m = readRunnerMeasurement(out, r, "the store-all plan of " + m_graphLabel, renames);
 

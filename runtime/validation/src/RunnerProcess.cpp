@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -119,6 +120,13 @@ std::string findRunner(const std::string& explicitPath) {
                         "built from runtime/ alone, see runtime/README.md)");
 }
 
+std::optional<std::chrono::milliseconds> callTimeout(const MeasureOptions& options) {
+  if (!options.deadline) return options.timeout;
+  const auto left = std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                               *options.deadline - std::chrono::steady_clock::now()));
+  return options.timeout ? std::min(*options.timeout, left) : left;
+}
+
 RunnerResult runRunner(const std::string& runner, const std::vector<std::string>& args, const std::string& stderrFile,
                        std::optional<std::chrono::milliseconds> timeout) {
   std::vector<std::string> argvText;
@@ -205,9 +213,11 @@ void throwIfFailed(const RunnerResult& r, const std::string& what, const std::st
   if (r.exitCode == 0 && !r.timedOut) return;
   const std::string said = runnerMessage(r.stderrText, renames);
   if (r.timedOut)
-    throw ValidationError(ValidationFailure::Measurement,
-                          "remat-runner did not finish " + what + " on " + device + " within its deadline (" +
-                              "--runner-timeout); it was stopped with its process group. It printed last:\n" + said);
+    throw ValidationError(ValidationFailure::Measurement, "remat-runner did not finish " + what + " on " + device +
+                                                              " within its deadline (" +
+                                                              "--runner-timeout, or what was left of --time-limit); it "
+                                                              "was stopped with its process group. It printed last:\n" +
+                                                              said);
   if (r.signal != 0) {
     std::string why = "remat-runner was killed by signal " + std::to_string(r.signal) + " (" + strsignal(r.signal) +
                       ") while running " + what + " on " + device;

@@ -195,7 +195,7 @@ void ValidationRun::run() {
   // Can the runner execute every operation? Checked once, before anything runs.
   {
     const RunnerResult r = runRunner(m_options.runner, {graphFile, "--baseline", "--dry-run"},
-                                     m_work->file("dry-run.log"), m_options.timeout);
+                                     m_work->file("dry-run.log"), callTimeout(m_options));
     throwIfFailed(r, "graph " + m_graphLabel, m_options.device, renames);
   }
 
@@ -210,7 +210,7 @@ void ValidationRun::run() {
     if (checkGrads) args.emplace_back("--check-grads");
     args.emplace_back("-o");
     args.push_back(out);
-    const RunnerResult r = runRunner(m_options.runner, args, log, m_options.timeout);
+    const RunnerResult r = runRunner(m_options.runner, args, log, callTimeout(m_options));
     // Exit code 1 (gradients differ) still wrote the measurement: the row says so, the caller decides.
     if (r.exitCode != 1 || r.timedOut) throwIfFailed(r, what, m_options.device, renames);
     MeasuredRun m = readRunnerMeasurement(out, r, what, renames);
@@ -376,7 +376,7 @@ void ValidationRun::checkKeep(const std::string& dir) const {
   for (const std::string& label : labels)
     for (const char* suffix : {".plan.json", ".measurement.json", ".runner.log"})
       targets.push_back((fs::path(dir) / (label + suffix)).string());
-  std::vector<std::string> inputs{m_graphLabel};
+  std::vector<std::string> inputs{m_graphLabel, m_options.runner};
   for (const PlanToValidate& p : m_plans)
     if (!p.source.empty()) inputs.push_back(p.source);
   for (const std::string& target : targets)

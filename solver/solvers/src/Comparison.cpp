@@ -57,12 +57,28 @@ std::optional<OverheadBound> tightestBound(const std::vector<SolveResult>& rows,
 }
 
 Comparison compareSolvers(const std::vector<const Solver*>& solvers, const SolveRequest& request, bool leastBudgets,
-                          const std::function<ProgressSink(const std::string& id)>& progressFor) {
+                          const std::function<ProgressSink(const std::string& id)>& progressFor,
+                          std::optional<std::chrono::milliseconds> total) {
   Comparison out;
   out.leastBudgets = leastBudgets;
+  const SharedTime shared(total);
   out.vanilla = SolverRegistry::builtin().find("store-all")->solve({.graph = request.graph});
-  for (const Solver* s : solvers) {
+  for (std::size_t k = 0; k < solvers.size(); ++k) {
+    const Solver* s = solvers[k];
     SolveRequest r = request;
+    if (shared.spent()) {
+      out.rowLimits.emplace_back(std::chrono::milliseconds(0));
+      SolveResult skipped;
+      skipped.solver = s->info().id;
+      skipped.strategy = request.strategy;
+      skipped.budget = leastBudgets ? std::nullopt : request.budget;
+      skipped.status = SolveStatus::TimeLimit;
+      skipped.message = "not run: the comparison's total time limit was spent";
+      out.rows.push_back(std::move(skipped));
+      continue;
+    }
+    r.timeLimit = shared.next(solvers.size() - k, request.timeLimit);
+    out.rowLimits.push_back(r.timeLimit);
     if (progressFor) r.progress = progressFor(s->info().id);
     out.rows.push_back(leastBudgets ? solveAtLeastBudget(*s, r) : s->solve(r));
   }

@@ -2,6 +2,7 @@
 
 #include "remat/graph/BatchScaling.hpp"
 #include "remat/graph/WorkspaceModel.hpp"
+#include "remat/solvers/TimeLimit.hpp"
 
 namespace remat::solvers {
 
@@ -27,8 +28,12 @@ enum class Verdict { Fits, DoesNotFit, Refused };
 
 MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std::int64_t baseBatch, Bytes memory,
                         std::stop_token stop, const ProgressSink& progress, DpModelKind dpModel,
-                        std::string_view workspaceModel) {
+                        std::string_view workspaceModel, const RunLimits& limits) {
   MaxBatchResult out;
+  const SharedTime shared(limits.time);
+  // Batch 1 may take all the time (no answer without it); every later solve half of what is left, so one
+  // slow probe never leaves the bisection nothing.
+  std::size_t solvesAhead = 1;
   const std::string& id = solver.info().id;
   if (!solver.info().makesPlans) {
     out.call = CallStatus::Error;
@@ -59,6 +64,10 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
     graph::ComputeGraph gb = std::move(scaled).value();
     ++out.solves;
     SolveRequest request{.graph = &gb, .stop = stop, .model = dpModel};
+    request.timeLimit = shared.next(solvesAhead);
+    solvesAhead = 2;
+    request.workLimit = limits.work;
+    request.memoryLimit = limits.memory;
     if (model) {
       const Bytes resident = residentBytes(gb);
       if (resident >= memory) return Verdict::DoesNotFit;
@@ -137,6 +146,14 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
         break;
     }
   };
+  // The time limit spent: the largest batch proven to fit so far, never claimed the largest.
+  auto outOfTime = [&](std::int64_t next) {
+    out.status = SolveStatus::TimeLimit;
+    out.refusedAt = next;
+    out.message = "the time limit ran out before batch " + std::to_string(next) + " was tried; batch " +
+                  std::to_string(low) + " is the largest proven to fit, not proven the largest";
+    return out;
+  };
   constexpr std::int64_t kMaxBatch = std::int64_t{1} << 40;
   while (high == 0) {
     if (stop.stop_requested()) break;
@@ -146,6 +163,7 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
       out.message = "stopped doubling at batch " + std::to_string(low) + ": the memory is practically unlimited";
       return out;
     }
+    if (shared.spent()) return outOfTime(next);
     probe(next);
     if (fault) return failed();
     if (progress) progress(0.3, "doubling the batch");
@@ -153,6 +171,7 @@ MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std:
   // Between a batch that fits and one refused, bisection goes on: a batch in between that does not fit
   // still proves the largest one (fitting is monotone in the batch).
   while (high - low > 1 && !stop.stop_requested()) {
+    if (shared.spent()) return outOfTime(low + (high - low) / 2);
     probe(low + (high - low) / 2);
     if (fault) return failed();
     if (progress) progress(0.3 + 0.7 * (1.0 - double(high - low) / double(high)), "bisecting the batch");

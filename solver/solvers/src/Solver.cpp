@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <exception>
 #include <iterator>
 #include <new>
@@ -331,17 +332,21 @@ Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t point
 }
 
 Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t points) const {
+  return sweepFrom(request, points, minBudget(request));
+}
+
+Solver::TradeOff Solver::sweepFrom(const SolveRequest& request, std::size_t points, const MinBudget& least) const {
   const auto start = std::chrono::steady_clock::now();
   TradeOff out;
-  // The request's time limit is the whole sweep's, as every solver counts its whole run against it: each
-  // solve gets what is left of it.
-  auto remaining = [&]() -> std::optional<std::chrono::milliseconds> {
-    if (!request.timeLimit) return std::nullopt;
-    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-    return std::max(std::chrono::milliseconds(1), *request.timeLimit - spent);
-  };
-  auto outOfTime = [&] { return request.timeLimit && std::chrono::steady_clock::now() - start >= *request.timeLimit; };
-  const MinBudget least = minBudget(request);
+  // The request's time limit is the whole sweep's, as every solver counts its whole run against it: the
+  // least budget's search (done by the caller) took what it needed, each solve gets an equal share of
+  // what is left.
+  std::optional<std::chrono::milliseconds> rest = request.timeLimit;
+  if (rest) {
+    const auto spent = std::chrono::milliseconds(static_cast<std::int64_t>(std::ceil(least.seconds * 1000)));
+    rest = std::max(std::chrono::milliseconds(0), *rest - spent);
+  }
+  const SharedTime shared(rest);
   if (!least.bytes) {
     out.call = least.call;
     out.status = least.status;
@@ -350,7 +355,7 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
   }
   SolveRequest open = request;
   open.budget.reset();
-  open.timeLimit = remaining();
+  open.timeLimit = shared.next(points + 1);
   const SolveResult loose = solve(open);
   if (!loose.plan) {
     out.call = loose.call;
@@ -375,14 +380,14 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
     }
     const Bytes budget{least.bytes->value +
                        (high.value - least.bytes->value) * std::int64_t(k) / std::int64_t(steps - 1)};
-    if (outOfTime()) {
+    if (shared.spent()) {
       refused += steps - k;
       if (!firstRefusal) firstRefusal = {SolveStatus::TimeLimit, "time limit reached"};
       break;
     }
     SolveRequest at = request;
     at.budget = budget;
-    at.timeLimit = remaining();
+    at.timeLimit = shared.next(steps - k);
     SolveResult r = solve(at);
     if (r.call == CallStatus::Error) {
       out.call = CallStatus::Error;
@@ -409,7 +414,7 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
     out.plans.push_back({budget, std::move(*r.plan), {}});
     if (request.progress) request.progress(double(k + 1) / double(steps), "budget sweep");
   }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  out.seconds = least.seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (firstRefusal) {
     out.status = firstRefusal->first;
     out.message = std::to_string(refused) + " of the " + std::to_string(steps) + " budgets got no answer (" +
@@ -426,22 +431,19 @@ Solver::TradeOff Solver::planTradeOff(const SolveRequest& request, std::size_t p
 
 SolveResult solveAtLeastBudget(const Solver& solver, SolveRequest request) {
   // The limit is the whole answer's: finding the least budget and planning at it share it.
-  const auto start = std::chrono::steady_clock::now();
+  const SharedTime shared(request.timeLimit);
   const Solver::MinBudget least = solver.minBudget(request);
-  if (least.bytes && request.timeLimit) {
-    const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
-    if (spent >= *request.timeLimit) {
-      SolveResult late;
-      late.solver = solver.info().id;
-      late.strategy = request.strategy;
-      late.budget = least.bytes;
-      late.status = SolveStatus::TimeLimit;
-      late.message = "the time limit was spent finding the least budget (" + std::to_string(least.bytes->value) +
-                     " bytes); no plan at it";
-      return late;
-    }
-    request.timeLimit = *request.timeLimit - spent;
+  if (least.bytes && shared.spent()) {
+    SolveResult late;
+    late.solver = solver.info().id;
+    late.strategy = request.strategy;
+    late.budget = least.bytes;
+    late.status = SolveStatus::TimeLimit;
+    late.message = "the time limit was spent finding the least budget (" + std::to_string(least.bytes->value) +
+                   " bytes); no plan at it";
+    return late;
   }
+  request.timeLimit = shared.next();
   if (!least.bytes) {
     SolveResult failed;
     failed.solver = solver.info().id;

@@ -75,4 +75,22 @@ std::stop_token TimeLimit::token() {
   return m_source.get_token();
 }
 
+std::optional<SharedTime::Millis> SharedTime::left() const {
+  if (!m_total) return std::nullopt;
+  const auto spent = std::chrono::duration_cast<Millis>(Clock::now() - m_start);
+  return spent >= *m_total ? Millis(0) : *m_total - spent;
+}
+
+bool SharedTime::spent() const {
+  const auto rest = left();
+  return rest && rest->count() == 0;
+}
+
+std::optional<SharedTime::Millis> SharedTime::next(std::size_t solvesLeft, std::optional<Millis> own) const {
+  const auto rest = left();
+  if (!rest) return own;
+  const auto share = std::max(Millis(1), *rest / static_cast<std::int64_t>(std::max<std::size_t>(solvesLeft, 1)));
+  return own ? std::min(*own, share) : share;
+}
+
 }  // namespace remat::solvers

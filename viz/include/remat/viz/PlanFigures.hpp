@@ -88,6 +88,8 @@ struct FigureResult {
 struct ParetoInputs {
   ParetoData data;
   std::vector<std::string> skipped;
+  /// Fronts drawn though not whole (a time limit, a budget a solver could not answer): what each lacks.
+  std::vector<std::string> partial;
   /// The plan behind each point, parallel to data.series[i].points[j] (so that a view can load the plan
   /// of a clicked point: Hotspot::series and Hotspot::index of the Pareto figure index both).
   std::vector<std::vector<solvers::Plan>> plans;
@@ -95,12 +97,14 @@ struct ParetoInputs {
 /// `progress`, when set, hears the whole job's fraction done (each front an equal share) and what runs,
 /// as "exact-dp: DP over lower sets". With `pins`, every solver that honours them (SolverInfo::pins) has
 /// a second series, its front under the pins, labelled pinnedLabel(solver) (solvers::honoursAll: one
-/// that honours keep pins only gets none when there are recompute pins).
+/// that honours keep pins only gets none when there are recompute pins). `limits.time` is the whole job's,
+/// shared among the fronts (solvers::SharedTime); a front not begun when it is spent is skipped.
 [[nodiscard]] ParetoInputs paretoInputs(const graph::ComputeGraph& g,
                                         const std::vector<const solvers::Solver*>& solvers, std::size_t points,
                                         std::stop_token stop = {},
                                         solvers::DpModelKind model = solvers::DpModelKind::Simulator,
-                                        const solvers::ProgressSink& progress = {}, const solvers::Pins& pins = {});
+                                        const solvers::ProgressSink& progress = {}, const solvers::Pins& pins = {},
+                                        const solvers::RunLimits& limits = {});
 
 /// A node's details, for a click on it in an interactive drawing: name, op, output bytes, forward and
 /// backward time, and its part in each plan (nodeRoleText), one line per plan as "label: role".

@@ -22,7 +22,13 @@ struct MeasureOptions {
   bool checkGradients = true;  ///< compare every plan's parameter gradients with the plain run's
   /// Each runner call's deadline: past it the runner is stopped with its process group. None: no deadline.
   std::optional<std::chrono::milliseconds> timeout;
+  /// The whole command's deadline (`--time-limit`): no runner call runs past it, whatever `timeout` says.
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
+
+/// The deadline of a runner call starting now: `timeout`, cut to what is left before `deadline` (at least
+/// 1 ms, so a call past it is stopped at once and reported as timed out).
+[[nodiscard]] std::optional<std::chrono::milliseconds> callTimeout(const MeasureOptions& options);
 
 /// Throws ValidationError(Usage) on option values the runner would refuse (iterations < 1, warmup < 0,
 /// threads < 0, a device other than cpu, cuda, cuda:N).

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
@@ -34,6 +35,8 @@ struct OverheadBound {
 struct Comparison {
   SolveResult vanilla;  ///< store-all without a budget: the framework's plain run
   std::vector<SolveResult> rows;
+  /// Each row's time limit: the request's, or its share of the comparison's total (compareSolvers).
+  std::vector<std::optional<std::chrono::milliseconds>> rowLimits;
   bool leastBudgets = false;           ///< each solver at its own least feasible budget
   std::optional<OverheadBound> bound;  ///< only when every row has the same budget
   /// The winner, an index into rows: at one budget, the least simulated overhead among the plans that
@@ -49,9 +52,13 @@ struct Comparison {
 
 /// Runs every solver on `request` (each at its own least budget when `leastBudgets`; the request's
 /// budget is then ignored) and judges the results. `progressFor` gives each solver's progress sink.
+/// The request's time limit is each solver's; `total`, when given, bounds the whole comparison
+/// (SharedTime: each solver gets at most an equal share of what is left, never more than its own limit),
+/// and a solver not begun when it is spent gets the status TimeLimit and says it did not run.
 [[nodiscard]] Comparison compareSolvers(const std::vector<const Solver*>& solvers, const SolveRequest& request,
                                         bool leastBudgets,
-                                        const std::function<ProgressSink(const std::string& id)>& progressFor = {});
+                                        const std::function<ProgressSink(const std::string& id)>& progressFor = {},
+                                        std::optional<std::chrono::milliseconds> total = {});
 
 /// The winner among results already at hand (Comparison::best's rule).
 [[nodiscard]] std::optional<std::size_t> bestResult(const std::vector<SolveResult>& rows, bool leastBudgets);

@@ -40,10 +40,12 @@ struct MaxBatchResult {
 /// answer (a size or memory limit of the solver's, a time limit without a plan, a graph whose sizes
 /// overflow at that batch) is a refusal that proves nothing: bisection goes on below it, and when no
 /// batch between the largest that fits and the refused one was shown not to fit, the answer carries the
-/// refusal's status. A solver that makes no plans (SolverInfo::makesPlans) is call Error at once.
+/// refusal's status. `limits.time` is the whole search's (SharedTime): batch 1 may take all of it, each
+/// later solve half of what is left; once spent the search ends with status TimeLimit and the largest batch
+/// proven to fit by then. A solver that makes no plans (SolverInfo::makesPlans) is call Error at once.
 [[nodiscard]] MaxBatchResult maxBatch(const Solver& solver, const graph::ComputeGraph& g, std::int64_t baseBatch,
                                       Bytes memory, std::stop_token stop = {}, const ProgressSink& progress = {},
                                       DpModelKind dpModel = DpModelKind::Simulator,
-                                      std::string_view workspaceModel = "file");
+                                      std::string_view workspaceModel = "file", const RunLimits& limits = {});
 
 }  // namespace remat::solvers

@@ -83,6 +83,15 @@ struct SolveRequest {
   Pins pins;
 };
 
+/// The limits of a command that runs several solves one after another (a sweep, a max-batch search, the
+/// fronts of a figure): `time` is the whole run's, shared among its solves (SharedTime); `work` and
+/// `memory` bound each solve.
+struct RunLimits {
+  std::optional<std::chrono::milliseconds> time;
+  std::optional<std::uint64_t> work;
+  std::optional<Bytes> memory;
+};
+
 /// The request's stop token, time limit and work limit as one TimeLimit, started now: what a solver
 /// checks while it runs.
 [[nodiscard]] inline TimeLimit startLimit(const SolveRequest& request) {
@@ -246,6 +255,13 @@ class Solver {
   /// their whole Pareto front from one run (thinned to `points` when it is longer and `points` is at
   /// least 2, keeping both ends; points = 0 keeps it whole). Metrics are left to tradeOff().
   [[nodiscard]] virtual TradeOff planTradeOff(const SolveRequest& request, std::size_t points) const;
+
+ protected:
+  /// The default trade-off search from a given lower end: `points` budgets spread from `floor` (a least
+  /// budget, or any budget known to be at most the least, such as the simulator's memory lower bound) to
+  /// the unconstrained plan's peak, sharing the request's time limit; budgets below the solver's least
+  /// answer Infeasible and are no points. A floor without bytes ends the search with its status.
+  [[nodiscard]] TradeOff sweepFrom(const SolveRequest& request, std::size_t points, const MinBudget& floor) const;
 };
 
 /// Solves at the solver's own least feasible budget (minBudget, then solve there with that budget): the

@@ -74,4 +74,32 @@ class TimeLimit {
   std::jthread m_timer;  ///< last: stopped and joined first
 };
 
+/// A whole command's time limit, shared by the solves it runs one after another (a sweep's budgets,
+/// max-batch's batches, the rows of a comparison, the tasks of a study shard). Each solve is given what is
+/// left divided among the solves still to run, so one slow solve cannot take the time of the rest, and a
+/// solve that ends early leaves its time to them; never more than the solve's own limit, when it has one.
+/// The total is met as closely as each solve meets its own limit. No total: every solve keeps its own
+/// limit (none without one).
+class SharedTime {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using Millis = std::chrono::milliseconds;
+
+  /// Starts now.
+  explicit SharedTime(std::optional<Millis> total) : m_total(total), m_start(Clock::now()) {}
+
+  /// The limit of the next solve, when `solvesLeft` (at least 1, that one included) remain: the time
+  /// left divided among them, at most `own`, at least 1 ms; `own` when there is no total.
+  [[nodiscard]] std::optional<Millis> next(std::size_t solvesLeft = 1, std::optional<Millis> own = {}) const;
+  /// Whether the total is spent (never without one).
+  [[nodiscard]] bool spent() const;
+  /// The time left (none without a total; zero once spent).
+  [[nodiscard]] std::optional<Millis> left() const;
+  [[nodiscard]] std::optional<Millis> total() const { return m_total; }
+
+ private:
+  std::optional<Millis> m_total;
+  Clock::time_point m_start;
+};
+
 }  // namespace remat::solvers
