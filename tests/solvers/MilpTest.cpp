@@ -10,6 +10,7 @@
 
 #include "TestGraphs.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/sim/MemoryBounds.hpp"
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/DpSolvers.hpp"
 #include "remat/solvers/Milp.hpp"
@@ -265,6 +266,25 @@ TEST_CASE("milp at exact-dp's simulated peak costs no more than exact-dp's plan"
       CHECK(r.metrics.simulatedPeak <= m.simulatedPeak);
     }
   }
+}
+
+TEST_CASE("milp claims no least budget, and sweeps from the simulator's memory lower bound") {
+  const Milp milp;
+  const ComputeGraph g = test::makeChain(8);
+  // Solving without a budget gives the plain run: its peak is no least budget, and none is claimed.
+  const Solver::MinBudget least = milp.minBudget({.graph = &g});
+  CHECK(least.status == SolveStatus::Limit);
+  CHECK_FALSE(least.bytes);
+  CHECK_THAT(least.message, Catch::Contains("no search for its least budget"));
+  // The sweep starts at the lower bound, so its front reaches below the plain run's peak.
+  const Solver::TradeOff front = milp.tradeOff({.graph = &g}, 6);
+  INFO(front.message);
+  CHECK(front.status == SolveStatus::Optimal);
+  REQUIRE(front.plans.size() >= 2);
+  const Bytes plain = SolverRegistry::builtin().plainRun().solve({.graph = &g}).metrics.simulatedPeak;
+  CHECK(front.plans.front().metrics.simulatedPeak < plain);
+  CHECK(front.plans.front().budget >= sim::memoryLowerBound(g));
+  CHECK(front.plans.front().metrics.overhead > front.plans.back().metrics.overhead);
 }
 
 TEST_CASE("lp-bound answers with a bound and no plan") {

@@ -1,5 +1,7 @@
 #include "remat/solvers/Milp.hpp"
 
+#include "remat/sim/MemoryBounds.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -439,6 +441,19 @@ SolverOutput LpBoundSolver::plan(const SolveRequest& request) const {
   const auto started = std::chrono::steady_clock::now();
   return isolated(
       request, started, [&] { return lpBoundOutput(request); }, "CLP", "bound");
+}
+
+Solver::MinBudget Milp::minBudget(const SolveRequest& request) const {
+  if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
+  return {SolveStatus::Limit, std::nullopt,
+          "milp minimises the overhead at a given budget and has no search for its least budget (solving "
+          "without a budget gives the plain run): give a budget, or take a DP's least budget",
+          0.0};
+}
+
+Solver::TradeOff Milp::planTradeOff(const SolveRequest& request, std::size_t points) const {
+  if (request.graph == nullptr) return Solver::planTradeOff(request, points);
+  return sweepFrom(request, points, {SolveStatus::Optimal, sim::memoryLowerBound(*request.graph), {}, 0.0});
 }
 
 Solver::MinBudget LpBoundSolver::minBudget(const SolveRequest& request) const {

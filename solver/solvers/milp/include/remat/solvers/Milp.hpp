@@ -47,6 +47,13 @@ class Milp final : public Solver {
   static constexpr std::size_t kMaxCombinedNodes = 200;
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+  /// Status Limit: the formulation minimises the overhead at a given budget; its least budget would be a
+  /// MILP of its own (the budget as the objective), which Remat does not solve. Solving without a budget
+  /// gives the plain run, whose peak is no least budget.
+  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  /// The default sweep from the simulator's memory lower bound (sim::memoryLowerBound) up: budgets
+  /// below milp's least answer Infeasible and are no points.
+  [[nodiscard]] TradeOff planTradeOff(const SolveRequest& request, std::size_t points) const override;
 };
 
 /// `lp-bound`: the LP relaxation of the same formulation. Answers with no plan: status Bound with
