@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <queue>
@@ -58,6 +59,13 @@ std::optional<std::int64_t> dtypeSize(std::string_view dtype) {
 }
 
 std::string readTextFile(const std::string& path, std::size_t maxBytes) {
+  // Regular files only, as every reader of Remat's: a FIFO with no writer would block for ever, a device
+  // never ends.
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) throw RunnerError(ExitCode::Input, path + ": cannot open the file");
+  if (!std::filesystem::is_regular_file(status))
+    throw RunnerError(ExitCode::Input, path + ": not a regular file (a folder, device, FIFO or socket)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw RunnerError(ExitCode::Input, path + ": cannot open the file");
   // Read in blocks up to the cap, not whole: /dev/zero or a FIFO has no size to check first.
