@@ -55,6 +55,48 @@ std::vector<std::pair<std::uint32_t, ComputeGraph>> bruteForceGraphs(std::size_t
 
 }  // namespace
 
+TEST_CASE("exact-dp and approx-dp answer the same with every time multiplied by a million (the wide-range fronts)") {
+  // Times of 1 to 10 keep the fronts in the dense builder; times a million-fold (as nanoseconds are)
+  // take them past its range, into the bucketed one. Overheads must scale exactly, plans stay the same.
+  constexpr std::int64_t kScale = 1'000'003;
+  std::size_t compared = 0;
+  for (std::uint32_t seed = 1; seed <= 16; ++seed) {
+    const int n = 8 + int(seed % 14);
+    const ComputeGraph g = test::makeRandomDag(n, seed, 0.3);
+    const ComputeGraph wide = test::makeRandomDag(n, seed, 0.3, kScale);
+    INFO("seed " << seed << ", " << n << " ops");
+    for (const char* id : {"exact-dp", "approx-dp"}) {
+      const Solver& dp = *SolverRegistry::builtin().find(id);
+      for (DpModelKind model : {DpModelKind::Simulator, DpModelKind::Paper}) {
+        const Solver::TradeOff front = dp.tradeOff({.graph = &g, .model = model}, 0);
+        const Solver::TradeOff wideFront = dp.tradeOff({.graph = &wide, .model = model}, 0);
+        REQUIRE(front.plans.size() == wideFront.plans.size());
+        for (std::size_t k = 0; k < front.plans.size(); ++k) {
+          CHECK(front.plans[k].budget == wideFront.plans[k].budget);
+          CHECK(wideFront.plans[k].metrics.overhead.value == kScale * front.plans[k].metrics.overhead.value);
+        }
+        const Bytes least = front.plans.front().budget;
+        const Bytes plain = front.plans.back().budget;
+        for (const Bytes budget : {least, Bytes{(least.value + plain.value) / 2}, Bytes{least.value + 1}}) {
+          for (Strategy strategy : {Strategy::Time, Strategy::Memory}) {
+            INFO(id << " budget " << budget.value << " strategy " << strategyName(strategy));
+            const SolveResult r = dp.solve({.graph = &g, .budget = budget, .strategy = strategy, .model = model});
+            const SolveResult w = dp.solve({.graph = &wide, .budget = budget, .strategy = strategy, .model = model});
+            REQUIRE(r.status == w.status);
+            REQUIRE(r.plan.has_value() == w.plan.has_value());
+            if (!r.plan) continue;
+            CHECK(w.metrics.overhead.value == kScale * r.metrics.overhead.value);
+            CHECK(w.metrics.simulatedPeak == r.metrics.simulatedPeak);
+            CHECK(*w.plan->lowerSets == *r.plan->lowerSets);
+            ++compared;
+          }
+        }
+      }
+    }
+  }
+  CHECK(compared >= 150);
+}
+
 TEST_CASE("exact-dp in the paper's model equals a brute-force search over all lower-set sequences") {
   const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
   std::size_t checked = 0;

@@ -60,8 +60,10 @@ inline graph::ComputeGraph makeChain(int n, std::int64_t bytes = 10) {
 }
 
 /// A random DAG of n ops: each op takes 1 to 3 earlier ops (or the input) as inputs, random sizes,
-/// times and saves. Deterministic in the seed.
-inline graph::ComputeGraph makeRandomDag(int n, std::uint32_t seed, double edgeProbability = 0.3) {
+/// times and saves. Deterministic in the seed; `timeScale` multiplies every time (the same graph
+/// otherwise).
+inline graph::ComputeGraph makeRandomDag(int n, std::uint32_t seed, double edgeProbability = 0.3,
+                                         std::int64_t timeScale = 1) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<std::int64_t> size(1, 100);
   std::uniform_int_distribution<std::int64_t> time(1, 10);
@@ -80,7 +82,7 @@ inline graph::ComputeGraph makeRandomDag(int n, std::uint32_t seed, double edgeP
       if (coin(rng) < 0.2) o.inputs.push_back("w");
     }
     o.bytes = size(rng);
-    o.time = time(rng);
+    o.time = time(rng) * timeScale;
     for (std::uint32_t k = 0; k < o.inputs.size(); ++k)
       if (coin(rng) < 0.5) o.savedInputs.push_back(k);
     o.savesOutput = coin(rng) < 0.4;
