@@ -3,8 +3,8 @@
 solver's recomputation overhead where its plan fits that budget in the simulator (`remat compare
 --table json`, which judges every plan by the simulator), and whether the paper's DP (exact-dp, or
 approx-dp where exact-dp refuses the graph's lower sets) is at or below both dtr and chain-dp wherever
-they fit. Writes the table between the FIT-AND-WIN markers of BENCHMARKS.md. Run through
-bench/fit-and-win.sh.
+they fit, and the same for dp-evict, Remat's own planner (the DP's plans refined by evictions). Writes
+the table between the FIT-AND-WIN markers of BENCHMARKS.md. Run through bench/fit-and-win.sh.
 """
 import json
 import os
@@ -17,7 +17,7 @@ from benchmarks_md import replace_section
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REMAT = os.environ.get("REMAT_BIN", str(ROOT / "build-release" / "bin" / "remat"))
 FRACTIONS = (0.5, 0.6, 0.7, 0.8)
-SOLVERS = ("exact-dp", "approx-dp", "dtr", "chain-dp", "chen-greedy")
+SOLVERS = ("exact-dp", "approx-dp", "dtr", "chain-dp", "chen-greedy", "dp-evict")
 TIME_LIMIT = 120  # seconds per solver; the outer timeout only guards against a hang
 OUTER_TIMEOUT = 900
 
@@ -46,9 +46,11 @@ def compare(path, budget):
 
 
 def main():
-    lines = ["| graph | budget | DP | DP overhead | dtr | chain-dp | chen-greedy | DP at or below dtr and chain-dp |",
-             "|---|---:|---|---:|---:|---:|---:|---|"]
+    lines = ["| graph | budget | DP | DP overhead | dtr | chain-dp | chen-greedy | DP at or below dtr and chain-dp "
+             "| dp-evict | dp-evict at or below dtr and chain-dp |",
+             "|---|---:|---|---:|---:|---:|---:|---|---:|---|"]
     losses = []
+    evictLosses = []
     cells = 0
     for path in graphs():
         info = json.loads(subprocess.run([REMAT, "info", str(path), "--json"], capture_output=True, text=True,
@@ -59,7 +61,7 @@ def main():
             j = compare(path, budget)
             name = path.stem
             if j is None:
-                lines.append(f"| {name} | {int(f * 100)}% | - | timeout | | | | |")
+                lines.append(f"| {name} | {int(f * 100)}% | - | timeout | | | | | | |")
                 continue
             rows = {r["solver"]: r for r in j["rows"]}
             dp = "exact-dp" if rows["exact-dp"]["status"] not in ("limit", "time-limit") else "approx-dp"
@@ -71,7 +73,7 @@ def main():
                 return r["metrics"]["overhead"], None
 
             dpo, dps = cell(dp)
-            others = {s: cell(s) for s in ("dtr", "chain-dp", "chen-greedy")}
+            others = {s: cell(s) for s in ("dtr", "chain-dp", "chen-greedy", "dp-evict")}
             text = lambda c: str(c[0]) if c[0] is not None else c[1]
             rivals = [others[s][0] for s in ("dtr", "chain-dp") if others[s][0] is not None]
             if dpo is None:
@@ -84,13 +86,28 @@ def main():
             else:
                 verdict = f"no ({dpo / min(rivals):.2f}x)"
                 losses.append(f"{name} at {int(f * 100)}%: {dp} {dpo}, best of dtr/chain-dp {min(rivals)}")
+            # Remat's own planner against the same rivals.
+            evo, evs = others["dp-evict"]
+            if evo is None:
+                evict = "no plan" + (" (a rival fits)" if rivals else "")
+                if rivals:
+                    evictLosses.append(f"{name} at {int(f * 100)}%: dp-evict {evs}; " + ", ".join(
+                        f"{s} {others[s][0]}" for s in ("dtr", "chain-dp") if others[s][0] is not None))
+            elif not rivals or evo <= min(rivals):
+                evict = "yes"
+            else:
+                evict = f"no ({evo / min(rivals):.3f}x)"
+                evictLosses.append(f"{name} at {int(f * 100)}%: dp-evict {evo}, best of dtr/chain-dp {min(rivals)}")
             cells += 1
             lines.append(f"| {name} | {int(f * 100)}% | {dp} | {text((dpo, dps))} | {text(others['dtr'])} | "
-                         f"{text(others['chain-dp'])} | {text(others['chen-greedy'])} | {verdict} |")
+                         f"{text(others['chain-dp'])} | {text(others['chen-greedy'])} | {verdict} | "
+                         f"{text(others['dp-evict'])} | {evict} |")
             print(lines[-1], file=sys.stderr, flush=True)
     body = "\n".join(lines)
     body += f"\n\n{cells} graph-budget cells; the DP is not at or below both rivals in {len(losses)} of them"
     body += (":\n" + "\n".join(f"- {l}" for l in losses)) if losses else "."
+    body += f"\n\ndp-evict is not at or below both rivals in {len(evictLosses)} of them"
+    body += (":\n" + "\n".join(f"- {l}" for l in evictLosses)) if evictLosses else "."
     replace_section("FIT-AND-WIN", body)
 
 

@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 out="${1:-docs/screenshots}"
 scripts/build.sh dev remat-studio >&2
 xvfb-run -a -s "-screen 0 1920x1080x24" build/bin/remat-studio --screenshots "$out" datasets/resnet50.json 1.6GiB \
-  exact-dp,approx-dp,dtr,chen-sqrtn --keep /net/layer1/layer1.0/conv1/Conv_output_0
+  exact-dp,approx-dp,dtr,chen-sqrtn,dp-evict --keep /net/layer1/layer1.0/conv1/Conv_output_0
 echo "wrote $out"

@@ -53,6 +53,7 @@ std::string_view scheduleClassName(ScheduleClass c) {
     case ScheduleClass::ChainSegments: return "chain-segments";
     case ScheduleClass::MilpFormulation: return "milp-formulation";
     case ScheduleClass::OnlineEviction: return "online-eviction";
+    case ScheduleClass::SearchedEviction: return "searched-eviction";
   }
   return "?";
 }

@@ -6,6 +6,7 @@
 #include "remat/solvers/ChenGreedy.hpp"
 #include "remat/solvers/ChenSqrtN.hpp"
 #include "remat/solvers/DpSolvers.hpp"
+#include "remat/solvers/DpEvict.hpp"
 #include "remat/solvers/Dtr.hpp"
 #include "remat/solvers/Milp.hpp"
 #include "remat/solvers/StoreAll.hpp"
@@ -59,6 +60,7 @@ const SolverRegistry& SolverRegistry::builtin() {
     r.add(std::make_unique<LpBoundSolver>());
     r.add(std::make_unique<ChainDp>());
     r.add(std::make_unique<Dtr>());
+    r.add(std::make_unique<DpEvict>());
     return r;
   }();
   return registry;

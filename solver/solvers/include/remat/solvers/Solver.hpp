@@ -167,11 +167,12 @@ struct SolveResult {
 
 /// The schedules a solver searches among (what its optimality, when exact, is over).
 enum class ScheduleClass {
-  KeepAll,          ///< one forward and one backward, nothing recomputed
-  LowerSetChain,    ///< increasing sequences of lower sets (the paper's section 3; Chen's segmentations)
-  ChainSegments,    ///< checkpointing of a chain of segments (rotor, Revolve)
-  MilpFormulation,  ///< Checkmate's: first computations in node order, each value once between backwards
-  OnlineEviction,   ///< eviction decided while the step runs (DTR)
+  KeepAll,           ///< one forward and one backward, nothing recomputed
+  LowerSetChain,     ///< increasing sequences of lower sets (the paper's section 3; Chen's segmentations)
+  ChainSegments,     ///< checkpointing of a chain of segments (rotor, Revolve)
+  MilpFormulation,   ///< Checkmate's: first computations in node order, each value once between backwards
+  OnlineEviction,    ///< eviction decided while the step runs (DTR)
+  SearchedEviction,  ///< a lower-set chain's schedule with values dropped and recomputed anywhere (dp-evict)
 };
 [[nodiscard]] std::string_view scheduleClassName(ScheduleClass c);
 

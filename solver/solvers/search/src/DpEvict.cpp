@@ -1,0 +1,364 @@
+#include "remat/solvers/DpEvict.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "remat/graph/ByteSize.hpp"
+#include "remat/sim/MemoryBounds.hpp"
+#include "remat/sim/Simulator.hpp"
+#include "remat/solvers/Comparison.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+namespace remat::solvers {
+
+const SolverInfo& DpEvict::info() const {
+  static const SolverInfo kInfo{
+      .id = "dp-evict",
+      .name = "DP front refined by evictions (Remat)",
+      .citation =
+          "Remat's own: Kusumoto et al. (NeurIPS 2019)'s DP front, then evictions judged by the simulator, as "
+          "DTR (Kirisame et al., ICLR 2021) evicts online",
+      .problemClass = "any DAG (heuristic search from the DP's plans)",
+      .exact = false,
+      .budgetMeasure = BudgetMeasure::Simulated,
+      .pins = PinSupport::None,
+      .scheduleClass = ScheduleClass::SearchedEviction,
+      .figureSlot = 9,
+  };
+  return kInfo;
+}
+
+namespace {
+
+using graph::NodeId;
+using sim::Schedule;
+using sim::SimulationResult;
+using sim::StepKind;
+
+// The op values each step reads: a forward its operation inputs, a backward what its saves keep.
+std::vector<std::vector<std::uint32_t>> readsOf(const graph::ComputeGraph& g) {
+  std::vector<std::vector<std::uint32_t>> forward(g.size());
+  std::vector<std::vector<std::uint32_t>> backward(g.size());
+  for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
+    for (NodeId u : g.node(NodeId{v}).inputs)
+      if (g.isOp(u)) forward[v].push_back(u.value);
+    for (NodeId u : sim::savedOpValues(g, NodeId{v})) backward[v].push_back(u.value);
+  }
+  std::vector<std::vector<std::uint32_t>> out(2 * g.size());
+  for (std::size_t v = 0; v < g.size(); ++v) {
+    out[2 * v] = std::move(forward[v]);
+    out[2 * v + 1] = std::move(backward[v]);
+  }
+  return out;
+}
+
+const std::vector<std::uint32_t>& stepReads(const std::vector<std::vector<std::uint32_t>>& reads, const sim::Step& s) {
+  static const std::vector<std::uint32_t> kNone;
+  if (s.kind == StepKind::Forward) return reads[2 * std::size_t{s.node.value}];
+  if (s.kind == StepKind::Backward) return reads[2 * std::size_t{s.node.value} + 1];
+  return kNone;
+}
+
+SimulationResult simulate(const graph::ComputeGraph& g, const Schedule& schedule) {
+  return sim::Simulator(g, {.liveness = true, .requireComplete = true, .recordLifetimes = true}).run(schedule);
+}
+
+// How high a result stands: its peak, then how many steps reach it (a move that lowers one of several
+// equal peaks is progress).
+std::pair<std::int64_t, std::size_t> height(const SimulationResult& r) {
+  std::size_t atPeak = 0;
+  for (const auto& p : r.timeline.points())
+    if (p.during.total() == r.peak) ++atPeak;
+  return {r.peak.value, atPeak};
+}
+
+// A candidate move: recompute `node` right before step `at`, after the ancestors it needs that are not
+// in memory then (`chain`, in topological order, `node` last).
+struct Move {
+  std::uint32_t node;
+  std::size_t at;
+  double costPerByte;
+  std::int64_t bytes;
+  std::vector<std::uint32_t> chain;
+};
+
+// Where each op value lives in a simulated schedule: its instances' [first, last] steps, and the steps
+// that read it, ascending. Built once per schedule, so that a candidate costs a few searches instead of
+// scans over every lifetime and step (on the 10,000-op graph, thousands of candidates a step).
+struct Residence {
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> instances;  // by node
+  std::vector<std::vector<std::size_t>> readers;                            // by node
+
+  Residence(const graph::ComputeGraph& g, const SimulationResult& r, const Schedule& schedule,
+            const std::vector<std::vector<std::uint32_t>>& reads)
+      : instances(g.size()), readers(g.size()) {
+    using Kind = sim::TensorLifetime::Kind;
+    for (const auto& life : r.lifetimes)
+      if (life.kind == Kind::Value || life.kind == Kind::Recomputed)
+        instances[life.node.value].emplace_back(life.first, life.last);
+    for (std::size_t k = 0; k < schedule.size(); ++k)
+      for (std::uint32_t v : stepReads(reads, schedule[k])) readers[v].push_back(k);
+  }
+  // Whether op value w is in memory when step `at` begins (an instance made before it and read at or
+  // after it).
+  [[nodiscard]] bool aliveAt(std::uint32_t w, std::size_t at) const {
+    for (const auto& [first, last] : instances[w])
+      if (first < at && last >= at) return true;
+    return false;
+  }
+  // The first step after `s` that reads v (none: SIZE_MAX).
+  [[nodiscard]] std::size_t nextRead(std::uint32_t v, std::size_t s) const {
+    const auto& r = readers[v];
+    const auto it = std::upper_bound(r.begin(), r.end(), s);
+    return it == r.end() ? SIZE_MAX : *it;
+  }
+  [[nodiscard]] bool readAt(std::uint32_t v, std::size_t s) const {
+    const auto& r = readers[v];
+    return std::binary_search(r.begin(), r.end(), s);
+  }
+};
+
+// The ops to compute, in order, so that v can be computed before step `at`: v and, first, every op
+// input not in memory then, recursively (nullopt past `depth` levels).
+std::optional<std::vector<std::uint32_t>> chainFor(const graph::ComputeGraph& g, const Residence& where,
+                                                   std::uint32_t v, std::size_t at, int depth) {
+  if (depth < 0) return std::nullopt;
+  std::vector<std::uint32_t> out;
+  for (NodeId u : g.node(NodeId{v}).inputs) {
+    if (!g.isOp(u) || where.aliveAt(u.value, at) || std::find(out.begin(), out.end(), u.value) != out.end()) continue;
+    auto sub = chainFor(g, where, u.value, at, depth - 1);
+    if (!sub) return std::nullopt;
+    for (std::uint32_t w : *sub)
+      if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  }
+  out.push_back(v);
+  return out;
+}
+
+constexpr int kChainDepth = 4;
+
+constexpr std::size_t kTriesPerStep = 16;
+
+}  // namespace
+
+std::optional<Schedule> evictToBudget(const graph::ComputeGraph& g, Schedule schedule, Bytes budget, TimeLimit& limit,
+                                      std::size_t* moves) {
+  const auto allReads = readsOf(g);
+  SimulationResult current = simulate(g, schedule);
+  if (!current.valid()) return std::nullopt;
+  std::size_t made = 0;
+  while (current.peak > budget) {
+    if (limit.charge()) return std::nullopt;
+    const std::size_t s = current.peakStep;
+    const Residence where(g, current, schedule, allReads);
+    std::vector<Move> candidates;
+    std::size_t looked = 0;
+    for (const sim::TensorLifetime& life : current.lifetimes) {
+      using Kind = sim::TensorLifetime::Kind;
+      if (life.kind != Kind::Value && life.kind != Kind::Recomputed) continue;
+      if (life.first >= s || life.last <= s || life.bytes.value <= 0 || !g.isOp(life.node)) continue;
+      if (++looked % 256 == 0 && limit.reached()) return std::nullopt;
+      const std::uint32_t v = life.node.value;
+      if (where.readAt(v, s)) continue;
+      // Its next read after the peak: the recomputation goes right before it.
+      const std::size_t next = where.nextRead(v, s);
+      if (next > life.last) continue;
+      auto chain = chainFor(g, where, v, next, kChainDepth);
+      if (!chain) continue;
+      std::int64_t time = 0;
+      for (std::uint32_t w : *chain) time += g.node(NodeId{w}).fwdTime.value;
+      candidates.push_back({v, next, double(time) / double(life.bytes.value), life.bytes.value, std::move(*chain)});
+    }
+    std::sort(candidates.begin(), candidates.end(), [](const Move& a, const Move& b) {
+      if (a.costPerByte != b.costPerByte) return a.costPerByte < b.costPerByte;
+      if (a.bytes != b.bytes) return a.bytes > b.bytes;
+      return a.node < b.node;
+    });
+    const auto before = height(current);
+    bool moved = false;
+    for (std::size_t k = 0; k < candidates.size() && k < kTriesPerStep && !moved; ++k) {
+      if (limit.reached()) return std::nullopt;
+      Schedule trial = schedule;
+      std::vector<sim::Step> steps;
+      for (std::uint32_t w : candidates[k].chain) steps.push_back({StepKind::Forward, NodeId{w}});
+      trial.insert(trial.begin() + static_cast<std::ptrdiff_t>(candidates[k].at), steps.begin(), steps.end());
+      SimulationResult result = simulate(g, trial);
+      if (!result.valid() || height(result) >= before) continue;
+      schedule = std::move(trial);
+      current = std::move(result);
+      moved = true;
+      ++made;
+    }
+    if (!moved) return std::nullopt;
+  }
+  if (moves) *moves = made;
+  return schedule;
+}
+
+namespace {
+
+// The DP's front in the request's model: exact-dp's, or approx-dp's where exact-dp cannot answer. Its
+// plans run by budget ascending and overhead descending, each with its simulated figures.
+struct Backbone {
+  Solver::TradeOff front;
+  std::string id;
+};
+
+constexpr std::size_t kFrontPoints = 24;
+
+Backbone dpFront(const SolveRequest& request, TimeLimit& limit, const SharedTime& shared) {
+  const SolverRegistry& registry = SolverRegistry::builtin();
+  SolveRequest open{.graph = request.graph, .stop = limit.token(), .model = request.model};
+  open.memoryLimit = request.memoryLimit;
+  open.timeLimit = shared.next(2);
+  Backbone out{registry.find("exact-dp")->tradeOff(open, kFrontPoints), "exact-dp"};
+  if (out.front.plans.empty() && !limit.reached()) {
+    open.timeLimit = shared.next(2);
+    out = {registry.find("approx-dp")->tradeOff(open, kFrontPoints), "approx-dp"};
+  }
+  return out;
+}
+
+SolverOutput noFront(const Backbone& b, const TimeLimit& limit) {
+  if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  // The front stopped at its share of the time limit is a time limit too, not a refusal.
+  if (limit.expired() || b.front.status == SolveStatus::TimeLimit)
+    return {SolveStatus::TimeLimit, std::nullopt,
+            "the time limit ran out before the DP's front (" + b.id + ": " + b.front.message + ")"};
+  return {SolveStatus::Limit, std::nullopt, "no DP front to start from: " + b.front.message};
+}
+
+// The search at one budget, from the plan to beat (the DP's at the budget, when it has one that fits):
+// the front's plans of less overhead, least first, each refined by evictions; a refinement only adds
+// overhead, so plans at or above the best found are skipped, and the first front plan that fits as it
+// is ends the walk (the DP's plan at the budget is at least as good).
+SolverOutput searchAt(const graph::ComputeGraph& g, const Backbone& b, Bytes budget, std::optional<Plan> best,
+                      std::optional<Ticks> bestOverhead, std::string bestFrom, DpModelKind model, TimeLimit& limit) {
+  std::size_t refined = 0;
+  for (auto p = b.front.plans.rbegin(); p != b.front.plans.rend(); ++p) {
+    if (limit.reached()) break;
+    if (bestOverhead && p->metrics.overhead >= *bestOverhead) break;
+    if (p->metrics.simulatedPeak <= budget) break;
+    std::size_t moves = 0;
+    auto schedule = evictToBudget(g, p->plan.schedule, budget, limit, &moves);
+    ++refined;
+    if (!schedule) continue;
+    const SimulationResult r = simulate(g, *schedule);
+    if (!r.valid() || r.peak > budget) continue;
+    if (bestOverhead && r.overhead >= *bestOverhead) continue;
+    best = Plan{std::move(*schedule), std::nullopt, model};
+    bestOverhead = r.overhead;
+    bestFrom = b.id + "'s plan at " + formatByteSizeExact(p->budget) + " with " + std::to_string(moves) + " evictions";
+  }
+  if (best) {
+    const bool stopped = limit.reached() && !limit.cancelled();
+    return {stopped ? SolveStatus::TimeLimit : SolveStatus::Feasible, std::move(best),
+            bestFrom + " (" + std::to_string(refined) + " of the front's plans refined)"};
+  }
+  if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
+  if (limit.expired()) return {SolveStatus::TimeLimit, std::nullopt, "the time limit ran out before a plan fitted"};
+  return {
+      SolveStatus::Infeasible, std::nullopt,
+      "no plan of " + b.id + "'s front comes within the budget by evictions (" + std::to_string(refined) + " refined)"};
+}
+
+}  // namespace
+
+SolverOutput DpEvict::plan(const SolveRequest& request) const {
+  const graph::ComputeGraph& g = *request.graph;
+  const SolverRegistry& registry = SolverRegistry::builtin();
+  // Without a budget nothing needs recomputing: the plain run.
+  if (!request.budget) {
+    SolverOutput plain = registry.plainRun().plan(request);
+    if (plain.plan) plain.status = SolveStatus::Feasible;
+    plain.message = "no budget: the plain run";
+    return plain;
+  }
+  TimeLimit limit = startLimit(request);
+  const SharedTime shared(request.timeLimit);
+  const Backbone b = dpFront(request, limit, shared);
+  if (b.front.plans.empty()) return noFront(b, limit);
+  // The DP's own answer at the budget first: the plan to beat.
+  SolveRequest at{
+      .graph = &g, .budget = request.budget, .strategy = Strategy::Time, .stop = limit.token(), .model = request.model};
+  at.memoryLimit = request.memoryLimit;
+  at.timeLimit = shared.next(2);
+  SolveResult r = registry.find(b.id)->solve(at);
+  if (r.plan && fitsBudget(r))
+    return searchAt(g, b, *request.budget, std::move(r.plan), r.metrics.overhead, b.id + "'s plan at the budget",
+                    request.model, limit);
+  return searchAt(g, b, *request.budget, std::nullopt, std::nullopt, {}, request.model, limit);
+}
+
+Solver::MinBudget DpEvict::minBudget(const SolveRequest& request) const {
+  if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
+  return {SolveStatus::Limit, std::nullopt,
+          "dp-evict searches at a given budget and has no search for its least budget: give a budget", 0.0};
+}
+
+Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t points) const {
+  TradeOff out;
+  if (request.graph == nullptr) {
+    out.call = CallStatus::Error;
+    out.message = "no graph given";
+    return out;
+  }
+  const graph::ComputeGraph& g = *request.graph;
+  const auto start = std::chrono::steady_clock::now();
+  TimeLimit limit = startLimit(request);
+  const SharedTime shared(request.timeLimit);
+  // One DP front for every budget of the sweep (a solve would compute it again at each).
+  const Backbone b = dpFront(request, limit, shared);
+  if (b.front.plans.empty()) {
+    const SolverOutput none = noFront(b, limit);
+    out.status = none.status;
+    out.message = none.message;
+    return out;
+  }
+  // Budgets from the simulator's memory lower bound (dp-evict has no least budget of its own) to the
+  // plain run's peak; at each, the plan to beat is the front's last within it (the DP's plan there when
+  // the front is whole, a thinned front's nearest below otherwise).
+  const Bytes low = sim::memoryLowerBound(g);
+  const Bytes high = b.front.plans.back().metrics.simulatedPeak;
+  const std::size_t steps = std::max<std::size_t>(points, 2);
+  std::size_t unanswered = 0;
+  std::optional<Ticks> previous;
+  for (std::size_t k = 0; k < steps && !limit.reached(); ++k) {
+    const Bytes budget{low.value + (high.value - low.value) * std::int64_t(k) / std::int64_t(steps - 1)};
+    std::optional<Plan> base;
+    std::optional<Ticks> baseOverhead;
+    for (const auto& p : b.front.plans)
+      if (p.metrics.simulatedPeak <= budget && (!baseOverhead || p.metrics.overhead < *baseOverhead)) {
+        base = p.plan;
+        baseOverhead = p.metrics.overhead;
+      }
+    SolverOutput r =
+        searchAt(g, b, budget, std::move(base), baseOverhead, b.id + "'s front plan", request.model, limit);
+    if (!r.plan || r.status != SolveStatus::Feasible) {
+      if (r.status != SolveStatus::Infeasible) ++unanswered;
+      continue;
+    }
+    const SimulationResult simulated = simulate(g, r.plan->schedule);
+    if (previous && simulated.overhead >= *previous) continue;  // not a new point of the trade-off
+    previous = simulated.overhead;
+    out.plans.push_back({budget, std::move(*r.plan), {}});
+    if (request.progress) request.progress(double(k + 1) / double(steps), "budget sweep");
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (limit.reached() || unanswered > 0) {
+    out.status = limit.cancelled() ? SolveStatus::Cancelled : SolveStatus::TimeLimit;
+    out.message = "the time limit ran out before every budget of the sweep was searched: a partial front";
+  } else if (out.plans.empty()) {
+    out.status = SolveStatus::Infeasible;
+    out.message = "no budget of the sweep gave a plan that fits";
+  } else {
+    out.status = SolveStatus::Optimal;  // every budget answered (a heuristic's front, not a proven one)
+    out.message = "every budget searched from " + b.id + "'s front";
+  }
+  return out;
+}
+
+}  // namespace remat::solvers
