@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates docs/screenshots/: Remat Studio on ResNet50 at batch 32 (datasets/resnet50.json) at a
-# budget of 1.6 GiB (60% of its plain run's peak), the paper's two DPs side by side with DTR and Chen's
-# sqrt(n), each also under a keep pin on layer1.0's first convolution where it honours pins (docs/pins.md),
-# then the Pareto fronts, one PNG of the window per view, on a virtual X server (Xvfb).
+# budget of 1.6 GiB (60% of its plain run's peak), the paper's two DPs side by side with DTR, Chen's
+# sqrt(n) and Remat's dp-evict, each also under a keep pin on layer1.0's first convolution where it
+# honours pins (docs/pins.md), then the Pareto fronts, one PNG of the window per view, on a virtual X server (Xvfb).
 #   scripts/screenshots.sh [OUT_DIR]      (default docs/screenshots)
 set -euo pipefail
 cd "$(dirname "$0")/.."
