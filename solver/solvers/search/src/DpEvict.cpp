@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "remat/graph/ByteSize.hpp"
-#include "remat/sim/MemoryBounds.hpp"
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
@@ -144,23 +143,44 @@ constexpr std::size_t kTriesPerStep = 16;
 
 }  // namespace
 
-std::optional<Schedule> evictToBudget(const graph::ComputeGraph& g, Schedule schedule, Bytes budget, TimeLimit& limit,
-                                      std::size_t* moves) {
+namespace {
+
+// Where a descent ended: the schedule, its simulation, and whether it reached the budget or was stopped
+// by the limit (neither: no move lowered the peak further; the schedule is then the lowest reached).
+struct Descent {
+  Schedule schedule;
+  SimulationResult simulated;
+  bool reached = false;
+  bool stopped = false;
+  std::size_t moves = 0;
+};
+
+// The eviction search from `schedule` down to `budget` (Bytes{0}: as low as the moves go). Each move
+// lowers the peak or the number of steps at it, so the last schedule holds the lowest peak of the way.
+Descent descend(const graph::ComputeGraph& g, Schedule schedule, Bytes budget, TimeLimit& limit) {
   const auto allReads = readsOf(g);
-  SimulationResult current = simulate(g, schedule);
-  if (!current.valid()) return std::nullopt;
-  std::size_t made = 0;
-  while (current.peak > budget) {
-    if (limit.charge()) return std::nullopt;
+  Descent out;
+  out.simulated = simulate(g, schedule);
+  out.schedule = std::move(schedule);
+  if (!out.simulated.valid()) return out;
+  while (out.simulated.peak > budget) {
+    if (limit.charge()) {
+      out.stopped = true;
+      return out;
+    }
+    const SimulationResult& current = out.simulated;
     const std::size_t s = current.peakStep;
-    const Residence where(g, current, schedule, allReads);
+    const Residence where(g, current, out.schedule, allReads);
     std::vector<Move> candidates;
     std::size_t looked = 0;
     for (const sim::TensorLifetime& life : current.lifetimes) {
       using Kind = sim::TensorLifetime::Kind;
       if (life.kind != Kind::Value && life.kind != Kind::Recomputed) continue;
       if (life.first >= s || life.last <= s || life.bytes.value <= 0 || !g.isOp(life.node)) continue;
-      if (++looked % 256 == 0 && limit.reached()) return std::nullopt;
+      if (++looked % 256 == 0 && limit.reached()) {
+        out.stopped = true;
+        return out;
+      }
       const std::uint32_t v = life.node.value;
       if (where.readAt(v, s)) continue;
       // Its next read after the peak: the recomputation goes right before it.
@@ -180,22 +200,35 @@ std::optional<Schedule> evictToBudget(const graph::ComputeGraph& g, Schedule sch
     const auto before = height(current);
     bool moved = false;
     for (std::size_t k = 0; k < candidates.size() && k < kTriesPerStep && !moved; ++k) {
-      if (limit.reached()) return std::nullopt;
-      Schedule trial = schedule;
+      if (limit.reached()) {
+        out.stopped = true;
+        return out;
+      }
+      Schedule trial = out.schedule;
       std::vector<sim::Step> steps;
       for (std::uint32_t w : candidates[k].chain) steps.push_back({StepKind::Forward, NodeId{w}});
       trial.insert(trial.begin() + static_cast<std::ptrdiff_t>(candidates[k].at), steps.begin(), steps.end());
       SimulationResult result = simulate(g, trial);
       if (!result.valid() || height(result) >= before) continue;
-      schedule = std::move(trial);
-      current = std::move(result);
+      out.schedule = std::move(trial);
+      out.simulated = std::move(result);
       moved = true;
-      ++made;
+      ++out.moves;
     }
-    if (!moved) return std::nullopt;
+    if (!moved) return out;
   }
-  if (moves) *moves = made;
-  return schedule;
+  out.reached = true;
+  return out;
+}
+
+}  // namespace
+
+std::optional<Schedule> evictToBudget(const graph::ComputeGraph& g, Schedule schedule, Bytes budget, TimeLimit& limit,
+                                      std::size_t* moves) {
+  Descent d = descend(g, std::move(schedule), budget, limit);
+  if (!d.reached) return std::nullopt;
+  if (moves) *moves = d.moves;
+  return std::move(d.schedule);
 }
 
 namespace {
@@ -293,10 +326,52 @@ SolverOutput DpEvict::plan(const SolveRequest& request) const {
   return searchAt(g, b, *request.budget, std::nullopt, std::nullopt, {}, request.model, limit);
 }
 
+namespace {
+
+// The least budget the search reaches: from every plan of the front (kFrontPoints), moves as low
+// as they go; the lowest simulated peak reached, or the DP's least if no move lowers it.
+Solver::MinBudget leastReached(const graph::ComputeGraph& g, const Backbone& b, TimeLimit& limit) {
+  Solver::MinBudget out;
+  Bytes least = b.front.plans.front().metrics.simulatedPeak;
+  std::string from = b.id + "'s least (no eviction lowers it)";
+  for (std::size_t k = 0; k < b.front.plans.size(); ++k) {
+    const Descent d = descend(g, b.front.plans[k].plan.schedule, Bytes{0}, limit);
+    if (d.stopped) break;
+    if (d.simulated.valid() && d.simulated.peak < least) {
+      least = d.simulated.peak;
+      from = b.id + "'s plan at " + formatByteSizeExact(b.front.plans[k].budget) + " with " + std::to_string(d.moves) +
+             " evictions";
+    }
+  }
+  if (limit.reached()) {
+    out.status = limit.cancelled() ? SolveStatus::Cancelled : SolveStatus::TimeLimit;
+    out.message = limit.cancelled() ? "cancelled" : "the time limit ran out before the search went as low as it goes";
+    return out;
+  }
+  out.status = SolveStatus::Optimal;
+  out.bytes = least;
+  out.message = "the least budget dp-evict's search reaches (a heuristic's, not a proven least): " + from;
+  return out;
+}
+
+}  // namespace
+
 Solver::MinBudget DpEvict::minBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
-  return {SolveStatus::Limit, std::nullopt,
-          "dp-evict searches at a given budget and has no search for its least budget: give a budget", 0.0};
+  const auto start = std::chrono::steady_clock::now();
+  TimeLimit limit = startLimit(request);
+  const SharedTime shared(request.timeLimit);
+  const Backbone b = dpFront(request, limit, shared);
+  MinBudget out;
+  if (b.front.plans.empty()) {
+    const SolverOutput none = noFront(b, limit);
+    out.status = none.status;
+    out.message = none.message;
+  } else {
+    out = leastReached(*request.graph, b, limit);
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
 }
 
 Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t points) const {
@@ -318,10 +393,16 @@ Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t 
     out.message = none.message;
     return out;
   }
-  // Budgets from the simulator's memory lower bound (dp-evict has no least budget of its own) to the
-  // plain run's peak; at each, the plan to beat is the front's last within it (the DP's plan there when
-  // the front is whole, a thinned front's nearest below otherwise).
-  const Bytes low = sim::memoryLowerBound(g);
+  // Budgets from the least the search reaches to the plain run's peak; at each, the plan to beat is the
+  // front's last within it (the DP's plan there when the front is whole, a thinned front's nearest below
+  // otherwise).
+  const MinBudget least = leastReached(g, b, limit);
+  if (!least.bytes) {
+    out.status = least.status;
+    out.message = least.message;
+    return out;
+  }
+  const Bytes low = *least.bytes;
   const Bytes high = b.front.plans.back().metrics.simulatedPeak;
   const std::size_t steps = std::max<std::size_t>(points, 2);
   std::size_t unanswered = 0;

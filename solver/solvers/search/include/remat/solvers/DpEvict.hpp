@@ -22,12 +22,14 @@ class DpEvict final : public Solver {
  public:
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
-  /// Status Limit: the search answers at a given budget and has no search for its least one (solving
-  /// without a budget gives the DP's loosest plan, whose peak is no least budget).
+  /// The least budget the search reaches: from every plan of the DP's front (24), evictions as
+  /// low as they go (the lowest simulated peak reached; the DP's least where no eviction lowers it). A
+  /// heuristic's least, not a proven one; a solve at it finds that plan again (the search is
+  /// deterministic and takes the same moves down to any budget).
   [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
-  /// A sweep from the simulator's memory lower bound to the plain peak over one DP front (not a solve
-  /// per budget): at each budget the front's plan within it is the plan to beat; budgets no refinement
-  /// meets are no points. Status Optimal when every budget was searched (a heuristic's front).
+  /// A sweep from that least budget to the plain peak over one DP front (not a solve per budget): at
+  /// each budget the front's plan within it is the plan to beat; budgets no refinement meets are no
+  /// points. Status Optimal when every budget was searched (a heuristic's front).
   [[nodiscard]] TradeOff planTradeOff(const SolveRequest& request, std::size_t points) const override;
 };
 
