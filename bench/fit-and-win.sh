@@ -3,6 +3,7 @@
 # solver whose plan fits the budget in the simulator, and whether the paper's DP wins. Rewrites the
 # FIT-AND-WIN section of BENCHMARKS.md. Rebuilds the release preset unless REMAT_BIN names a binary.
 #   bench/fit-and-win.sh [GRAPH ...]      # default: datasets/*.json and ../shared/corpus/paper-graphs/*
+#   /usr/bin/python3 bench/fit_and_win.py --summary   # the counts and means the text quotes, from the table
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${REMAT_BIN:-}" ]; then

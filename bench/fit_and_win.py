@@ -24,7 +24,7 @@ OUTER_TIMEOUT = 900
 
 def graphs():
     if len(sys.argv) > 1:
-        return [pathlib.Path(p) for p in sys.argv[1:]]
+        return [pathlib.Path(p) for p in sys.argv[1:] if not p.startswith("--")]
     out = sorted((ROOT / "datasets").glob("*.json"))
     out = [p for p in out if p.name != "manifest.json"]
     corpus = ROOT.parent / "shared" / "corpus" / "paper-graphs"
@@ -45,7 +45,41 @@ def compare(path, budget):
     return json.loads(out.stdout)
 
 
+def summary():
+    """The figures the text beside the table quotes, read back from the table in BENCHMARKS.md: for
+    dp-evict, the cells where a rival fits, those where it is at or below both, the geometric mean of its
+    overhead over the best rival's, the same against DTR on the dataset rows, and the cells where it is
+    below the DP."""
+    import math
+    text = (ROOT / "BENCHMARKS.md").read_text()
+    body = text[text.index("<!-- FIT-AND-WIN -->"):text.index("<!-- /FIT-AND-WIN -->")]
+    rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in body.splitlines()
+            if line.startswith("| ") and "% |" in line]
+    num = lambda x: int(x) if x.isdigit() else None
+    ratios, versus_dtr, at_or_below, below_dp = [], [], 0, 0
+    for c in rows:
+        dp, dtr, chain, evict = num(c[3]), num(c[4]), num(c[5]), num(c[8])
+        rivals = [x for x in (dtr, chain) if x is not None]
+        if evict is not None and dp is not None and evict < dp:
+            below_dp += 1
+        if not rivals:
+            continue
+        at_or_below += evict is not None and evict <= min(rivals)
+        if evict is not None and min(rivals) > 0:
+            ratios.append(max(evict, 1) / min(rivals))
+        if evict is not None and dtr and not c[0].startswith("cg_"):
+            versus_dtr.append(max(evict, 1) / dtr)
+    geo = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs))
+    print(f"{len(rows)} cells; a rival fits in {sum(1 for c in rows if num(c[4]) is not None or num(c[5]) is not None)}; "
+          f"dp-evict at or below both rivals in {at_or_below}; geometric mean of dp-evict / best rival "
+          f"{geo(ratios):.2f}x over {len(ratios)} cells; of dp-evict / dtr on the datasets {geo(versus_dtr):.2f}x "
+          f"over {len(versus_dtr)} cells; dp-evict below the DP in {below_dp}")
+
+
 def main():
+    if "--summary" in sys.argv[1:]:
+        summary()
+        return
     lines = ["| graph | budget | DP | DP overhead | dtr | chain-dp | chen-greedy | DP at or below dtr and chain-dp "
              "| dp-evict | dp-evict at or below dtr and chain-dp |",
              "|---|---:|---|---:|---:|---:|---:|---|---:|---|"]

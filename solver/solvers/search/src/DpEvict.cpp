@@ -37,19 +37,14 @@ using sim::Schedule;
 using sim::SimulationResult;
 using sim::StepKind;
 
-// The op values each step reads: a forward its operation inputs, a backward what its saves keep.
+// The op values each step reads, at 2v for `fwd v` (its operation inputs) and 2v + 1 for `bwd v` (what
+// its saves keep).
 std::vector<std::vector<std::uint32_t>> readsOf(const graph::ComputeGraph& g) {
-  std::vector<std::vector<std::uint32_t>> forward(g.size());
-  std::vector<std::vector<std::uint32_t>> backward(g.size());
+  std::vector<std::vector<std::uint32_t>> out(2 * std::size_t{g.size()});
   for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
     for (NodeId u : g.node(NodeId{v}).inputs)
-      if (g.isOp(u)) forward[v].push_back(u.value);
-    for (NodeId u : sim::savedOpValues(g, NodeId{v})) backward[v].push_back(u.value);
-  }
-  std::vector<std::vector<std::uint32_t>> out(2 * g.size());
-  for (std::size_t v = 0; v < g.size(); ++v) {
-    out[2 * v] = std::move(forward[v]);
-    out[2 * v + 1] = std::move(backward[v]);
+      if (g.isOp(u)) out[2 * std::size_t{v}].push_back(u.value);
+    for (NodeId u : sim::savedOpValues(g, NodeId{v})) out[2 * std::size_t{v} + 1].push_back(u.value);
   }
   return out;
 }
@@ -275,16 +270,15 @@ SolverOutput searchAt(const graph::ComputeGraph& g, const Backbone& b, Bytes bud
     if (limit.reached()) break;
     if (bestOverhead && p->metrics.overhead >= *bestOverhead) break;
     if (p->metrics.simulatedPeak <= budget) break;
-    std::size_t moves = 0;
-    auto schedule = evictToBudget(g, p->plan.schedule, budget, limit, &moves);
+    // The descent's own simulation of where it ended says whether it fits and what it costs.
+    Descent d = descend(g, p->plan.schedule, budget, limit);
     ++refined;
-    if (!schedule) continue;
-    const SimulationResult r = simulate(g, *schedule);
-    if (!r.valid() || r.peak > budget) continue;
-    if (bestOverhead && r.overhead >= *bestOverhead) continue;
-    best = Plan{std::move(*schedule), std::nullopt, model};
-    bestOverhead = r.overhead;
-    bestFrom = b.id + "'s plan at " + formatByteSizeExact(p->budget) + " with " + std::to_string(moves) + " evictions";
+    if (!d.reached) continue;
+    if (bestOverhead && d.simulated.overhead >= *bestOverhead) continue;
+    best = Plan{std::move(d.schedule), std::nullopt, model};
+    bestOverhead = d.simulated.overhead;
+    bestFrom =
+        b.id + "'s plan at " + formatByteSizeExact(p->budget) + " with " + std::to_string(d.moves) + " evictions";
   }
   if (best) {
     const bool stopped = limit.reached() && !limit.cancelled();
