@@ -103,8 +103,8 @@ TEST_CASE("compare lists every solver with the same metrics keys") {
   REQUIRE(r.code == 0);
   auto j = r.json();
   CHECK(j["vanilla_peak_bytes"] == 95);
-  // store-all, chen-sqrtn, chen-greedy, approx-dp, exact-dp, milp, lp-bound, chain-dp, dtr, dp-evict
-  REQUIRE(j["rows"].size() == 10);
+  // store-all, chen-sqrtn, chen-greedy, approx-dp, exact-dp, milp, lp-bound, chain-dp, dtr, dp-evict, fastsa
+  REQUIRE(j["rows"].size() == 11);
   CHECK(j["time_limit_seconds"] == 60.0);  // the default
   for (const auto& row : j["rows"]) {
     CHECK(row.contains("solver"));
@@ -199,7 +199,7 @@ TEST_CASE("compare --budget least runs each solver at its own least feasible bud
   Run r = runRemat({"compare", graph, "--budget", "least", "--strategy", "memory", "--json"});
   REQUIRE(r.code == 0);
   const auto j = r.json();
-  REQUIRE(j["rows"].size() == 10);
+  REQUIRE(j["rows"].size() == 11);
   CHECK_FALSE(j.contains("overhead_bound"));  // bounds at different budgets have no common gap
   for (const auto& row : j["rows"]) {
     INFO(row["solver"]);
@@ -366,7 +366,7 @@ TEST_CASE("compare runs on every committed dataset") {
     Run r = runRemat({"compare", entry.path().string(), "--json"});
     REQUIRE(r.code == 0);
     const auto j = r.json();
-    REQUIRE(j["rows"].size() == 10);
+    REQUIRE(j["rows"].size() == 11);
     for (const auto& row : j["rows"]) {
       INFO(row["solver"]);
       CHECK(row["call"] == "ok");
@@ -851,7 +851,7 @@ TEST_CASE("golden results in the simulator's model on the repository's own netwo
   // optional corpus). The DPs' least budgets and optima are checked against brute force on random
   // graphs in tests/solvers; these pin the numbers a user sees on real networks: the least budgets of
   // both DPs, then, at 1.1x exact-dp's least budget, each solver's status, overhead and simulated peak
-  // (-1: no plan), Remat's own dp-evict included.
+  // (-1: no plan), Remat's own dp-evict and fastsa (seed 0) included.
   struct Plan {
     const char* solver;
     int code;
@@ -872,7 +872,8 @@ TEST_CASE("golden results in the simulator's model on the repository's own netwo
                                              {"chain-dp", 0, "feasible", 13261183, 1021497152},
                                              {"dtr", 0, "feasible", 5878342, 1041944384},
                                              {"chen-sqrtn", 1, "infeasible", 10203831, 1221377856},
-                                             {"dp-evict", 0, "feasible", 5584976, 1044066112}}}},
+                                             {"dp-evict", 0, "feasible", 5584976, 1044066112},
+                                             {"fastsa", 0, "feasible", 5859838, 1045147456}}}},
                                           {"mobilenet_v2.json",
                                            {574211392,
                                             574211392,
@@ -881,7 +882,8 @@ TEST_CASE("golden results in the simulator's model on the repository's own netwo
                                              {"chain-dp", 0, "feasible", 2744440, 599901504},
                                              {"dtr", 0, "feasible", 2145490, 628617536},
                                              {"chen-sqrtn", 1, "infeasible", 2495769, 850327680},
-                                             {"dp-evict", 0, "feasible", 2108729, 631427392}}}},
+                                             {"dp-evict", 0, "feasible", 2108729, 631427392},
+                                             {"fastsa", 0, "feasible", 2420585, 631025984}}}},
                                           {"unet.json",
                                            {3041429264,
                                             3131940880,
@@ -890,7 +892,8 @@ TEST_CASE("golden results in the simulator's model on the repository's own netwo
                                              {"chain-dp", 1, "infeasible", -1, -1},
                                              {"dtr", 0, "feasible", 50690445, 3236037392},
                                              {"chen-sqrtn", 1, "infeasible", 103791343, 4895506448},
-                                             {"dp-evict", 0, "feasible", 30823457, 3305896968}}}},
+                                             {"dp-evict", 0, "feasible", 30823457, 3305896968},
+                                             {"fastsa", 0, "feasible", 31158543, 3331418896}}}},
                                           {"vgg19.json",
                                            {2812618048,
                                             2812618048,
@@ -899,7 +902,8 @@ TEST_CASE("golden results in the simulator's model on the repository's own netwo
                                              {"chain-dp", 0, "feasible", 7438685, 2812618048},
                                              {"dtr", 0, "feasible", 6483951, 2847502656},
                                              {"chen-sqrtn", 0, "feasible", 16764052, 2906231104},
-                                             {"dp-evict", 0, "feasible", 455978, 3078713664}}}}};
+                                             {"dp-evict", 0, "feasible", 455978, 3078713664},
+                                             {"fastsa", 0, "feasible", 455978, 3078713664}}}}};
   for (const auto& [file, want] : golden) {
     INFO(file);
     const std::string path = std::string(REMAT_SOURCE_DIR) + "/datasets/" + file;

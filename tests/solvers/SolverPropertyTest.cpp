@@ -260,7 +260,7 @@ TEST_CASE("a call that fails is apart from the answers: call error, no answer, n
 TEST_CASE("the registry knows every solver by a stable id, with its citation") {
   const auto ids = SolverRegistry::builtin().ids();
   CHECK(ids == std::vector<std::string>{"store-all", "chen-sqrtn", "chen-greedy", "approx-dp", "exact-dp", "milp",
-                                        "lp-bound", "chain-dp", "dtr", "dp-evict"});
+                                        "lp-bound", "chain-dp", "dtr", "dp-evict", "fastsa"});
   for (const auto& s : SolverRegistry::builtin().solvers()) CHECK_FALSE(s->info().citation.empty());
   CHECK(SolverRegistry::builtin().find("nope") == nullptr);
 }

@@ -170,6 +170,11 @@ CLI::Option* addLimitOptions(CLI::App* cmd, LimitOptions& o, const std::string& 
   return time;
 }
 
+void addSeedOption(CLI::App* cmd, LimitOptions& o) {
+  cmd->add_option("--seed", o.seed, "Seed of the randomized solvers (fastsa): the same seed gives the same plan")
+      ->capture_default_str();
+}
+
 std::vector<std::string> listItems(const std::vector<std::string>& values, const std::string& option) {
   std::vector<std::string> items;
   for (const std::string& value : values) {
@@ -207,6 +212,7 @@ SolveLimits parseLimits(const LimitOptions& o) {
   if (!std::isfinite(o.timeLimit) || o.timeLimit < 0)
     throw CliError(kUsage, "the time limit must be a number of seconds, 0 or more (0: none)");
   SolveLimits out;
+  out.seed = o.seed;
   out.time = parseSecondsLimit(o.timeLimit, "--time-limit");
   if (!o.workLimit.empty()) {
     std::uint64_t units = 0;

@@ -122,20 +122,25 @@ struct LimitOptions {
   double timeLimit = 0;
   std::string workLimit;
   std::string memoryLimit;
+  std::uint64_t seed = 0;  ///< --seed, where addSeedOption gave the command one
 };
 /// Adds --time-limit (with `timeHelp`), --work-limit and --memory-limit to cmd; returns the --time-limit
 /// option.
 CLI::Option* addLimitOptions(CLI::App* cmd, LimitOptions& o,
                              const std::string& timeHelp = "Stop after this many seconds (0: none)");
-/// The limits as the solvers take them.
+/// Adds --seed (SolveRequest::seed: the randomized solvers' seed, fastsa's) to cmd.
+void addSeedOption(CLI::App* cmd, LimitOptions& o);
+/// The limits as the solvers take them, with the seed.
 struct SolveLimits {
   std::optional<std::chrono::milliseconds> time;
   std::optional<std::uint64_t> work;
   std::optional<Bytes> memory;
+  std::uint64_t seed = 0;
   void applyTo(solvers::SolveRequest& request) const {
     request.timeLimit = time;
     request.workLimit = work;
     request.memoryLimit = memory;
+    request.seed = seed;
   }
 };
 /// Checks the limits (a time limit must be a finite number of seconds, at least 0; a memory limit a

@@ -320,6 +320,7 @@ void addCompareCommand(CLI::App& app, Runner& run) {
                     "what is left (and never more than --time-limit); one not begun when it is spent is reported "
                     "as not run, status time-limit");
   addPinOptions(cmd, o->pins);
+  addSeedOption(cmd, o->limits);
   limit->capture_default_str();
   cmd->add_option("--figures", o->figuresDir,
                   "Also write every figure (timeline, pareto, graph, schedule, layout) into this folder");

@@ -71,6 +71,7 @@ void addMinBudgetCommand(CLI::App& app, Runner& run) {
   addGraphOptions(cmd, o->graph);
   addModelOption(cmd, o->model);
   addLimitOptions(cmd, o->limits);
+  addSeedOption(cmd, o->limits);
   addPinOptions(cmd, o->pins);
   cmd->add_flag("--json", o->json, "Machine-readable output");
   cmd->callback([o, &run] { run = [o] { return runMinBudget(*o); }; });

@@ -97,6 +97,7 @@ void addSolveCommand(CLI::App& app, Runner& run) {
   addModelOption(cmd, o->model);
   addGraphOptions(cmd, o->graph);
   addLimitOptions(cmd, o->limits);
+  addSeedOption(cmd, o->limits);
   addPinOptions(cmd, o->pins);
   cmd->add_flag("--no-liveness", o->noLiveness, "Simulate without liveness analysis (only explicit frees)");
   cmd->add_option("--output,-o", o->output, "Write the plan JSON here");

@@ -86,6 +86,7 @@ void addSweepCommand(CLI::App& app, Runner& run) {
   cmd->add_option("--solver,-s", o->solver, "Solver id")->capture_default_str();
   cmd->add_option("--points", o->points, "Show at most this many points of the front")->capture_default_str();
   addLimitOptions(cmd, o->limits);
+  addSeedOption(cmd, o->limits);
   addPinOptions(cmd, o->pins);
   addGraphOptions(cmd, o->graph);
   addModelOption(cmd, o->model);

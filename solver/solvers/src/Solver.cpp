@@ -54,6 +54,7 @@ std::string_view scheduleClassName(ScheduleClass c) {
     case ScheduleClass::MilpFormulation: return "milp-formulation";
     case ScheduleClass::OnlineEviction: return "online-eviction";
     case ScheduleClass::SearchedEviction: return "searched-eviction";
+    case ScheduleClass::RecomputeAnywhere: return "recompute-anywhere";
   }
   return "?";
 }

@@ -8,6 +8,7 @@
 #include "remat/solvers/DpEvict.hpp"
 #include "remat/solvers/DpSolvers.hpp"
 #include "remat/solvers/Dtr.hpp"
+#include "remat/solvers/FastSa.hpp"
 #include "remat/solvers/Milp.hpp"
 #include "remat/solvers/StoreAll.hpp"
 
@@ -61,6 +62,7 @@ const SolverRegistry& SolverRegistry::builtin() {
     r.add(std::make_unique<ChainDp>());
     r.add(std::make_unique<Dtr>());
     r.add(std::make_unique<DpEvict>());
+    r.add(std::make_unique<FastSa>());
     return r;
   }();
   return registry;

@@ -81,6 +81,8 @@ struct SolveRequest {
   /// DPs restrict their transitions, DTR never evicts a kept value); the others ignore them and say so
   /// in their result's message.
   Pins pins;
+  /// Seed of the randomized solvers (fastsa): the same request with the same seed gives the same plan.
+  std::uint64_t seed = 0;
 };
 
 /// The limits of a command that runs several solves one after another (a sweep, a max-batch search, the
@@ -167,12 +169,14 @@ struct SolveResult {
 
 /// The schedules a solver searches among (what its optimality, when exact, is over).
 enum class ScheduleClass {
-  KeepAll,           ///< one forward and one backward, nothing recomputed
-  LowerSetChain,     ///< increasing sequences of lower sets (the paper's section 3; Chen's segmentations)
-  ChainSegments,     ///< checkpointing of a chain of segments (rotor, Revolve)
-  MilpFormulation,   ///< Checkmate's: first computations in node order, each value once between backwards
-  OnlineEviction,    ///< eviction decided while the step runs (DTR)
-  SearchedEviction,  ///< a lower-set chain's schedule with values dropped and recomputed anywhere (dp-evict)
+  KeepAll,            ///< one forward and one backward, nothing recomputed
+  LowerSetChain,      ///< increasing sequences of lower sets (the paper's section 3; Chen's segmentations)
+  ChainSegments,      ///< checkpointing of a chain of segments (rotor, Revolve)
+  MilpFormulation,    ///< Checkmate's: first computations in node order, each value once between backwards
+  OnlineEviction,     ///< eviction decided while the step runs (DTR)
+  SearchedEviction,   ///< a lower-set chain's schedule with values dropped and recomputed anywhere (dp-evict)
+  RecomputeAnywhere,  ///< backwards in the plain order, each forward computed once or more anywhere before its reads
+                      ///< (fastsa)
 };
 [[nodiscard]] std::string_view scheduleClassName(ScheduleClass c);
 

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "remat/sim/Schedule.hpp"
+#include "remat/solvers/Solver.hpp"
+
+namespace remat::solvers {
+
+/// `fastsa`: simulated annealing over where each forward is computed, after FastSA (Imanishi, Xu, Takagi,
+/// Wang, Castillo; "A fast heuristic to optimize time-space tradeoff for large models", NeurIPS 2023).
+/// The backwards stay in the plain run's order; each operation's value is computed one or more times,
+/// anywhere before the steps that read it, and every step reads the latest copy (the first copy may move
+/// too, which reorders the forward pass). Time is a grid of slots, K before each step of the plain run;
+/// each copy's lifetime runs from its slot to its last read before the next copy, and a segment tree over
+/// the slots holds memory (range add, maximum at the root), so a move costs O(reads · log slots). Moves:
+/// add a copy right before a read of the value (with the inputs not in memory there, up to 3 levels: a
+/// group recomputed together), remove a copy, shift one. The objective is overhead + λ · the bytes over
+/// the budget, λ rising and the temperature falling geometrically over the run; the best plan seen
+/// (least excess, then least overhead) is kept. Its memory model is the simulator's without storage
+/// sharing by views; each plan is simulated, and a plan over the budget in the simulator is annealed
+/// again against a budget lowered by the difference. Seeded (SolveRequest::seed): the same request gives
+/// the same plan. Heuristic (not exact); any DAG.
+class FastSa final : public Solver {
+ public:
+  [[nodiscard]] const SolverInfo& info() const override;
+  [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
+  /// The lowest simulated peak the annealing reaches against a budget of 0 (a heuristic's least, not a
+  /// proven one).
+  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+};
+
+/// What one annealing run found (FastSa's search on its own, for tests and benchmarks).
+struct AnnealResult {
+  std::optional<sim::Schedule> schedule;  ///< the best plan seen, as a schedule
+  Bytes modelPeak{0};                     ///< its peak in the annealer's memory model
+  Ticks modelOverhead{0};                 ///< its recomputation time
+  std::uint64_t moves = 0;                ///< moves tried
+  std::uint64_t accepted = 0;             ///< moves accepted
+  bool stopped = false;                   ///< the limit ended the run early
+};
+
+/// One annealing run against `budget` (0: as low as it goes) for `moves` moves (none: the default for
+/// the graph's size, 2,000 per op within 20,000 to 16 million), from the plain run, or from `from` (a legal schedule:
+/// its backward order is kept, its forwards are where the copies start; the run is then cooler, a refinement); the
+/// limit is charged one unit per move.
+[[nodiscard]] AnnealResult anneal(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed,
+                                  std::optional<std::uint64_t> moves, TimeLimit& limit,
+                                  const sim::Schedule* from = nullptr);
+
+}  // namespace remat::solvers

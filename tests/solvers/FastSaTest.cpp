@@ -1,0 +1,107 @@
+// fastsa (solver/solvers/search): simulated annealing over where each forward is computed. Its
+// schedules are judged by the simulator like every solver's (SolverPropertyTest); here, what it promises
+// beyond that: its own memory model agrees with the simulator, a seed repeats a run, its plans fit, and a
+// solve at its least budget finds a plan.
+
+#include <catch2/catch.hpp>
+
+#include "TestGraphs.hpp"
+#include "remat/io/GraphReader.hpp"
+#include "remat/sim/CanonicalSchedule.hpp"
+#include "remat/sim/Simulator.hpp"
+#include "remat/solvers/Comparison.hpp"
+#include "remat/solvers/FastSa.hpp"
+#include "remat/solvers/SolverRegistry.hpp"
+
+using namespace remat;
+using namespace remat::solvers;
+
+namespace {
+
+// The annealer's peak of a schedule before any move, against the simulator's.
+void checkModelAgrees(const graph::ComputeGraph& g, const sim::Schedule& schedule) {
+  const sim::SimulationResult s = sim::Simulator(g).run(schedule);
+  REQUIRE(s.valid());
+  TimeLimit limit;
+  const AnnealResult r = anneal(g, Bytes{0}, 1, 0, limit, &schedule);
+  REQUIRE(r.schedule);
+  CHECK(r.modelPeak == s.peak);
+  CHECK(r.modelOverhead == s.overhead);
+  // The schedule it gives back is the same computation, frees made explicit.
+  const sim::SimulationResult back = sim::Simulator(g).run(*r.schedule);
+  REQUIRE(back.valid());
+  CHECK(back.peak == s.peak);
+  CHECK(back.overhead == s.overhead);
+}
+
+}  // namespace
+
+TEST_CASE("fastsa's memory model gives the simulator's peak for the plain run and the DP's plans") {
+  const Solver& exact = *SolverRegistry::builtin().find("exact-dp");
+  for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+    const graph::ComputeGraph g = test::makeRandomDag(10 + int(seed % 6), seed, 0.3);
+    INFO("seed " << seed);
+    checkModelAgrees(g, sim::storeAllSchedule(g));
+    const Bytes least = *exact.minBudget({.graph = &g}).bytes;
+    const SolveResult dp = exact.solve({.graph = &g, .budget = least});
+    REQUIRE(dp.plan);
+    checkModelAgrees(g, dp.plan->schedule);
+  }
+  // A real network with views (Flatten), parameters, workspaces and non-differentiable ops.
+  const auto read = io::readGraphFile(std::string(REMAT_SOURCE_DIR) + "/datasets/resnet50.json");
+  REQUIRE(read);
+  checkModelAgrees(read.value(), sim::storeAllSchedule(read.value()));
+}
+
+TEST_CASE("fastsa's plans fit their budgets, the same seed repeats a plan, and its least budget is met") {
+  const Solver& fastsa = *SolverRegistry::builtin().find("fastsa");
+  for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+    const graph::ComputeGraph g = test::makeRandomDag(12 + int(seed % 5), seed, 0.3);
+    INFO("seed " << seed);
+    const Solver::MinBudget least = fastsa.minBudget({.graph = &g, .workLimit = 20'000'000});
+    REQUIRE(least.bytes);
+    const Bytes plain = SolverRegistry::builtin().plainRun().solve({.graph = &g}).metrics.simulatedPeak;
+    CHECK(*least.bytes <= plain);
+    for (int k = 0; k <= 2; ++k) {
+      const Bytes budget{least.bytes->value + (plain.value - least.bytes->value) * k / 2};
+      const SolveResult r = fastsa.solve({.graph = &g, .budget = budget, .seed = 7});
+      REQUIRE(r.call == CallStatus::Ok);
+      REQUIRE(r.plan);
+      CHECK(fitsBudget(r));
+      CHECK(r.metrics.simulatedPeak <= budget);
+      const SolveResult again = fastsa.solve({.graph = &g, .budget = budget, .seed = 7});
+      REQUIRE(again.plan);
+      CHECK(again.plan->schedule == r.plan->schedule);
+    }
+  }
+}
+
+TEST_CASE("fastsa beats the plain run's memory by recomputing, and without a budget is the plain run") {
+  const graph::ComputeGraph g = test::makeChain(40, 100);
+  const Solver& fastsa = *SolverRegistry::builtin().find("fastsa");
+  const SolveResult plain = fastsa.solve({.graph = &g});
+  REQUIRE(plain.plan);
+  CHECK(plain.plan->schedule == sim::storeAllSchedule(g));
+  CHECK(plain.metrics.overhead.value == 0);
+  // A chain of 40 fits in a third of its plain peak with recomputation (√n checkpoints need ~2√n
+  // values; exact-dp's least is 1,100 of 4,200 bytes).
+  const Bytes budget{plain.metrics.simulatedPeak.value / 3};
+  const SolveResult r = fastsa.solve({.graph = &g, .budget = budget});
+  REQUIRE(r.plan);
+  CHECK(fitsBudget(r));
+  CHECK(r.metrics.overhead.value > 0);
+  // Another seed is another run, and still fits.
+  const SolveResult other = fastsa.solve({.graph = &g, .budget = budget, .seed = 99});
+  REQUIRE(other.plan);
+  CHECK(fitsBudget(other));
+}
+
+TEST_CASE("fastsa stops at its work limit with the best plan so far or none") {
+  const graph::ComputeGraph g = test::makeChain(30, 100);
+  const Solver& fastsa = *SolverRegistry::builtin().find("fastsa");
+  const Bytes plain = fastsa.solve({.graph = &g}).metrics.simulatedPeak;
+  const SolveResult r = fastsa.solve({.graph = &g, .budget = Bytes{plain.value / 3}, .workLimit = 1000});
+  CHECK(r.call == CallStatus::Ok);
+  CHECK((r.status == SolveStatus::TimeLimit));
+  if (r.plan) CHECK(fitsBudget(r));
+}
