@@ -9,6 +9,7 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/Comparison.hpp"
+#include "remat/solvers/FastSa.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::solvers {
@@ -294,6 +295,71 @@ SolverOutput searchAt(const graph::ComputeGraph& g, const Backbone& b, Bytes bud
 
 }  // namespace
 
+namespace {
+
+// The least budget the search reaches and the plan there: from every plan of the front (kFrontPoints),
+// moves as low as they go, then annealing (fastsa's moves, from that plan, against a budget of 0); the
+// lowest simulated peak reached, or the DP's least if nothing lowers it.
+struct Least {
+  Solver::MinBudget answer;
+  std::optional<Schedule> schedule;
+};
+
+Least leastReached(const graph::ComputeGraph& g, const Backbone& b, std::uint64_t seed, TimeLimit& limit) {
+  Least out;
+  Bytes least = b.front.plans.front().metrics.simulatedPeak;
+  out.schedule = b.front.plans.front().plan.schedule;
+  std::string from = b.id + "'s least (no eviction lowers it)";
+  for (std::size_t k = 0; k < b.front.plans.size(); ++k) {
+    Descent d = descend(g, b.front.plans[k].plan.schedule, Bytes{0}, limit);
+    if (d.stopped) break;
+    if (d.simulated.valid() && d.simulated.peak < least) {
+      least = d.simulated.peak;
+      out.schedule = std::move(d.schedule);
+      from = b.id + "'s plan at " + formatByteSizeExact(b.front.plans[k].budget) + " with " + std::to_string(d.moves) +
+             " evictions";
+    }
+  }
+  if (!limit.reached()) {
+    AnnealResult a = anneal(g, Bytes{0}, seed, std::nullopt, limit, &*out.schedule);
+    if (a.schedule && !a.stopped) {
+      const SimulationResult s = simulate(g, *a.schedule);
+      if (s.valid() && s.peak < least) {
+        least = s.peak;
+        out.schedule = std::move(a.schedule);
+        from += ", then annealed";
+      }
+    }
+  }
+  if (limit.reached()) {
+    out.answer.status = limit.cancelled() ? SolveStatus::Cancelled : SolveStatus::TimeLimit;
+    out.answer.message =
+        limit.cancelled() ? "cancelled" : "the time limit ran out before the search went as low as it goes";
+    out.schedule.reset();
+    return out;
+  }
+  out.answer.status = SolveStatus::Optimal;
+  out.answer.bytes = least;
+  out.answer.message = "the least budget dp-evict's search reaches (a heuristic's, not a proven least): " + from;
+  return out;
+}
+
+// The plan found refined by annealing (fastsa's moves, starting from it, cooler): taken where it fits
+// the budget in the simulator with less overhead.
+void annealFrom(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, TimeLimit& limit, SolverOutput& out) {
+  if (!out.plan || limit.reached()) return;
+  const SimulationResult before = simulate(g, out.plan->schedule);
+  AnnealResult a = anneal(g, budget, seed, std::nullopt, limit, &out.plan->schedule);
+  if (!a.schedule) return;
+  const SimulationResult after = simulate(g, *a.schedule);
+  if (!after.valid() || after.peak > budget || after.overhead >= before.overhead) return;
+  out.plan->schedule = std::move(*a.schedule);
+  out.message += ", then annealed (overhead " + std::to_string(before.overhead.value) + " -> " +
+                 std::to_string(after.overhead.value) + ")";
+}
+
+}  // namespace
+
 SolverOutput DpEvict::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
   const SolverRegistry& registry = SolverRegistry::builtin();
@@ -314,41 +380,31 @@ SolverOutput DpEvict::plan(const SolveRequest& request) const {
   at.memoryLimit = request.memoryLimit;
   at.timeLimit = shared.next(2);
   SolveResult r = registry.find(b.id)->solve(at);
-  if (r.plan && fitsBudget(r))
-    return searchAt(g, b, *request.budget, std::move(r.plan), r.metrics.overhead, b.id + "'s plan at the budget",
-                    request.model, limit);
-  return searchAt(g, b, *request.budget, std::nullopt, std::nullopt, {}, request.model, limit);
-}
-
-namespace {
-
-// The least budget the search reaches: from every plan of the front (kFrontPoints), moves as low
-// as they go; the lowest simulated peak reached, or the DP's least if no move lowers it.
-Solver::MinBudget leastReached(const graph::ComputeGraph& g, const Backbone& b, TimeLimit& limit) {
-  Solver::MinBudget out;
-  Bytes least = b.front.plans.front().metrics.simulatedPeak;
-  std::string from = b.id + "'s least (no eviction lowers it)";
-  for (std::size_t k = 0; k < b.front.plans.size(); ++k) {
-    const Descent d = descend(g, b.front.plans[k].plan.schedule, Bytes{0}, limit);
-    if (d.stopped) break;
-    if (d.simulated.valid() && d.simulated.peak < least) {
-      least = d.simulated.peak;
-      from = b.id + "'s plan at " + formatByteSizeExact(b.front.plans[k].budget) + " with " + std::to_string(d.moves) +
-             " evictions";
-    }
-  }
-  if (limit.reached()) {
-    out.status = limit.cancelled() ? SolveStatus::Cancelled : SolveStatus::TimeLimit;
-    out.message = limit.cancelled() ? "cancelled" : "the time limit ran out before the search went as low as it goes";
+  const bool dpFits = r.plan && fitsBudget(r);
+  SolverOutput out = dpFits ? searchAt(g, b, *request.budget, std::move(r.plan), r.metrics.overhead,
+                                       b.id + "'s plan at the budget", request.model, limit)
+                            : searchAt(g, b, *request.budget, std::nullopt, std::nullopt, {}, request.model, limit);
+  if (out.plan) {
+    annealFrom(g, *request.budget, request.seed, limit, out);
+    if (limit.reached() && !limit.cancelled()) out.status = SolveStatus::TimeLimit;
     return out;
   }
-  out.status = SolveStatus::Optimal;
-  out.bytes = least;
-  out.message = "the least budget dp-evict's search reaches (a heuristic's, not a proven least): " + from;
+  if (out.status != SolveStatus::Infeasible) return out;
+  // Below what the evictions reach: the least budget's search (the one minBudget runs, so that a solve at
+  // dp-evict's least budget finds its plan), then annealing from its plan against this budget.
+  Least least = leastReached(g, b, request.seed, limit);
+  if (!least.schedule || !least.answer.bytes) return out;
+  if (*least.answer.bytes <= *request.budget) {
+    SolverOutput found{SolveStatus::Feasible, Plan{std::move(*least.schedule), std::nullopt, request.model},
+                       "the plan of its least budget (" + least.answer.message + ")"};
+    annealFrom(g, *request.budget, request.seed, limit, found);
+    if (limit.reached() && !limit.cancelled()) found.status = SolveStatus::TimeLimit;
+    return found;
+  }
+  out.message += "; its least budget is " + formatByteSizeExact(*least.answer.bytes);
   return out;
 }
 
-}  // namespace
 
 Solver::MinBudget DpEvict::minBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
@@ -362,7 +418,7 @@ Solver::MinBudget DpEvict::minBudget(const SolveRequest& request) const {
     out.status = none.status;
     out.message = none.message;
   } else {
-    out = leastReached(*request.graph, b, limit);
+    out = leastReached(*request.graph, b, request.seed, limit).answer;
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
@@ -390,13 +446,13 @@ Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t 
   // Budgets from the least the search reaches to the plain run's peak; at each, the plan to beat is the
   // front's last within it (the DP's plan there when the front is whole, a thinned front's nearest below
   // otherwise).
-  const MinBudget least = leastReached(g, b, limit);
-  if (!least.bytes) {
-    out.status = least.status;
-    out.message = least.message;
+  Least least = leastReached(g, b, request.seed, limit);
+  if (!least.answer.bytes) {
+    out.status = least.answer.status;
+    out.message = least.answer.message;
     return out;
   }
-  const Bytes low = *least.bytes;
+  const Bytes low = *least.answer.bytes;
   const Bytes high = b.front.plans.back().metrics.simulatedPeak;
   const std::size_t steps = std::max<std::size_t>(points, 2);
   std::size_t unanswered = 0;
@@ -412,7 +468,10 @@ Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t 
       }
     SolverOutput r =
         searchAt(g, b, budget, std::move(base), baseOverhead, b.id + "'s front plan", request.model, limit);
-    if (!r.plan || r.status != SolveStatus::Feasible) {
+    if (r.status == SolveStatus::Infeasible && least.schedule && low <= budget)  // as a solve there
+      r = {SolveStatus::Feasible, Plan{*least.schedule, std::nullopt, request.model}, "the least budget's plan"};
+    annealFrom(g, budget, request.seed, limit, r);
+    if (!r.plan || r.status != SolveStatus::Feasible || limit.reached()) {
       if (r.status != SolveStatus::Infeasible) ++unanswered;
       continue;
     }
