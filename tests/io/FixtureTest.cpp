@@ -265,11 +265,48 @@ TEST_CASE("checkmate fixture random_layered.json: Moccasin variant", "[io][check
   CHECK(inputNames(g, "4") == std::vector<std::string>{"2", "3"});
   CHECK(inputNames(g, "1") == std::vector<std::string>{"2", "4"});
   CHECK(nodeNamed(g, "2").fwdTime == Ticks{7});
-  CHECK(nodeNamed(g, "2").bwdTime == Ticks{7});
+  CHECK(nodeNamed(g, "2").bwdTime == Ticks{0});  // computed as given: no backward pass
   CHECK(nodeNamed(g, "2").bytes == Bytes{20});
   CHECK(nodeNamed(g, "2").op == "Op");
-  CHECK(nodeNamed(g, "2").saves == Saves{{0, 1}, true});
+  CHECK(nodeNamed(g, "2").saves == Saves{});
+  CHECK(g.asGiven());
   CHECK(nodeNamed(g, "0").inputs.empty());
+}
+
+// native as_given.json: the whole computation, x -> a -> c, x -> b -> d, (c, d) -> y; no backward pass.
+TEST_CASE("native fixture as_given.json: computed as given", "[io][native][fixtures]") {
+  auto g = load("native/valid/as_given.json", GraphFormat::Native);
+  CHECK(g.asGiven());
+  CHECK(g.opCount() == 5);
+  CHECK(g.explicitBackward().empty());
+  CHECK_THAT(writeNativeJson(g), Catch::Contains("\"computation\": \"as-given\""));
+  // A training graph says nothing of it (files written before the key stay as they were).
+  CHECK_THAT(writeNativeJson(load("native/valid/tiny.json", GraphFormat::Native)), !Catch::Contains("computation"));
+}
+
+// checkmate train_chain.json read as given: its backward nodes are operations of the whole computation.
+TEST_CASE("checkmate training graph read as given: backward nodes become operations", "[io][checkmate][fixtures]") {
+  auto training = load("checkmate/valid/train_chain.json", GraphFormat::Checkmate);
+  CHECK_FALSE(training.asGiven());
+  CHECK(training.opCount() == 4);
+  CHECK(training.explicitBackward().size() == 5);
+  auto read = readGraphFile(fixture("checkmate/valid/train_chain.json"), GraphFormat::Checkmate, {.asGiven = true});
+  REQUIRE(read.ok());
+  const auto& g = read.value();
+  CHECK(g.asGiven());
+  CHECK(g.opCount() == 9);
+  CHECK(g.explicitBackward().empty());
+  CHECK(inputNames(g, "relu1_backward") == std::vector<std::string>{"relu1", "fc1", "fc1_backward"});
+  CHECK(nodeNamed(g, "conv1_backward").fwdTime == Ticks{20});
+  CHECK(nodeNamed(g, "conv1").saves == Saves{});
+  // Auto detection reads it the same way; another format keeps its operations and drops the backward.
+  auto detected = readGraphFile(fixture("checkmate/valid/train_chain.json"), GraphFormat::Auto, {.asGiven = true});
+  REQUIRE(detected.ok());
+  CHECK(detected.value().sameAs(g));
+  auto native = readGraphFile(fixture("native/valid/tiny.json"), GraphFormat::Native, {.asGiven = true});
+  REQUIRE(native.ok());
+  CHECK(native.value().asGiven());
+  CHECK(native.value().explicitBackward().empty());
 }
 
 TEST_CASE("every valid fixture loads with Auto detection exactly as with its explicit format", "[io][fixtures]") {
@@ -333,6 +370,10 @@ const std::map<std::string, std::string> kInvalidExpectations = {
     {"native/invalid/backward_unknown_input.json", "/backward_graph/0: backward node 'a_bwd': input 'ghost'"},
     {"native/invalid/too_deep.json", "too_deep.json:1: JSON nested too deeply"},
     {"native/invalid/huge_shape.json", "/nodes/0: node 'x': the shape holds more than 2^60 elements"},
+    {"native/invalid/bad_computation.json",
+     "bad_computation.json: /computation: expected \"training\" or \"as-given\", got \"inference\""},
+    {"native/invalid/as_given_with_backward.json",
+     "/backward_graph: a graph computed as given has no backward pass: drop backward_graph"},
     {"native/invalid/duplicate_key.json",
      "duplicate_key.json: /nodes/1/bytes: duplicate key \"bytes\": a key may appear only once in an object"},
     // PFN cg text

@@ -172,6 +172,45 @@ TEST_CASE("every solver's schedule simulates as valid, with and without a budget
   }
 }
 
+TEST_CASE("on graphs computed as given, store-all and fastsa plan forwards only and every other solver refuses") {
+  std::vector<Family> given;
+  given.push_back({"chain30", test::makeChain(30).computedAsGiven()});
+  given.push_back({"unet3", test::makeUNet(3).computedAsGiven()});
+  for (std::uint32_t seed = 1; seed <= 4; ++seed)
+    given.push_back(
+        {"random-seed" + std::to_string(seed), test::makeRandomDag(8 + int(seed * 3), seed).computedAsGiven()});
+  for (const auto& f : given) {
+    const Bytes vanilla = SolverRegistry::builtin().plainRun().solve({.graph = &f.graph}).metrics.simulatedPeak;
+    for (std::optional<Bytes> budget :
+         {std::optional<Bytes>{}, std::optional<Bytes>{Bytes{vanilla.value * 3 / 4}}, std::optional<Bytes>{Bytes{1}}}) {
+      for (const auto& solver : SolverRegistry::builtin().solvers()) {
+        INFO(f.name << " " << solver->info().id << " budget " << (budget ? budget->value : -1));
+        const SolveResult r = solver->solve({.graph = &f.graph, .budget = budget});
+        CHECK(r.call == CallStatus::Ok);
+        if (!solver->info().asGiven) {
+          CHECK(r.status == SolveStatus::Limit);
+          CHECK_FALSE(r.plan);
+          CHECK_THAT(r.message, Catch::Contains("computed as given"));
+          CHECK(solver->minBudget({.graph = &f.graph}).status == SolveStatus::Limit);
+          CHECK(solver->tradeOff({.graph = &f.graph}, 4).status == SolveStatus::Limit);
+          continue;
+        }
+        if (!r.plan) {
+          CHECK(r.status == SolveStatus::Infeasible);
+          continue;
+        }
+        REQUIRE(r.simulation.valid());
+        for (const sim::Step& step : r.plan->schedule)
+          CHECK((step.kind == sim::StepKind::Forward || step.kind == sim::StepKind::Free));
+        CHECK(sim::memoryLowerBound(f.graph) <= r.metrics.simulatedPeak);
+        if (budget && (r.status == SolveStatus::Feasible || r.status == SolveStatus::Optimal))
+          CHECK(r.metrics.simulatedPeak <= *budget);
+        if (budget && budget->value == 1) CHECK(r.status == SolveStatus::Infeasible);
+      }
+    }
+  }
+}
+
 TEST_CASE("Chen's cuts are nested single-boundary lower sets") {
   for (const auto& f : families()) {
     INFO(f.name);
@@ -485,7 +524,7 @@ class SlowLeastBudget final : public Solver {
     out.plan = Plan{sim::storeAllSchedule(*request.graph), std::nullopt, DpModelKind::Simulator};
     return out;
   }
-  [[nodiscard]] MinBudget minBudget(const SolveRequest&) const override {
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest&) const override {
     std::this_thread::sleep_for(m_search);
     MinBudget out;
     out.status = SolveStatus::Optimal;

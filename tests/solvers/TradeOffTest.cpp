@@ -18,8 +18,8 @@ namespace {
 class AnswersOnlyLooseBudgets : public Solver {
  public:
   explicit AnswersOnlyLooseBudgets(std::int64_t answersFrom) : m_answersFrom(answersFrom) {}
-  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override {
-    MinBudget least = Solver::minBudget(request);
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override {
+    MinBudget least = Solver::planMinBudget(request);
     if (least.bytes) least.bytes = Bytes{least.bytes->value / 2};
     return least;
   }

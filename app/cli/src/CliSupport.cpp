@@ -32,6 +32,7 @@ LoadedGraph loadGraph(const GraphOptions& options) {
   io::ReadOptions readOptions;
   if (options.batch > 0) readOptions.batch = options.batch;
   readOptions.batchOnlyForOnnx = options.batchOnlyForOnnx;
+  readOptions.asGiven = options.asGiven;
   auto read = io::readGraphFile(options.path, *format, readOptions);
   if (!read.ok()) throw CliError(kInput, read.errorText());
   std::vector<std::string> warnings;
@@ -58,6 +59,9 @@ void addGraphOptions(CLI::App* cmd, GraphOptions& g, const std::string& costMode
                   "Temporaries inside each step: file (as given), none, or libtorch-cpu (rules measured with "
                   "LibTorch's CPU kernels)")
       ->capture_default_str();
+  cmd->add_flag("--as-given", g.asGiven,
+                "The file is the whole computation: plan it as given, with no backward pass added (Moccasin's random "
+                "layered graphs always are; a Checkmate training graph's backward nodes become operations)");
   if (withBatch)
     cmd->add_option("--batch", g.batch, "ONNX input: the batch size (the first dimension of every data input)")
         ->check(positiveBatch());

@@ -53,6 +53,7 @@ struct GraphOptions {
   std::string workspace = "file";  ///< a workspace model (graph/WorkspaceModel.hpp)
   std::int64_t batch = 0;          ///< ONNX only: the batch size; 0 keeps the model's
   bool batchOnlyForOnnx = false;   ///< other formats ignore `batch` instead of refusing it
+  bool asGiven = false;            ///< --as-given: the file is the whole computation (io::ReadOptions::asGiven)
 };
 
 /// Adds --format, --cost-model and --workspace for `g` to a command, and --batch unless the command has its own.

@@ -43,6 +43,7 @@ int runInfo(const InfoOptions& o) {
     j["param_nodes"] = params;
     j["outputs"] = g.outputs().size();
     j["explicit_backward_nodes"] = g.explicitBackward().size();
+    j["as_given"] = g.asGiven();
     j["activation_bytes"] = g.opBytes().value;
     j["param_bytes"] = g.paramBytes().value;
     j["input_bytes"] = g.inputBytes().value;
@@ -66,6 +67,7 @@ int runInfo(const InfoOptions& o) {
             << "Outputs            " << g.outputs().size() << '\n';
   if (!g.explicitBackward().empty())
     std::cout << "Backward nodes     " << g.explicitBackward().size() << "  (given by the file)\n";
+  if (g.asGiven()) std::cout << "Computation        as given (the whole computation; no backward pass added)\n";
   std::cout << "Activations        " << bytesText(g.opBytes()) << '\n'
             << "Parameters         " << bytesText(g.paramBytes()) << '\n'
             << "Inputs             " << bytesText(g.inputBytes()) << '\n'

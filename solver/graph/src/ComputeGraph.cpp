@@ -66,6 +66,7 @@ void ComputeGraph::index() {
 bool ComputeGraph::sameAs(const ComputeGraph& other) const {
   if (size() != other.size() || m_backward.size() != other.m_backward.size()) return false;
   if (m_name != other.m_name || m_timeUnit != other.m_timeUnit || m_costModel != other.m_costModel) return false;
+  if (m_asGiven != other.m_asGiven) return false;
   for (const Node& a : m_nodes) {
     auto id = other.find(a.name);
     if (!id) return false;
@@ -94,6 +95,13 @@ bool ComputeGraph::sameAs(const ComputeGraph& other) const {
     }
   }
   return true;
+}
+
+ComputeGraph ComputeGraph::computedAsGiven() const {
+  ComputeGraph g = *this;
+  g.m_asGiven = true;
+  g.m_backward.clear();
+  return g;
 }
 
 ComputeGraph ComputeGraph::withNodes(std::vector<Node> nodes, std::string costModel,

@@ -188,6 +188,7 @@ Result<ComputeGraph> GraphBuilder::build() {
   g.m_name = std::move(m_name);
   g.m_timeUnit = std::move(m_timeUnit);
   g.m_costModel = std::move(m_costModel);
+  g.m_asGiven = m_asGiven;
   g.m_nodes.resize(n);
   for (std::uint32_t i = 0; i < n; ++i) {
     NodeSpec& s = m_specs[i];

@@ -116,7 +116,7 @@ std::string guessOpType(std::string_view name) {
 
 class CheckmateReader {
  public:
-  CheckmateReader(const Json& doc, Diagnostics& diag) : m_doc(doc), m_diag(diag) {}
+  CheckmateReader(const Json& doc, Diagnostics& diag, bool asGiven) : m_doc(doc), m_diag(diag), m_asGiven(asGiven) {}
   Result<graph::ComputeGraph> run();
 
  private:
@@ -128,6 +128,7 @@ class CheckmateReader {
 
   const Json& m_doc;
   Diagnostics& m_diag;
+  bool m_asGiven = false;  ///< every node an operation, no backward pass added
   Variant m_variant = Variant::Checkmate;
   std::vector<CmNode> m_nodes;
   std::unordered_map<std::string, std::size_t> m_byKey;
@@ -325,6 +326,14 @@ Result<graph::ComputeGraph> CheckmateReader::run() {
     }
   }
 
+  // Computed as given (a random layered graph, or asked): every node, backward nodes included, is an
+  // operation of the whole computation, and no backward pass is added.
+  const bool asGiven = m_asGiven || m_variant == Variant::Layered;
+  if (asGiven) {
+    for (CmNode& n : m_nodes) n.backward = false;
+    training = false;
+  }
+
   // Forward op specs, indexed like m_nodes (backward nodes leave an empty slot).
   std::vector<graph::NodeSpec> specs(m_nodes.size());
   std::vector<graph::NodeSpec> params;
@@ -338,7 +347,7 @@ Result<graph::ComputeGraph> CheckmateReader::run() {
     for (std::size_t p : n.preds) s.inputs.push_back(m_nodes[p].name);  // links never lead backward -> forward
     s.bytes = n.bytes;
     s.fwdTime = n.time;
-    s.bwdTime = n.time;
+    s.bwdTime = asGiven ? 0 : n.time;
     s.where = m_diag.at(0, childPath("/nodes", n.order.index));
     if (n.paramBytes > 0) {
       graph::NodeSpec param;
@@ -349,7 +358,7 @@ Result<graph::ComputeGraph> CheckmateReader::run() {
       s.inputs.push_back(param.name);
       params.push_back(std::move(param));
     }
-    if (!training) {
+    if (!training && !asGiven) {
       // A forward-only graph says nothing about what backward needs: assume everything is kept.
       for (std::size_t k = 0; k < s.inputs.size(); ++k) s.saves.inputs.push_back(static_cast<std::uint32_t>(k));
       s.saves.output = true;
@@ -421,6 +430,7 @@ Result<graph::ComputeGraph> CheckmateReader::run() {
   builder.setName(std::move(name));
   builder.setTimeUnit("ticks");
   builder.setCostModel("file");
+  builder.setAsGiven(asGiven);
   builder.setSource(m_diag.at(0, "/nodes"));
   for (graph::NodeSpec& p : params) builder.add(std::move(p));
   for (std::size_t i = 0; i < m_nodes.size(); ++i)
@@ -431,19 +441,19 @@ Result<graph::ComputeGraph> CheckmateReader::run() {
 
 }  // namespace
 
-Result<graph::ComputeGraph> readCheckmateDocument(const Json& doc, Diagnostics& diag) {
-  CheckmateReader reader(doc, diag);
+Result<graph::ComputeGraph> readCheckmateDocument(const Json& doc, Diagnostics& diag, bool asGiven) {
+  CheckmateReader reader(doc, diag, asGiven);
   return reader.run();
 }
 
 }  // namespace detail
 
-Result<graph::ComputeGraph> readCheckmateJson(std::string_view text, const std::string& fileName) {
+Result<graph::ComputeGraph> readCheckmateJson(std::string_view text, const std::string& fileName, bool asGiven) {
   detail::Diagnostics diag(fileName);
   try {
     auto doc = detail::parseJson(detail::stripBom(text), diag);
     if (!doc) return diag.failure();
-    return detail::readCheckmateDocument(*doc, diag);
+    return detail::readCheckmateDocument(*doc, diag, asGiven);
   } catch (const std::exception& e) {
     return Result<graph::ComputeGraph>::failure(
         Diagnostic{SourceLocation{fileName, 0, {}}, std::string("internal error while reading: ") + e.what()});

@@ -65,7 +65,7 @@ Result<ComputeGraph> readDetected(std::string_view text, const std::string& path
     if (!doc) return diag.failure();
     if (detail::member(*doc, "format")) return detail::readNativeDocument(*doc, diag);
     if (detail::member(*doc, "nodes") && detail::member(*doc, "links"))
-      return detail::readCheckmateDocument(*doc, diag);
+      return detail::readCheckmateDocument(*doc, diag, options.asGiven);
     // Neither shape: the native reader explains what a native file needs.
     return detail::readNativeDocument(*doc, diag);
   }
@@ -79,7 +79,20 @@ Result<ComputeGraph> readDetected(std::string_view text, const std::string& path
 
 }  // namespace
 
+namespace {
+Result<ComputeGraph> readAnyFormat(const std::string& path, GraphFormat format, const ReadOptions& options);
+}  // namespace
+
 Result<ComputeGraph> readGraphFile(const std::string& path, GraphFormat format, const ReadOptions& options) {
+  Result<ComputeGraph> read = readAnyFormat(path, format, options);
+  // Asked to plan it as given: a graph of a format that says nothing of that keeps its operations.
+  if (options.asGiven && read.ok() && !read.value().asGiven()) return {read.value().computedAsGiven(), read.warnings()};
+  return read;
+}
+
+namespace {
+
+Result<ComputeGraph> readAnyFormat(const std::string& path, GraphFormat format, const ReadOptions& options) {
   try {
     std::string why;
     auto text = detail::readFileCapped(path, kMaxGraphFileBytes, "graph", why);
@@ -90,7 +103,7 @@ Result<ComputeGraph> readGraphFile(const std::string& path, GraphFormat format, 
       case GraphFormat::Onnx: return readOnnx(*text, path, OnnxOptions{options.batch});
       case GraphFormat::Native: return readNativeJson(*text, path);
       case GraphFormat::PfnCg: return readPfnCg(*text, path);
-      case GraphFormat::Checkmate: return readCheckmateJson(*text, path);
+      case GraphFormat::Checkmate: return readCheckmateJson(*text, path, options.asGiven);
       case GraphFormat::Auto: break;
     }
     return readDetected(*text, path, options);
@@ -98,6 +111,8 @@ Result<ComputeGraph> readGraphFile(const std::string& path, GraphFormat format, 
     return fileError(path, std::string("cannot read graph file: ") + e.what());
   }
 }
+
+}  // namespace
 
 std::optional<GraphFormat> formatFromName(std::string_view name) {
   if (name == "auto") return GraphFormat::Auto;

@@ -22,8 +22,8 @@ constexpr std::int64_t kVersion = 1;
 // reader's nesting limit.
 constexpr std::size_t kMaxAttrsObjectDepth = 64;
 
-constexpr std::array<std::string_view, 8> kTopLevelKeys = {"$schema",   "format",     "version", "name",
-                                                           "time_unit", "cost_model", "nodes",   "backward_graph"};
+constexpr std::array<std::string_view, 9> kTopLevelKeys = {
+    "$schema", "format", "version", "name", "time_unit", "cost_model", "computation", "nodes", "backward_graph"};
 constexpr std::array<std::string_view, 13> kNodeKeys = {"id",        "kind",          "op",       "inputs",   "bytes",
                                                         "shape",     "dtype",         "fwd_time", "bwd_time", "saves",
                                                         "workspace", "bwd_workspace", "attrs"};
@@ -273,6 +273,17 @@ Result<graph::ComputeGraph> readNativeDocument(const Json& doc, Diagnostics& dia
   if (auto name = optionalString(doc, "", "name", fileStem(diag.file()), diag)) builder.setName(std::move(*name));
   if (auto unit = optionalString(doc, "", "time_unit", "ticks", diag)) builder.setTimeUnit(std::move(*unit));
   if (auto model = optionalString(doc, "", "cost_model", "file", diag)) builder.setCostModel(std::move(*model));
+  // "training" (a backward pass is added) or "as-given" (the file is the whole computation).
+  bool asGiven = false;
+  if (auto computation = optionalString(doc, "", "computation", "training", diag)) {
+    if (*computation == "as-given")
+      asGiven = true;
+    else if (*computation != "training")
+      diag.errorAtPath("/computation", "expected \"training\" or \"as-given\", got \"" + *computation + "\"");
+  }
+  builder.setAsGiven(asGiven);
+  if (asGiven && member(doc, "backward_graph"))
+    diag.errorAtPath("/backward_graph", "a graph computed as given has no backward pass: drop backward_graph");
 
   const Json* nodes = member(doc, "nodes");
   if (!nodes) {
@@ -333,6 +344,7 @@ std::string writeNativeJson(const graph::ComputeGraph& g) {
   doc["name"] = g.name();
   doc["time_unit"] = g.timeUnit();
   doc["cost_model"] = g.costModel();
+  if (g.asGiven()) doc["computation"] = "as-given";
   OrderedJson nodes = OrderedJson::array();
   for (const graph::Node& n : g.nodes()) {
     const bool isOp = n.kind == NodeKind::Op;

@@ -13,6 +13,7 @@ Schedule storeAllSchedule(const ComputeGraph& g) {
   Schedule s;
   s.reserve(2 * g.opCount());
   for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) s.push_back({StepKind::Forward, graph::NodeId{v}});
+  if (g.asGiven()) return s;  // the whole computation: no backward pass
   for (auto v = static_cast<std::uint32_t>(g.size()); v-- > g.firstOp();)
     s.push_back({StepKind::Backward, graph::NodeId{v}});
   return s;

@@ -9,6 +9,17 @@ namespace remat::sim {
 
 Bytes memoryLowerBound(const graph::ComputeGraph& g) {
   using graph::NodeId;
+  if (g.asGiven()) {
+    // No backward pass: each forward needs its inputs, its output and its workspace at once.
+    Bytes worst{0};
+    for (std::uint32_t v = g.firstOp(); v < g.size(); ++v) {
+      const NodeId id{v};
+      Bytes need = g.node(id).bytes + g.node(id).workspace;
+      for (NodeId u : g.opPredecessors(id)) need += g.node(u).bytes;
+      worst = std::max(worst, need);
+    }
+    return g.paramBytes() + g.inputBytes() + worst;
+  }
   Bytes paramGrads{0};
   std::vector<bool> hasConsumer(g.size(), false);
   for (std::uint32_t v = g.firstOp(); v < g.size(); ++v)

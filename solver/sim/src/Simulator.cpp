@@ -243,6 +243,8 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         break;
       }
       case StepKind::Backward: {
+        if (g.asGiven())
+          return fail(s, "the graph is computed as given, with no backward pass: its schedules run forwards only");
         if (bwdDone[v.value]) return fail(s, "the backward of " + name(v) + " already ran");
         if (pendingConsumers[v.value] > 0) {
           for (NodeId w : g.successors(v))
@@ -294,6 +296,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         freeValue(v);
         break;
       case StepKind::FreeGrad:
+        if (g.asGiven()) return fail(s, "the graph is computed as given: it has no gradients to free");
         if (!gradPresent[v.value]) {
           // A gradient leaves memory at its own backward at the earliest (liveness, or a free-grad after
           // it): absent before that, it does not exist yet.
@@ -344,7 +347,7 @@ SimulationResult Simulator::run(const Schedule& schedule) const {
         result.error = ScheduleError{end, "the schedule never computes " + graph::quotedName(g.node(NodeId{v}).name)};
         return result;
       }
-      if (!bwdDone[v]) {
+      if (!bwdDone[v] && !g.asGiven()) {
         result.error =
             ScheduleError{end, "the schedule ends before the backward of " + graph::quotedName(g.node(NodeId{v}).name)};
         return result;

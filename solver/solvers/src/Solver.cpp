@@ -248,8 +248,32 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
 
 }  // namespace
 
+namespace {
+
+// What a solver that plans training steps answers a graph computed as given.
+std::string asGivenRefusal(const SolverInfo& info) {
+  return info.id +
+         " plans training steps (a forward and a backward pass); this graph is computed as given, with no backward "
+         "pass: plan it with fastsa or store-all";
+}
+
+bool refusesAsGiven(const Solver& s, const SolveRequest& request) {
+  return request.graph != nullptr && request.graph->asGiven() && !s.info().asGiven;
+}
+
+}  // namespace
+
 SolveResult Solver::solve(const SolveRequest& request) const {
+  if (refusesAsGiven(*this, request))
+    return evaluateOutput(*this, request, [&] {
+      return SolverOutput{SolveStatus::Limit, std::nullopt, asGivenRefusal(info())};
+    });
   return evaluateOutput(*this, request, [&] { return plan(request); });
+}
+
+Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
+  if (refusesAsGiven(*this, request)) return {SolveStatus::Limit, std::nullopt, asGivenRefusal(info()), 0.0};
+  return planMinBudget(request);
 }
 
 std::optional<SolveResult> solveFromFront(const Solver& solver, const Solver::TradeOff& front,
@@ -273,7 +297,7 @@ std::optional<SolveResult> solveFromFront(const Solver& solver, const Solver::Tr
   return answered;
 }
 
-Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
+Solver::MinBudget Solver::planMinBudget(const SolveRequest& request) const {
   SolveRequest open = request;
   open.budget.reset();
   const SolveResult r = solve(open);
@@ -295,6 +319,12 @@ Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t point
     TradeOff none;
     none.call = CallStatus::Error;
     none.message = "no graph given";
+    return none;
+  }
+  if (refusesAsGiven(*this, request)) {
+    TradeOff none;
+    none.status = SolveStatus::Limit;
+    none.message = asGivenRefusal(info());
     return none;
   }
   TradeOff out = planTradeOff(request, points);

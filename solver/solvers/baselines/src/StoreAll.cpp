@@ -14,6 +14,7 @@ const SolverInfo& StoreAll::info() const {
       .pins = PinSupport::Keep,  // it recomputes nothing
       .scheduleClass = ScheduleClass::KeepAll,
       .plainRun = true,
+      .asGiven = true,
       .figureSlot = 6,  // black
   };
   return kInfo;

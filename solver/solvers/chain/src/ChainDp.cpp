@@ -188,7 +188,7 @@ SolverOutput ChainDp::plan(const SolveRequest& request) const {
               bytesText(leastPeak->value) + " (" + std::to_string(leastPeak->value) + " bytes); " + p.setting};
 }
 
-Solver::MinBudget ChainDp::minBudget(const SolveRequest& request) const {
+Solver::MinBudget ChainDp::planMinBudget(const SolveRequest& request) const {
   const auto start = Clock::now();
   MinBudget out;
   auto finish = [&] {

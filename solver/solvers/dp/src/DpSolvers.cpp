@@ -479,7 +479,7 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
   return solveFrom(g, *family, request, "exact-dp", &*closures, std::move(warm), ThresholdSearch::Gallop, limit);
 }
 
-Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
+Solver::MinBudget ExactDp::planMinBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   const auto start = std::chrono::steady_clock::now();
   TimeLimit limit = startLimit(request);
@@ -488,7 +488,7 @@ Solver::MinBudget ExactDp::minBudget(const SolveRequest& request) const {
                          sets, limit);
 }
 
-Solver::MinBudget ApproxDp::minBudget(const SolveRequest& request) const {
+Solver::MinBudget ApproxDp::planMinBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   if (auto why = closuresTooLarge(*request.graph, request))
     return {SolveStatus::Limit, std::nullopt, "approx-dp: " + *why, 0.0, CallStatus::Ok};

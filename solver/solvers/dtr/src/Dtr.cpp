@@ -100,7 +100,7 @@ SolverOutput Dtr::plan(const SolveRequest& request) const {
   return out;
 }
 
-Solver::MinBudget Dtr::minBudget(const SolveRequest& request) const {
+Solver::MinBudget Dtr::planMinBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   // plan() meets every budget from the single-op minimum up (with a lower eviction threshold where DTR's
   // greedy run would get stuck) and refuses every budget below it.

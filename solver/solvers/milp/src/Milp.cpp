@@ -443,7 +443,7 @@ SolverOutput LpBoundSolver::plan(const SolveRequest& request) const {
       request, started, [&] { return lpBoundOutput(request); }, "CLP", "bound");
 }
 
-Solver::MinBudget Milp::minBudget(const SolveRequest& request) const {
+Solver::MinBudget Milp::planMinBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   return {SolveStatus::Limit, std::nullopt,
           "milp minimises the overhead at a given budget and has no search for its least budget (solving "
@@ -456,7 +456,7 @@ Solver::TradeOff Milp::planTradeOff(const SolveRequest& request, std::size_t poi
   return sweepFrom(request, points, {SolveStatus::Optimal, sim::memoryLowerBound(*request.graph), {}, 0.0});
 }
 
-Solver::MinBudget LpBoundSolver::minBudget(const SolveRequest& request) const {
+Solver::MinBudget LpBoundSolver::planMinBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   return {SolveStatus::Limit, std::nullopt,
           "lp-bound bounds the overhead at a given budget and makes no plans, so it has no least budget", 0.0};

@@ -405,8 +405,7 @@ SolverOutput DpEvict::plan(const SolveRequest& request) const {
   return out;
 }
 
-
-Solver::MinBudget DpEvict::minBudget(const SolveRequest& request) const {
+Solver::MinBudget DpEvict::planMinBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   const auto start = std::chrono::steady_clock::now();
   TimeLimit limit = startLimit(request);

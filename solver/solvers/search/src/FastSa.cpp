@@ -27,6 +27,7 @@ const SolverInfo& FastSa::info() const {
       .budgetMeasure = BudgetMeasure::Simulated,
       .pins = PinSupport::None,
       .scheduleClass = ScheduleClass::RecomputeAnywhere,
+      .asGiven = true,
       .figureSlot = 10,
   };
   return kInfo;
@@ -100,7 +101,7 @@ class Annealer {
     m_bytes.resize(m_n);
     m_ws.resize(m_n);
     m_inputs.resize(m_n);
-    m_bwdPos.assign(m_n, 0);
+    m_bwdPos.assign(m_n, m_positions);  // a graph computed as given has no backwards
     m_copies.assign(m_n, {});
     m_reads.assign(m_n, {});
     m_multiAt.assign(m_n, -1);
@@ -556,7 +557,7 @@ SolverOutput FastSa::plan(const SolveRequest& request) const {
               formatByteSizeExact(s.peak) + ")"};
 }
 
-Solver::MinBudget FastSa::minBudget(const SolveRequest& request) const {
+Solver::MinBudget FastSa::planMinBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   const auto start = std::chrono::steady_clock::now();
   TimeLimit limit = startLimit(request);

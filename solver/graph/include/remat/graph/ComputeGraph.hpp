@@ -62,6 +62,11 @@ class ComputeGraph {
   /// Which cost model filled the times: "paper", "flops", "profiled" or "file".
   [[nodiscard]] const std::string& costModel() const { return m_costModel; }
 
+  /// Whether the graph is computed as given: the file is the whole computation (Moccasin's random
+  /// layered graphs, a graph read with ReadOptions::asGiven), and no backward pass is added. Schedules of
+  /// such a graph have forwards only; each operation is computed at least once.
+  [[nodiscard]] bool asGiven() const { return m_asGiven; }
+
   /// Explicit backward nodes given by the file (Checkmate training graphs); empty otherwise.
   [[nodiscard]] const std::vector<BackwardNode>& explicitBackward() const { return m_backward; }
 
@@ -77,6 +82,9 @@ class ComputeGraph {
   /// Same nodes (names, kinds, values, inputs by name) and same explicit backward graph.
   [[nodiscard]] bool sameAs(const ComputeGraph& other) const;
 
+  /// A copy computed as given (asGiven()): the same operations, no explicit backward nodes.
+  [[nodiscard]] ComputeGraph computedAsGiven() const;
+
   /// A copy whose per-node fields are replaced by `nodes` (same names, kinds and inputs, same order);
   /// used by cost models to write new times into an otherwise identical graph, in `timeUnit` when
   /// given.
@@ -91,6 +99,7 @@ class ComputeGraph {
   std::string m_name;
   std::string m_timeUnit = "ticks";
   std::string m_costModel = "file";
+  bool m_asGiven = false;
   std::vector<Node> m_nodes;
   std::uint32_t m_firstOp = 0;
   std::vector<std::uint32_t> m_succOffsets;

@@ -49,6 +49,9 @@ class GraphBuilder {
   void setName(std::string name) { m_name = std::move(name); }
   void setTimeUnit(std::string unit) { m_timeUnit = std::move(unit); }
   void setCostModel(std::string model) { m_costModel = std::move(model); }
+  /// The graph is the whole computation, with no backward pass (ComputeGraph::asGiven); no explicit
+  /// backward nodes may be added then.
+  void setAsGiven(bool asGiven) { m_asGiven = asGiven; }
 
   void add(NodeSpec spec) { m_specs.push_back(std::move(spec)); }
   void addBackward(BackwardSpec spec) { m_backward.push_back(std::move(spec)); }
@@ -65,6 +68,7 @@ class GraphBuilder {
   std::string m_name;
   std::string m_timeUnit = "ticks";
   std::string m_costModel = "file";
+  bool m_asGiven = false;
   SourceLocation m_source;
   std::vector<NodeSpec> m_specs;
   std::vector<BackwardSpec> m_backward;

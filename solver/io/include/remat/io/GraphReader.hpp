@@ -26,6 +26,10 @@ struct ReadOptions {
   /// With a format other than ONNX, ignore `batch` instead of refusing it (max-batch, whose --batch
   /// names the batch any graph was built for).
   bool batchOnlyForOnnx = false;
+  /// The file is the whole computation: plan it as given, with no backward pass added
+  /// (ComputeGraph::asGiven). A Checkmate training graph's backward nodes become operations; a graph of
+  /// another format keeps its operations and drops what the file says of a backward pass.
+  bool asGiven = false;
 };
 
 /// Files larger than this are refused before anything is read.

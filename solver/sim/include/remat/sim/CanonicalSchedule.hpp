@@ -15,7 +15,8 @@ class InvalidLowerSetSequence : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
-/// The framework's plain run: every forward in topological order, then every backward in reverse.
+/// The framework's plain run: every forward in topological order, then every backward in reverse (a
+/// graph computed as given: the forwards only).
 [[nodiscard]] Schedule storeAllSchedule(const graph::ComputeGraph& g);
 
 /// What the canonical lowering does with each segment V_i = L_i \ L_{i-1} of a lower-set chain.

@@ -15,7 +15,8 @@ struct SimulatorOptions {
   /// Free every value and gradient right after its last use (the framework's liveness analysis).
   /// Explicit `free`/`free-grad` steps of something already freed are then no-ops.
   bool liveness = true;
-  /// Require every operation to be computed and its backward to run exactly once.
+  /// Require every operation to be computed and its backward to run exactly once (a graph computed as
+  /// given: every operation computed).
   bool requireComplete = true;
   /// Record every tensor's lifetime (SimulationResult::lifetimes), for memory-layout figures.
   bool recordLifetimes = false;

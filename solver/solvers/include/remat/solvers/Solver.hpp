@@ -202,6 +202,10 @@ struct SolverInfo {
   /// Whether one solve may take minutes and wants a time limit (a MILP search): front ends leave it out
   /// of the fronts and sweeps they run unasked, where it would be solved at every budget.
   bool wantsTimeLimit = false;
+  /// Whether it plans graphs computed as given (graph::ComputeGraph::asGiven: the file is the whole
+  /// computation, no backward pass added): the plain run and fastsa. The others plan training steps and
+  /// answer such a graph with status Limit.
+  bool asGiven = false;
   /// Its fixed style slot in figures (Theme::seriesStroke's index), so that a solver keeps one colour
   /// and dash in every figure and run; none: a slot after every fixed one (viz::solverStyle).
   std::optional<std::size_t> figureSlot;
@@ -230,7 +234,11 @@ class Solver {
     double seconds = 0.0;
     CallStatus call = CallStatus::Ok;
   };
-  [[nodiscard]] virtual MinBudget minBudget(const SolveRequest& request) const;
+  /// Guarded like solve(): a graph computed as given goes only to solvers that plan such graphs
+  /// (SolverInfo::asGiven); the others answer status Limit saying so. Calls planMinBudget().
+  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const;
+  /// The least-budget search itself (callers use minBudget()).
+  [[nodiscard]] virtual MinBudget planMinBudget(const SolveRequest& request) const;
 
   /// One plan of a trade-off: the budget it needs (in the solver's budget measure), the plan, and its
   /// figures as evaluatePlan gives them (the simulator's; the model's for canonical plans).

@@ -40,7 +40,7 @@ class ChainDp final : public Solver {
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
   /// The least simulated peak among the candidates (every breakpoint is lowered and simulated).
-  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override;
 
  private:
   std::int64_t m_slots;

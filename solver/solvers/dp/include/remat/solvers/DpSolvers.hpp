@@ -26,7 +26,7 @@ class ExactDp final : public Solver {
   explicit ExactDp(std::uint64_t lowerSetLimit = kDefaultLowerSetLimit) : m_limit(lowerSetLimit) {}
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
-  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override;
   [[nodiscard]] TradeOff planTradeOff(const SolveRequest& request, std::size_t points) const override;
 
  private:
@@ -40,7 +40,7 @@ class ApproxDp final : public Solver {
  public:
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
-  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override;
   [[nodiscard]] TradeOff planTradeOff(const SolveRequest& request, std::size_t points) const override;
 };
 

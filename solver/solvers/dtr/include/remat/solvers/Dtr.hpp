@@ -75,7 +75,7 @@ class Dtr final : public Solver {
  public:
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
-  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override;
 };
 
 }  // namespace remat::solvers

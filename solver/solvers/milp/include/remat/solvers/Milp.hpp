@@ -50,7 +50,7 @@ class Milp final : public Solver {
   /// Status Limit: the formulation minimises the overhead at a given budget; its least budget would be a
   /// MILP of its own (the budget as the objective), which Remat does not solve. Solving without a budget
   /// gives the plain run, whose peak is no least budget.
-  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override;
   /// The default sweep from the simulator's memory lower bound (sim::memoryLowerBound) up: budgets
   /// below milp's least answer Infeasible and are no points.
   [[nodiscard]] TradeOff planTradeOff(const SolveRequest& request, std::size_t points) const override;
@@ -67,7 +67,7 @@ class LpBoundSolver final : public Solver {
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
   /// Status Limit: a bound is not a plan, so there is no least budget to report (nor a trade-off).
-  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override;
 };
 
 }  // namespace remat::solvers

@@ -15,18 +15,22 @@ namespace remat::solvers {
 /// and computed again right before its next use, the move with the least recomputation time per byte
 /// that lowers the peak first, until the plan fits. A recomputation inside a segment's backward, or of a
 /// checkpoint, is what the lower-set chains cannot express (DTR decides the same kind of move online, one
-/// step at a time). The answer is the plan of least overhead among the DP's plan at the budget and the
-/// refined ones, so it is never worse than the DP's in the simulator. Heuristic (not exact); any DAG;
-/// O(front · moves · k · |schedule|) for k moves simulated per step of the search.
+/// step at a time). The plan of least overhead among the DP's plan at the budget and the refined ones is
+/// then annealed (fastsa's moves, FastSa.hpp, starting from it and cooler, seeded by SolveRequest::seed)
+/// and the annealed plan taken where it fits with less overhead, so it is never worse than the DP's in
+/// the simulator. Below every budget the evictions reach, the least budget's plan (below) answers where it
+/// fits. Heuristic (not exact); any DAG; O(front · moves · k · |schedule|) for k moves simulated per step
+/// of the search, plus one annealing run.
 class DpEvict final : public Solver {
  public:
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
   /// The least budget the search reaches: from every plan of the DP's front (24), evictions as
-  /// low as they go (the lowest simulated peak reached; the DP's least where no eviction lowers it). A
-  /// heuristic's least, not a proven one; a solve at it finds that plan again (the search is
-  /// deterministic and takes the same moves down to any budget).
-  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  /// low as they go, then annealing from the lowest against a budget of 0 (the lowest simulated peak
+  /// reached; the DP's least where nothing lowers it). A heuristic's least, not a proven one; a solve at
+  /// it finds that plan again (the search is deterministic, and a solve below what the evictions reach
+  /// runs this search).
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override;
   /// A sweep from that least budget to the plain peak over one DP front (not a solve per budget): at
   /// each budget the front's plan within it is the plan to beat; budgets no refinement meets are no
   /// points. Status Optimal when every budget was searched (a heuristic's front).

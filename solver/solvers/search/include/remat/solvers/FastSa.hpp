@@ -28,7 +28,7 @@ class FastSa final : public Solver {
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
   /// The lowest simulated peak the annealing reaches against a budget of 0 (a heuristic's least, not a
   /// proven one).
-  [[nodiscard]] MinBudget minBudget(const SolveRequest& request) const override;
+  [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override;
 };
 
 /// What one annealing run found (FastSa's search on its own, for tests and benchmarks).
