@@ -16,7 +16,7 @@ from benchmarks_md import replace_section
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 REMAT = os.environ.get("REMAT", str(ROOT / "build-release" / "bin" / "remat"))
-SOLVERS = ("exact-dp", "approx-dp", "dtr", "chain-dp", "dp-evict")
+SOLVERS = ("exact-dp", "approx-dp", "dtr", "chain-dp", "dp-evict", "fastsa")
 LIMIT = 300
 
 
