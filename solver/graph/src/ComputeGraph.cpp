@@ -55,7 +55,7 @@ void ComputeGraph::index() {
       case NodeKind::Op:
         m_opBytes += node.bytes;
         m_fwdTime += node.fwdTime;
-        if (successors(NodeId{v}).empty()) m_outputs.push_back(NodeId{v});
+        if (const NodeId id{v}; successors(id).empty()) m_outputs.push_back(id);
         break;
     }
     for (NodeId w : successors(NodeId{v})) boost::add_edge(v, w.value, topology->graph);

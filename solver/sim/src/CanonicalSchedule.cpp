@@ -41,11 +41,12 @@ NodeSet neededRecomputation(const ComputeGraph& g, const NodeSet& segment, const
   // Reverse topological order: whatever marks a value (a backward keeping it, a needed consumer) has a
   // larger index or is the value itself, so a value is marked before it is looked at.
   const std::vector<OpIndex> members = segment.members();
-  for (auto it = members.rbegin(); it != members.rend(); ++it) {
-    const graph::NodeId w = g.opNode(*it);
+  for (std::size_t m = members.size(); m-- > 0;) {
+    const OpIndex member = members[m];
+    const graph::NodeId w = g.opNode(member);
     for (graph::NodeId u : savedOpValues(g, w))
       if (candidates.contains(g.opIndex(u))) needed.insert(g.opIndex(u));
-    if (!needed.contains(*it)) continue;
+    if (!needed.contains(member)) continue;
     for (graph::NodeId u : g.opPredecessors(w))
       if (candidates.contains(g.opIndex(u))) needed.insert(g.opIndex(u));
   }
@@ -89,9 +90,9 @@ Schedule lower(const ComputeGraph& g, const std::vector<NodeSet>& segments, cons
   for (std::size_t i = k; i-- > 0;) {
     recompute[i].forEach([&](OpIndex v) { emit(StepKind::Forward, v); });
     const std::vector<OpIndex> members = segments[i].members();
-    for (auto it = members.rbegin(); it != members.rend(); ++it) {
-      emit(StepKind::Backward, *it);
-      emit(StepKind::FreeGrad, *it);
+    for (std::size_t m = members.size(); m-- > 0;) {
+      emit(StepKind::Backward, members[m]);
+      emit(StepKind::FreeGrad, members[m]);
     }
     // What is still in memory without liveness analysis: the kept part of the segment and what was
     // recomputed (explicit frees keep a schedule bounded when it is simulated without liveness).
