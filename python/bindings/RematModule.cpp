@@ -234,6 +234,7 @@ PYBIND11_MODULE(_remat, m) {
           d["makes_plans"] = info.makesPlans;
           d["plain_run"] = info.plainRun;
           d["wants_time_limit"] = info.wantsTimeLimit;
+          d["as_given"] = info.asGiven;
           out.append(d);
         }
         return out;

@@ -68,7 +68,8 @@ int runSolvers(const SolversOptions& o) {
                    {"makes_plans", info.makesPlans},
                    {"plain_run", info.plainRun},
                    {"follows_strategy", info.followsStrategy},
-                   {"wants_time_limit", info.wantsTimeLimit}});
+                   {"wants_time_limit", info.wantsTimeLimit},
+                   {"as_given", info.asGiven}});
     }
     printJson(j);
     return kOk;
