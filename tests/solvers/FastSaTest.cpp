@@ -96,7 +96,7 @@ TEST_CASE("fastsa beats the plain run's memory by recomputing, and without a bud
   CHECK(fitsBudget(other));
 }
 
-TEST_CASE("fastsa stops at its work limit with the best plan so far or none") {
+TEST_CASE("fastsa stops at its work limit with the best plan so far or none, and at its memory limit") {
   const graph::ComputeGraph g = test::makeChain(30, 100);
   const Solver& fastsa = *SolverRegistry::builtin().find("fastsa");
   const Bytes plain = fastsa.solve({.graph = &g}).metrics.simulatedPeak;
@@ -104,6 +104,19 @@ TEST_CASE("fastsa stops at its work limit with the best plan so far or none") {
   CHECK(r.call == CallStatus::Ok);
   CHECK((r.status == SolveStatus::TimeLimit));
   if (r.plan) CHECK(fitsBudget(r));
+  // A memory limit below what its slots need: status limit, saying so, before any work.
+  const Bytes need = annealMemory(g);
+  CHECK(need.value > 11520);  // at least the slots' leaves and owners (30 ops, 2 steps each, 16 slots a step, 12 bytes)
+  const SolveResult small = fastsa.solve({.graph = &g, .budget = Bytes{plain.value / 3}, .memoryLimit = Bytes{1024}});
+  CHECK(small.status == SolveStatus::Limit);
+  CHECK_THAT(small.message, Catch::Contains("more than the memory limit"));
+  CHECK(fastsa.minBudget({.graph = &g, .memoryLimit = Bytes{1024}}).status == SolveStatus::Limit);
+  // dp-evict then keeps its plan unannealed, and still answers.
+  const SolveResult evict =
+      SolverRegistry::builtin()
+          .find("dp-evict")
+          ->solve({.graph = &g, .budget = Bytes{plain.value / 2}, .memoryLimit = Bytes{need.value - 1}});
+  CHECK(evict.plan);
 }
 
 TEST_CASE("fastsa plans a graph computed as given: reordering is free, recomputation costs") {

@@ -10,6 +10,7 @@
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/FastSa.hpp"
+#include "remat/solvers/Isolated.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::solvers {
@@ -305,7 +306,8 @@ struct Least {
   std::optional<Schedule> schedule;
 };
 
-Least leastReached(const graph::ComputeGraph& g, const Backbone& b, std::uint64_t seed, TimeLimit& limit) {
+Least leastReached(const graph::ComputeGraph& g, const Backbone& b, std::uint64_t seed, TimeLimit& limit,
+                   std::optional<Bytes> memoryLimit) {
   Least out;
   Bytes least = b.front.plans.front().metrics.simulatedPeak;
   out.schedule = b.front.plans.front().plan.schedule;
@@ -320,7 +322,7 @@ Least leastReached(const graph::ComputeGraph& g, const Backbone& b, std::uint64_
              " evictions";
     }
   }
-  if (!limit.reached()) {
+  if (!limit.reached() && annealMemory(g, &*out.schedule).value <= memoryLimitOr(memoryLimit)) {
     AnnealResult a = anneal(g, Bytes{0}, seed, std::nullopt, limit, &*out.schedule);
     if (a.schedule && !a.stopped) {
       const SimulationResult s = simulate(g, *a.schedule);
@@ -346,8 +348,10 @@ Least leastReached(const graph::ComputeGraph& g, const Backbone& b, std::uint64_
 
 // The plan found refined by annealing (fastsa's moves, starting from it, cooler): taken where it fits
 // the budget in the simulator with less overhead.
-void annealFrom(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, TimeLimit& limit, SolverOutput& out) {
+void annealFrom(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, TimeLimit& limit, SolverOutput& out,
+                std::optional<Bytes> memoryLimit) {
   if (!out.plan || limit.reached()) return;
+  if (annealMemory(g, &out.plan->schedule).value > memoryLimitOr(memoryLimit)) return;  // too large to anneal
   const SimulationResult before = simulate(g, out.plan->schedule);
   AnnealResult a = anneal(g, budget, seed, std::nullopt, limit, &out.plan->schedule);
   if (!a.schedule) return;
@@ -385,19 +389,19 @@ SolverOutput DpEvict::plan(const SolveRequest& request) const {
                                        b.id + "'s plan at the budget", request.model, limit)
                             : searchAt(g, b, *request.budget, std::nullopt, std::nullopt, {}, request.model, limit);
   if (out.plan) {
-    annealFrom(g, *request.budget, request.seed, limit, out);
+    annealFrom(g, *request.budget, request.seed, limit, out, request.memoryLimit);
     if (limit.reached() && !limit.cancelled()) out.status = SolveStatus::TimeLimit;
     return out;
   }
   if (out.status != SolveStatus::Infeasible) return out;
   // Below what the evictions reach: the least budget's search (the one minBudget runs, so that a solve at
   // dp-evict's least budget finds its plan), then annealing from its plan against this budget.
-  Least least = leastReached(g, b, request.seed, limit);
+  Least least = leastReached(g, b, request.seed, limit, request.memoryLimit);
   if (!least.schedule || !least.answer.bytes) return out;
   if (*least.answer.bytes <= *request.budget) {
     SolverOutput found{SolveStatus::Feasible, Plan{std::move(*least.schedule), std::nullopt, request.model},
                        "the plan of its least budget (" + least.answer.message + ")"};
-    annealFrom(g, *request.budget, request.seed, limit, found);
+    annealFrom(g, *request.budget, request.seed, limit, found, request.memoryLimit);
     if (limit.reached() && !limit.cancelled()) found.status = SolveStatus::TimeLimit;
     return found;
   }
@@ -417,7 +421,7 @@ Solver::MinBudget DpEvict::planMinBudget(const SolveRequest& request) const {
     out.status = none.status;
     out.message = none.message;
   } else {
-    out = leastReached(*request.graph, b, request.seed, limit).answer;
+    out = leastReached(*request.graph, b, request.seed, limit, request.memoryLimit).answer;
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
@@ -445,7 +449,7 @@ Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t 
   // Budgets from the least the search reaches to the plain run's peak; at each, the plan to beat is the
   // front's last within it (the DP's plan there when the front is whole, a thinned front's nearest below
   // otherwise).
-  Least least = leastReached(g, b, request.seed, limit);
+  Least least = leastReached(g, b, request.seed, limit, request.memoryLimit);
   if (!least.answer.bytes) {
     out.status = least.answer.status;
     out.message = least.answer.message;
@@ -469,7 +473,7 @@ Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t 
         searchAt(g, b, budget, std::move(base), baseOverhead, b.id + "'s front plan", request.model, limit);
     if (r.status == SolveStatus::Infeasible && least.schedule && low <= budget)  // as a solve there
       r = {SolveStatus::Feasible, Plan{*least.schedule, std::nullopt, request.model}, "the least budget's plan"};
-    annealFrom(g, budget, request.seed, limit, r);
+    annealFrom(g, budget, request.seed, limit, r, request.memoryLimit);
     if (!r.plan || r.status != SolveStatus::Feasible || limit.reached()) {
       if (r.status != SolveStatus::Infeasible) ++unanswered;
       continue;

@@ -12,6 +12,7 @@
 #include "remat/graph/ByteSize.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/Simulator.hpp"
+#include "remat/solvers/Isolated.hpp"
 
 namespace remat::solvers {
 
@@ -482,6 +483,22 @@ std::uint64_t defaultMoves(std::size_t ops) {
 
 }  // namespace
 
+Bytes annealMemory(const graph::ComputeGraph& g, const sim::Schedule* from) {
+  std::size_t steps = 2 * g.opCount();
+  if (from) {
+    steps = 0;
+    for (const sim::Step& s : *from) steps += s.kind == StepKind::Forward || s.kind == StepKind::Backward ? 1 : 0;
+  }
+  std::size_t k = kSlots;
+  while (k > 2 && steps * k > kMaxPositions) k /= 2;
+  const std::size_t positions = steps * k;
+  std::size_t tree = 1;
+  while (tree < positions) tree <<= 1;
+  // Leaves and slot owners (12 bytes a slot), the tree's maxima and tags (32 bytes a leaf), and per op
+  // its times, sizes, inputs, copies and reads (about 160 bytes and 12 per edge).
+  return Bytes{static_cast<std::int64_t>(12 * positions + 32 * tree + 160 * g.opCount() + 12 * g.edgeCount())};
+}
+
 AnnealResult anneal(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, std::optional<std::uint64_t> moves,
                     TimeLimit& limit, const sim::Schedule* from) {
   AnnealResult out;
@@ -530,11 +547,21 @@ Searched search(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, 
   return out;
 }
 
+// Why a run would not fit the request's memory limit; none when it fits.
+std::optional<std::string> overMemory(const SolveRequest& request) {
+  const Bytes need = annealMemory(*request.graph);
+  const std::int64_t limit = memoryLimitOr(request.memoryLimit);
+  if (need.value <= limit) return std::nullopt;
+  return "the annealing's slots and segment tree need about " + formatByteSizeExact(need) +
+         ", more than the memory limit of " + formatByteSizeExact(Bytes{limit});
+}
+
 }  // namespace
 
 SolverOutput FastSa::plan(const SolveRequest& request) const {
   const graph::ComputeGraph& g = *request.graph;
   if (!request.budget) return {SolveStatus::Feasible, Plan{sim::storeAllSchedule(g), std::nullopt}, "the plain run"};
+  if (const auto refusal = overMemory(request)) return {SolveStatus::Limit, std::nullopt, *refusal};
   TimeLimit limit = startLimit(request);
   Searched s = search(g, *request.budget, request.seed, limit);
   if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
@@ -560,6 +587,7 @@ SolverOutput FastSa::plan(const SolveRequest& request) const {
 Solver::MinBudget FastSa::planMinBudget(const SolveRequest& request) const {
   if (request.graph == nullptr) return {SolveStatus::NotSolved, std::nullopt, "no graph given", 0.0, CallStatus::Error};
   const auto start = std::chrono::steady_clock::now();
+  if (const auto refusal = overMemory(request)) return {SolveStatus::Limit, std::nullopt, *refusal, 0.0};
   TimeLimit limit = startLimit(request);
   const Searched s = search(*request.graph, Bytes{0}, request.seed, limit);
   MinBudget out;

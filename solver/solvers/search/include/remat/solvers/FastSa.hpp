@@ -41,6 +41,11 @@ struct AnnealResult {
   bool stopped = false;                   ///< the limit ended the run early
 };
 
+/// What one annealing run holds in memory, about: its slots (K per step of the plain run, or of `from`),
+/// their segment tree and each op's copies and reads. Solves whose runs would need more than the request's
+/// memory limit answer status Limit (fastsa) or skip the annealing (dp-evict).
+[[nodiscard]] Bytes annealMemory(const graph::ComputeGraph& g, const sim::Schedule* from = nullptr);
+
 /// One annealing run against `budget` (0: as low as it goes) for `moves` moves (none: the default for
 /// the graph's size, 2,000 per op within 20,000 to 16 million), from the plain run, or from `from` (a legal schedule:
 /// its backward order is kept, its forwards are where the copies start; the run is then cooler, a refinement); the
