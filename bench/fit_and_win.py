@@ -78,6 +78,10 @@ def summary():
               f"{name} at or below both rivals in {at_or_below}; geometric mean of {name} / best rival "
               f"{geo(ratios):.2f}x over {len(ratios)} cells; of {name} / dtr on the datasets {geo(versus_dtr):.2f}x "
               f"over {len(versus_dtr)} cells; {name} below the DP in {below_dp}")
+    # Remat's planner against FastSA where either has a plan (no plan counts as above any plan).
+    both = [(num(c[8]), num(c[10])) for c in rows if len(c) > 10 and (num(c[8]) is not None or num(c[10]) is not None)]
+    print(f"dp-evict at or below fastsa in {sum(1 for e, f in both if e is not None and (f is None or e <= f))} "
+          f"of the {len(both)} cells where either has a plan")
 
 
 def main():

@@ -13,9 +13,8 @@ using graph::ComputeGraph;
 using graph::Node;
 using graph::NodeId;
 
-// For every step, the values whose current instance is used for the last time at that step (or that
-// are never used after being computed there). A backward scan: a use is the last one when nothing
-// later uses the same instance; a forward or an explicit free of v starts or ends an instance.
+}  // namespace
+
 std::vector<std::vector<NodeId>> lastValueUses(const ComputeGraph& g, const Schedule& schedule) {
   std::vector<std::vector<NodeId>> freeAfter(schedule.size());
   std::vector<bool> usedLater(g.size(), false);
@@ -43,8 +42,6 @@ std::vector<std::vector<NodeId>> lastValueUses(const ComputeGraph& g, const Sche
   }
   return freeAfter;
 }
-
-}  // namespace
 
 std::vector<NodeId> savedOpValues(const ComputeGraph& g, NodeId v) {
   const Node& n = g.node(v);

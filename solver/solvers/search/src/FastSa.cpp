@@ -417,27 +417,10 @@ class Annealer {
     return tryRemove(i, old);
   }
 
-  // Steps with a free after each value's last read and a free-grad after each backward.
+  // Steps with a free after each value's last read (the simulator's own liveness analysis) and a
+  // free-grad after each backward.
   [[nodiscard]] Schedule withFrees(const Schedule& steps) const {
-    const graph::ComputeGraph& g = m_g;
-    std::vector<std::vector<NodeId>> freeAfter(steps.size());
-    std::vector<bool> usedLater(g.size(), false);
-    auto use = [&](std::size_t s, NodeId u) {
-      if (!usedLater[u.value]) {
-        freeAfter[s].push_back(u);
-        usedLater[u.value] = true;
-      }
-    };
-    for (std::size_t s = steps.size(); s-- > 0;) {
-      const NodeId v = steps[s].node;
-      if (steps[s].kind == StepKind::Forward) {
-        for (NodeId u : g.opPredecessors(v)) use(s, u);
-        if (!usedLater[v.value]) freeAfter[s].push_back(v);
-        usedLater[v.value] = false;
-      } else {
-        for (NodeId u : sim::savedOpValues(g, v)) use(s, u);
-      }
-    }
+    const std::vector<std::vector<NodeId>> freeAfter = sim::lastValueUses(m_g, steps);
     Schedule out;
     out.reserve(3 * steps.size());
     for (std::size_t s = 0; s < steps.size(); ++s) {

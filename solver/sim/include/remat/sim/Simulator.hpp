@@ -65,6 +65,13 @@ struct SimulationResult {
 /// parameter gradients `bwd v` makes.
 [[nodiscard]] std::vector<graph::NodeId> distinctParamInputs(const graph::ComputeGraph& g, graph::NodeId v);
 
+/// The liveness analysis, by step: the values whose current instance is read for the last time at that
+/// step (or that are never read after being computed there), which the simulator frees after the step
+/// with SimulatorOptions::liveness. A backward scan: a forward or an explicit free of v starts or ends an
+/// instance. Steps naming nodes outside the graph, or inputs and parameters, are skipped.
+[[nodiscard]] std::vector<std::vector<graph::NodeId>> lastValueUses(const graph::ComputeGraph& g,
+                                                                    const Schedule& schedule);
+
 /// Views: operations the op table marks as views (Reshape, Flatten, Transpose, Squeeze, Unsqueeze,
 /// Identity) whose output the graph counts as 0 bytes, because the framework's output shares its first
 /// input's storage. Their gradients are real tensors of the full size, the size of the tensor at the
