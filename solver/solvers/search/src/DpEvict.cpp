@@ -298,16 +298,37 @@ SolverOutput searchAt(const graph::ComputeGraph& g, const Backbone& b, Bytes bud
 
 namespace {
 
+// DTR's plan at its single-op minimum (docs/dtr.md): every evictable value evicted and recomputed on
+// demand, as often as the backward pass needs it, so it goes as low as the plain run's backward order
+// allows, where the evictions from the DP's plans stop once no single eviction lowers the peak and the
+// annealer's groups recompute at most 3 levels of inputs. Its peak (simulated) and schedule; none where
+// DTR has no minimum (it thrashes past its step cap: status limit) or the limit ran out.
+std::optional<std::pair<Bytes, Schedule>> dtrLeast(const graph::ComputeGraph& g, TimeLimit& limit,
+                                                   std::optional<std::chrono::milliseconds> time,
+                                                   std::optional<Bytes> memoryLimit) {
+  const Solver& dtr = *SolverRegistry::builtin().find("dtr");
+  SolveRequest open{.graph = &g, .stop = limit.token()};
+  open.timeLimit = time;
+  open.memoryLimit = memoryLimit;
+  const Solver::MinBudget least = dtr.minBudget(open);
+  if (least.status != SolveStatus::Optimal || !least.bytes || limit.reached()) return std::nullopt;
+  open.budget = least.bytes;
+  SolveResult r = dtr.solve(open);
+  if (!r.plan || !fitsBudget(r)) return std::nullopt;
+  return std::pair{r.simulation.peak, std::move(r.plan->schedule)};
+}
+
 // The least budget the search reaches and the plan there: from every plan of the front (kFrontPoints),
-// moves as low as they go, then annealing (fastsa's moves, from that plan, against a budget of 0); the
-// lowest simulated peak reached, or the DP's least if nothing lowers it.
+// moves as low as they go; DTR's plan at its single-op minimum where that is lower; then annealing from
+// the lowest (fastsa's moves, against a budget of 0: it lowers the peak where it can, and the overhead at
+// that peak). The lowest simulated peak reached, or the DP's least if nothing lowers it.
 struct Least {
   Solver::MinBudget answer;
   std::optional<Schedule> schedule;
 };
 
 Least leastReached(const graph::ComputeGraph& g, const Backbone& b, std::uint64_t seed, TimeLimit& limit,
-                   std::optional<Bytes> memoryLimit) {
+                   std::optional<std::chrono::milliseconds> dtrTime, std::optional<Bytes> memoryLimit) {
   Least out;
   Bytes least = b.front.plans.front().metrics.simulatedPeak;
   out.schedule = b.front.plans.front().plan.schedule;
@@ -322,6 +343,12 @@ Least leastReached(const graph::ComputeGraph& g, const Backbone& b, std::uint64_
              " evictions";
     }
   }
+  if (!limit.reached())
+    if (auto dtr = dtrLeast(g, limit, dtrTime, memoryLimit); dtr && dtr->first < least) {
+      least = dtr->first;
+      out.schedule = std::move(dtr->second);
+      from = "dtr's plan at its single-op minimum (lower than the evictions reach)";
+    }
   if (!limit.reached() && annealMemory(g, &*out.schedule).value <= memoryLimitOr(memoryLimit)) {
     AnnealResult a = anneal(g, Bytes{0}, seed, std::nullopt, limit, &*out.schedule);
     if (a.schedule && !a.stopped) {
@@ -396,7 +423,7 @@ SolverOutput DpEvict::plan(const SolveRequest& request) const {
   if (out.status != SolveStatus::Infeasible) return out;
   // Below what the evictions reach: the least budget's search (the one minBudget runs, so that a solve at
   // dp-evict's least budget finds its plan), then annealing from its plan against this budget.
-  Least least = leastReached(g, b, request.seed, limit, request.memoryLimit);
+  Least least = leastReached(g, b, request.seed, limit, shared.next(2), request.memoryLimit);
   if (!least.schedule || !least.answer.bytes) return out;
   if (*least.answer.bytes <= *request.budget) {
     SolverOutput found{SolveStatus::Feasible, Plan{std::move(*least.schedule), std::nullopt, request.model},
@@ -421,7 +448,7 @@ Solver::MinBudget DpEvict::planMinBudget(const SolveRequest& request) const {
     out.status = none.status;
     out.message = none.message;
   } else {
-    out = leastReached(*request.graph, b, request.seed, limit, request.memoryLimit).answer;
+    out = leastReached(*request.graph, b, request.seed, limit, shared.next(2), request.memoryLimit).answer;
   }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
@@ -449,7 +476,7 @@ Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t 
   // Budgets from the least the search reaches to the plain run's peak; at each, the plan to beat is the
   // front's last within it (the DP's plan there when the front is whole, a thinned front's nearest below
   // otherwise).
-  Least least = leastReached(g, b, request.seed, limit, request.memoryLimit);
+  Least least = leastReached(g, b, request.seed, limit, shared.next(2), request.memoryLimit);
   if (!least.answer.bytes) {
     out.status = least.answer.status;
     out.message = least.answer.message;
