@@ -144,3 +144,36 @@ TEST_CASE("fastsa plans a graph computed as given: reordering is free, recomputa
   CHECK(*least.bytes == Bytes{8 + 120});
   checkModelAgrees(g, r.plan->schedule);
 }
+
+TEST_CASE("lowMemoryOrder finds the order that finishes one branch before starting the next") {
+  // Six branches x -> a_i (100 bytes) -> c_i (10 bytes), joined by y; the file computes every a_i before
+  // any c_i, so the plain run holds all six a_i (and then some c_i). Branch by branch, at most one a_i
+  // lives at a time beside the finished c_j: the last branch's step c_6 holds c_1..c_5, a_6 and c_6.
+  std::vector<test::OpSketch> ops;
+  std::vector<std::string> tails;
+  for (int i = 1; i <= 6; ++i) ops.push_back({"a" + std::to_string(i), {"x"}, 100, 3});
+  for (int i = 1; i <= 6; ++i) {
+    ops.push_back({"c" + std::to_string(i), {"a" + std::to_string(i)}, 10, 1});
+    tails.push_back("c" + std::to_string(i));
+  }
+  ops.push_back({"y", tails, 10, 1});
+  const graph::ComputeGraph g = test::makeGraph(ops, 8).computedAsGiven();
+  const sim::SimulationResult plain = sim::Simulator(g).run(sim::storeAllSchedule(g));
+  CHECK(plain.peak == Bytes{8 + 6 * 100 + 10});
+  TimeLimit none;
+  const auto order = lowMemoryOrder(g, Bytes{0}, 16, none);
+  REQUIRE(order);
+  CHECK(order->size() == g.opCount());  // every op once, forwards only
+  const sim::SimulationResult r = sim::Simulator(g).run(*order);
+  REQUIRE(r.valid());
+  CHECK(r.overhead.value == 0);
+  CHECK(r.peak == Bytes{8 + 5 * 10 + 100 + 10});
+  // A work limit stops it.
+  TimeLimit tight({}, std::nullopt, 3);
+  CHECK_FALSE(lowMemoryOrder(g, Bytes{0}, 16, tight));
+  // fastsa reaches that order's peak at no cost.
+  const SolveResult planned = SolverRegistry::builtin().find("fastsa")->solve({.graph = &g, .budget = r.peak});
+  REQUIRE(planned.plan);
+  CHECK(fitsBudget(planned));
+  CHECK(planned.metrics.overhead.value == 0);
+}

@@ -54,4 +54,15 @@ struct AnnealResult {
                                   std::optional<std::uint64_t> moves, TimeLimit& limit,
                                   const sim::Schedule* from = nullptr);
 
+/// A forward order of a graph computed as given whose peak is low, by a beam search over topological
+/// orders: `width` partial orders are kept at each length, ranked by (the larger of their peak so far and
+/// `budget`, the bytes alive now), the same set of computed ops counted once (with its lowest peak); each
+/// is extended by every op whose inputs are computed. Memory as the simulator counts it without views:
+/// a value lives from its step to its last read (a value nothing reads, through its own step). fastsa
+/// anneals from it as well as from the file's order on a graph computed as given, where the order is
+/// free and most of what FastSA saves on Moccasin's layered DAGs is reordering. O(|V|² · width) time,
+/// O(|V| · width) memory; charged to `limit` one unit per order extended; nullopt when stopped.
+[[nodiscard]] std::optional<sim::Schedule> lowMemoryOrder(const graph::ComputeGraph& g, Bytes budget, std::size_t width,
+                                                          TimeLimit& limit);
+
 }  // namespace remat::solvers
