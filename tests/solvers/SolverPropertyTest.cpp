@@ -449,6 +449,29 @@ TEST_CASE("the DPs, Chen's methods and chain-dp stop at their work limit while t
   }
 }
 
+TEST_CASE("exact-dp refuses a family whose pairs of lower sets would take longer than its time") {
+  // Four chains of three: 4^4 = 256 lower sets, each with (4+3+2+1)^4 / 256 supersets on average, so
+  // 10^4 - 256 = 9,744 comparable pairs (the estimate from 256 samples of 256 sets is exact). At a
+  // rate of one second a pair they take 9,744 s: more than the 60 s exact-dp allows itself without a
+  // time limit, or with one the caller did not give (compare's default), and less than a user's 20,000 s.
+  auto g = chainsOfThree(4);
+  const ExactDp slow(ExactDp::kDefaultLowerSetLimit, 1.0);
+  const SolveResult refused = slow.solve({.graph = &g});
+  CHECK(refused.status == SolveStatus::Limit);
+  CHECK_FALSE(refused.plan);
+  CHECK_THAT(refused.message, Catch::Contains("256 lower sets with about 9.7e+03 comparable pairs") &&
+                                  Catch::Contains("--time-limit") && Catch::Contains("approx-dp"));
+  SolveRequest defaulted{.graph = &g, .timeLimit = std::chrono::seconds(20'000)};
+  defaulted.timeLimitLiftsSizeLimit = false;
+  CHECK(slow.solve(defaulted).status == SolveStatus::Limit);
+  CHECK(slow.minBudget({.graph = &g}).status == SolveStatus::Limit);
+  CHECK(slow.tradeOff({.graph = &g}, 8).status == SolveStatus::Limit);
+  const SolveResult given = slow.solve({.graph = &g, .timeLimit = std::chrono::seconds(20'000)});
+  CHECK(given.status == SolveStatus::Optimal);
+  // At the default rate the same family takes 0.1 ms: planned at once.
+  CHECK(SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g}).status == SolveStatus::Optimal);
+}
+
 TEST_CASE("exact-dp answers approx-dp's plan when the lower sets alone take half its work limit") {
   // Eight chains: 4^8 = 65,536 lower sets, a unit of work each to count and again to store; the DP's work
   // grows with the square of their number, so exact-dp gives up at half the limit, and the other half

@@ -1,5 +1,8 @@
 #include "remat/solvers/DpSolvers.hpp"
 
+#include <bit>
+#include <cmath>
+#include <cstdio>
 #include <tuple>
 
 #include "remat/graph/ByteSize.hpp"
@@ -33,10 +36,60 @@ std::optional<std::string> closuresTooLarge(const graph::ComputeGraph& g, const 
          formatByteSize(Bytes{memory}) + " (--memory-limit)";
 }
 
-// At most as many lower sets as `limit` and the request's memory limit allow.
+// What exact-dp allows itself when the caller's time limit does not lift size limits (or there is none).
+constexpr double kDefaultSeconds = 60;
+
+// The seconds exact-dp may spend: the caller's time limit where it lifts size limits (one the user gave:
+// SolveRequest::timeLimitLiftsSizeLimit), else the shorter of kDefaultSeconds and any time limit.
+double allowedSeconds(const SolveRequest& request) {
+  if (!request.timeLimit) return kDefaultSeconds;
+  const double limit = std::chrono::duration<double>(*request.timeLimit).count();
+  return request.timeLimitLiftsSizeLimit ? limit : std::min(limit, kDefaultSeconds);
+}
+
+// At most as many lower sets as the request's memory limit allows, and as `limit` for the default time
+// (kDefaultSeconds); a longer time limit from the caller allows √(its ratio to that) times more, since
+// the work grows with the square of the sets (a limit of 1,800 s: 5.5 times).
+std::uint64_t setsForTime(const SolveRequest& request, std::uint64_t limit) {
+  const double scale = std::sqrt(std::max(1.0, allowedSeconds(request) / kDefaultSeconds));
+  return static_cast<std::uint64_t>(double(limit) * scale);
+}
 std::uint64_t setsWithin(const graph::ComputeGraph& g, const SolveRequest& request, std::uint64_t limit) {
   const std::int64_t perSet = familyBytes(g, 1);
-  return std::min<std::uint64_t>(limit, static_cast<std::uint64_t>(memoryLimitOr(request.memoryLimit) / perSet));
+  const auto memory = static_cast<std::uint64_t>(memoryLimitOr(request.memoryLimit) / perSet);
+  return std::min<std::uint64_t>(setsForTime(request, limit), memory);
+}
+
+// Comparable pairs L ⊊ L' of an all-lower-sets family, estimated from 256 evenly spaced sets, each
+// one's supersets counted exactly from the membership table: the bounds pass and the DP visit every
+// such pair, so their number, not the sets', is exact-dp's work (the estimate is within 3% of the exact
+// count on every dataset and paper graph small enough to count). O(256 · |max L| · |family| / 64).
+double comparablePairs(const LowerSetFamily& f) {
+  const std::size_t n = f.size();
+  const std::size_t samples = std::min<std::size_t>(n, 256);
+  std::vector<std::uint64_t> mask(f.maskWords());
+  double supersets = 0;
+  for (std::size_t k = 0; k < samples; ++k) {
+    f.supersets(k * n / samples, mask.data());
+    for (std::uint64_t w : mask) supersets += std::popcount(w);
+  }
+  return (supersets / double(samples) - 1.0) * double(n);  // each set counts itself among its supersets
+}
+
+// Why exact-dp does not run over the family in the time it may spend, or nothing: the cap on its work is
+// measured in time (the family's comparable pairs at ExactDp::kSecondsPerPair), and in memory (setsWithin).
+std::optional<std::string> overTime(const LowerSetFamily& f, const SolveRequest& request, double secondsPerPair) {
+  const double pairs = comparablePairs(f);
+  const double seconds = pairs * secondsPerPair;
+  const double allowed = allowedSeconds(request);
+  if (seconds <= allowed) return std::nullopt;
+  char text[160];
+  std::snprintf(text, sizeof text, "%zu lower sets with about %.2g comparable pairs: some %.0f s of work or more",
+                f.size(), pairs, seconds);
+  const bool given = request.timeLimit && request.timeLimitLiftsSizeLimit;
+  return "the graph's " + std::string(text) + ", more than the " + std::to_string(static_cast<long>(allowed)) + " s " +
+         (given ? "of the time limit" : "exact-dp allows without a longer --time-limit") +
+         " (its work grows with the pairs of lower sets); give a longer --time-limit, or use approx-dp or dp-evict";
 }
 
 // A family in the request's model; nullopt when stopped while computing its terms, as when stopped
@@ -102,8 +155,9 @@ std::pair<SolveStatus, std::string> noFamily(const TimeLimit& guard, std::uint64
                                     " lower sets, all that the memory limit holds (--memory-limit); use approx-dp, "
                                     "or a higher limit"};
   return {SolveStatus::Limit, "the graph has more than " + std::to_string(limit) +
-                                  " lower sets, too many for exact-dp (its work grows with the square of their "
-                                  "number); use approx-dp, which is polynomial"};
+                                  " lower sets, more than exact-dp takes in its time (its work grows with the "
+                                  "square of their number; a longer --time-limit allows more); use approx-dp, "
+                                  "which is polynomial, or dp-evict"};
 }
 
 Solver::MinBudget leastBudgetOver(const std::optional<LowerSetFamily>& family,
@@ -453,11 +507,13 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
     const std::uint64_t sets = setsWithin(g, request, m_limit);
     family = LowerSetFamily::allLowerSets(g, sets, enumerating.get());
     if (!family) {
-      auto [status, message] = noFamily(*enumerating, sets, m_limit);
+      auto [status, message] = noFamily(*enumerating, sets, setsForTime(request, m_limit));
       if (status != SolveStatus::TimeLimit) return {status, std::nullopt, message};
       outOfTime = true;
     }
   }
+  if (family)
+    if (auto why = overTime(*family, request, m_secondsPerPair)) return {SolveStatus::Limit, std::nullopt, *why};
   // approx-dp's optimum before the simulator's terms of every set: it is the DP's first incumbent, and
   // the answer should time run out before the DP runs.
   const std::optional<LowerSetFamily> closures = inModel(LowerSetFamily::ancestorClosures(g, &limit), request, limit);
@@ -484,8 +540,12 @@ Solver::MinBudget ExactDp::planMinBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   TimeLimit limit = startLimit(request);
   const std::uint64_t sets = setsWithin(*request.graph, request, m_limit);
-  return leastBudgetOver(inModel(LowerSetFamily::allLowerSets(*request.graph, sets, &limit), request, limit), start,
-                         sets, limit);
+  std::optional<LowerSetFamily> family = LowerSetFamily::allLowerSets(*request.graph, sets, &limit);
+  if (family)
+    if (auto why = overTime(*family, request, m_secondsPerPair))
+      return {SolveStatus::Limit, std::nullopt, *why,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+  return leastBudgetOver(inModel(std::move(family), request, limit), start, sets, limit);
 }
 
 Solver::MinBudget ApproxDp::planMinBudget(const SolveRequest& request) const {
@@ -501,9 +561,15 @@ Solver::MinBudget ApproxDp::planMinBudget(const SolveRequest& request) const {
 Solver::TradeOff ExactDp::planTradeOff(const SolveRequest& request, std::size_t points) const {
   TimeLimit limit = startLimit(request);
   const std::uint64_t sets = setsWithin(*request.graph, request, m_limit);
-  return tradeOffOver(*this, *request.graph,
-                      inModel(LowerSetFamily::allLowerSets(*request.graph, sets, &limit), request, limit), request,
-                      points, sets, limit);
+  std::optional<LowerSetFamily> family = LowerSetFamily::allLowerSets(*request.graph, sets, &limit);
+  if (family)
+    if (auto why = overTime(*family, request, m_secondsPerPair)) {
+      TradeOff out;
+      out.status = SolveStatus::Limit;
+      out.message = *why;
+      return out;
+    }
+  return tradeOffOver(*this, *request.graph, inModel(std::move(family), request, limit), request, points, sets, limit);
 }
 
 Solver::TradeOff ApproxDp::planTradeOff(const SolveRequest& request, std::size_t points) const {

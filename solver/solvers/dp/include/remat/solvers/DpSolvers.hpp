@@ -17,13 +17,24 @@ namespace remat::solvers {
 /// over the segment in the simulator's where its O(|boundary|) bound does not decide.
 class ExactDp final : public Solver {
  public:
-  /// More lower sets than this is refused with a message that suggests approx-dp.
-  /// The bounds pass alone visits every pair of lower sets: on GoogLeNet's 27,358 sets it is `remat
-  /// min-budget`, about 0.9 s here (BENCHMARKS.md), so by the square 100,000 sets take some 12 s of it
-  /// before the DP, and torchvision's GoogLeNet (539,229) about six minutes.
-  static constexpr std::uint64_t kDefaultLowerSetLimit = 100'000;
+  /// The cap on its work is measured in time and memory: a family whose comparable pairs (L ⊊ L',
+  /// which the bounds pass and the DP each visit; estimated from 256 of its sets) would take more than
+  /// the time it may spend (the caller's --time-limit, or 60 s without one) at 10 ns a pair, or more
+  /// sets than the memory limit holds, is refused (status `limit`) with the estimate and a message naming
+  /// approx-dp and dp-evict. Before the pairs can be counted, the enumeration stops at this many sets
+  /// unless the caller gave a time limit (then at half of it): a million sets take about 2 s and 0.5 GB,
+  /// and have some 10^10 pairs or more on every graph measured (GoogLeNet's 539,229: 4·10^10).
+  static constexpr std::uint64_t kDefaultLowerSetLimit = 1'000'000;
 
-  explicit ExactDp(std::uint64_t lowerSetLimit = kDefaultLowerSetLimit) : m_limit(lowerSetLimit) {}
+  /// Seconds its passes take a comparable pair, at least, on the 2-core machine of BENCHMARKS.md
+  /// (release build, time-centric solves at 50-80% of the plain peak): 12 ns on the paper's GoogLeNet
+  /// (1.2·10^8 pairs, 1.5 s), 24 ns on Inception-v3 (1.9·10^10 pairs, 450-550 s at 80%), 300 ns on the
+  /// PSPNet of datasets/ (costs in nanoseconds, wide fronts): the fastest, so that only families that
+  /// cannot finish in time are refused.
+  static constexpr double kSecondsPerPair = 1e-8;
+
+  explicit ExactDp(std::uint64_t lowerSetLimit = kDefaultLowerSetLimit, double secondsPerPair = kSecondsPerPair)
+      : m_limit(lowerSetLimit), m_secondsPerPair(secondsPerPair) {}
   [[nodiscard]] const SolverInfo& info() const override;
   [[nodiscard]] SolverOutput plan(const SolveRequest& request) const override;
   [[nodiscard]] MinBudget planMinBudget(const SolveRequest& request) const override;
@@ -31,6 +42,7 @@ class ExactDp final : public Solver {
 
  private:
   std::uint64_t m_limit;
+  double m_secondsPerPair;
 };
 
 /// `approx-dp`: the same DP restricted to {∅} ∪ {ancestors of v plus v : v ∈ V} (and V), Kusumoto et al.
