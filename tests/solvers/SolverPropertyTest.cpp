@@ -450,12 +450,13 @@ TEST_CASE("the DPs, Chen's methods and chain-dp stop at their work limit while t
 }
 
 TEST_CASE("exact-dp refuses a family whose pairs of lower sets would take longer than its time") {
-  // Four chains of three: 4^4 = 256 lower sets, each with (4+3+2+1)^4 / 256 supersets on average, so
-  // 10^4 - 256 = 9,744 comparable pairs (the estimate from 256 samples of 256 sets is exact). At a
-  // rate of one second a pair they take 9,744 s: more than the 60 s exact-dp allows itself without a
-  // time limit, or with one the caller did not give (compare's default), and less than a user's 20,000 s.
+  // Four chains of three: 4^4 = 256 lower sets over 12 ops, each with (4+3+2+1)^4 / 256 supersets on
+  // average, so 10^4 - 256 = 9,744 comparable pairs (the estimate from 256 samples of 256 sets is
+  // exact), and at least 256 · 12 / 2 = 1,536 by the count alone. At 20 ms a pair: 31 s by the count,
+  // within the 60 s exact-dp allows itself without a time limit, and 195 s by the estimate, more; a
+  // user's 20,000 s allows it, a time limit the caller did not give (compare's default) does not.
   auto g = chainsOfThree(4);
-  const ExactDp slow(ExactDp::kDefaultLowerSetLimit, 1.0);
+  const ExactDp slow(ExactDp::kDefaultLowerSetLimit, 0.02);
   const SolveResult refused = slow.solve({.graph = &g});
   CHECK(refused.status == SolveStatus::Limit);
   CHECK_FALSE(refused.plan);
@@ -468,6 +469,9 @@ TEST_CASE("exact-dp refuses a family whose pairs of lower sets would take longer
   CHECK(slow.tradeOff({.graph = &g}, 8).status == SolveStatus::Limit);
   const SolveResult given = slow.solve({.graph = &g, .timeLimit = std::chrono::seconds(20'000)});
   CHECK(given.status == SolveStatus::Optimal);
+  // At a second a pair even the count's lower bound is too much: refused before the sets are stored.
+  const ExactDp slower(ExactDp::kDefaultLowerSetLimit, 1.0);
+  CHECK_THAT(slower.solve({.graph = &g}).message, Catch::Contains("256 lower sets with at least 1.5e+03"));
   // At the default rate the same family takes 0.1 ms: planned at once.
   CHECK(SolverRegistry::builtin().find("exact-dp")->solve({.graph = &g}).status == SolveStatus::Optimal);
 }

@@ -78,18 +78,36 @@ double comparablePairs(const LowerSetFamily& f) {
 
 // Why exact-dp does not run over the family in the time it may spend, or nothing: the cap on its work is
 // measured in time (the family's comparable pairs at ExactDp::kSecondsPerPair), and in memory (setsWithin).
-std::optional<std::string> overTime(const LowerSetFamily& f, const SolveRequest& request, double secondsPerPair) {
-  const double pairs = comparablePairs(f);
-  const double seconds = pairs * secondsPerPair;
+std::optional<std::string> overTime(std::uint64_t sets, double pairs, bool atLeast, std::size_t words,
+                                    const SolveRequest& request, double secondsPerPair) {
+  // On deep graphs a pair costs more: the sets' bitsets and segments grow with the graph (a chain of
+  // 10,000 ops, 157 words a set: 18 s for 5·10^7 pairs), so the rate is scaled by the words a set takes
+  // beyond 8 (512 nodes; the CNN datasets take 9 to 14).
+  const double seconds = pairs * secondsPerPair * std::max(1.0, double(words) / 8.0);
   const double allowed = allowedSeconds(request);
   if (seconds <= allowed) return std::nullopt;
   char text[160];
-  std::snprintf(text, sizeof text, "%zu lower sets with about %.2g comparable pairs: some %.0f s of work or more",
-                f.size(), pairs, seconds);
+  std::snprintf(text, sizeof text, "%llu lower sets with %s %.2g comparable pairs: some %.0f s of work or more",
+                static_cast<unsigned long long>(sets), atLeast ? "at least" : "about", pairs, seconds);
   const bool given = request.timeLimit && request.timeLimitLiftsSizeLimit;
   return "the graph's " + std::string(text) + ", more than the " + std::to_string(static_cast<long>(allowed)) + " s " +
          (given ? "of the time limit" : "exact-dp allows without a longer --time-limit") +
          " (its work grows with the pairs of lower sets); give a longer --time-limit, or use approx-dp or dp-evict";
+}
+std::optional<std::string> overTime(const LowerSetFamily& f, const SolveRequest& request, double secondsPerPair) {
+  return overTime(f.size(), comparablePairs(f), false, f.wordsPerSet(), request, secondsPerPair);
+}
+
+// The same before the family is stored (its bitsets and membership table grow with the square of a deep
+// graph: 2.7 GB and 80 s for a 100,000-op chain), from a count of the lower sets (graph::countLowerSets,
+// without storing them, up to `limit`) and a lower bound on their pairs: every lower set lies on a
+// maximal chain of |V| + 1 sets, so n sets have at least n · |V| / 2 comparable pairs.
+std::optional<std::string> overTimeByCount(const graph::ComputeGraph& g, const SolveRequest& request,
+                                           std::uint64_t limit, double secondsPerPair) {
+  const std::optional<std::uint64_t> sets = graph::countLowerSets(g, limit);
+  if (!sets) return std::nullopt;  // the enumeration refuses them by count
+  const double pairs = double(*sets) * double(g.opCount()) / 2.0;
+  return overTime(*sets, pairs, true, (g.size() + 63) / 64, request, secondsPerPair);
 }
 
 // A family in the request's model; nullopt when stopped while computing its terms, as when stopped
@@ -505,6 +523,7 @@ SolverOutput ExactDp::plan(const SolveRequest& request) const {
   {
     const auto enumerating = limit.part(0.5);
     const std::uint64_t sets = setsWithin(g, request, m_limit);
+    if (auto why = overTimeByCount(g, request, sets, m_secondsPerPair)) return {SolveStatus::Limit, std::nullopt, *why};
     family = LowerSetFamily::allLowerSets(g, sets, enumerating.get());
     if (!family) {
       auto [status, message] = noFamily(*enumerating, sets, setsForTime(request, m_limit));
@@ -540,11 +559,13 @@ Solver::MinBudget ExactDp::planMinBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   TimeLimit limit = startLimit(request);
   const std::uint64_t sets = setsWithin(*request.graph, request, m_limit);
-  std::optional<LowerSetFamily> family = LowerSetFamily::allLowerSets(*request.graph, sets, &limit);
-  if (family)
-    if (auto why = overTime(*family, request, m_secondsPerPair))
-      return {SolveStatus::Limit, std::nullopt, *why,
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
+  auto why = overTimeByCount(*request.graph, request, sets, m_secondsPerPair);
+  std::optional<LowerSetFamily> family;
+  if (!why) family = LowerSetFamily::allLowerSets(*request.graph, sets, &limit);
+  if (family && !why) why = overTime(*family, request, m_secondsPerPair);
+  if (why)
+    return {SolveStatus::Limit, std::nullopt, *why,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()};
   return leastBudgetOver(inModel(std::move(family), request, limit), start, sets, limit);
 }
 
@@ -561,14 +582,16 @@ Solver::MinBudget ApproxDp::planMinBudget(const SolveRequest& request) const {
 Solver::TradeOff ExactDp::planTradeOff(const SolveRequest& request, std::size_t points) const {
   TimeLimit limit = startLimit(request);
   const std::uint64_t sets = setsWithin(*request.graph, request, m_limit);
-  std::optional<LowerSetFamily> family = LowerSetFamily::allLowerSets(*request.graph, sets, &limit);
-  if (family)
-    if (auto why = overTime(*family, request, m_secondsPerPair)) {
-      TradeOff out;
-      out.status = SolveStatus::Limit;
-      out.message = *why;
-      return out;
-    }
+  auto why = overTimeByCount(*request.graph, request, sets, m_secondsPerPair);
+  std::optional<LowerSetFamily> family;
+  if (!why) family = LowerSetFamily::allLowerSets(*request.graph, sets, &limit);
+  if (family && !why) why = overTime(*family, request, m_secondsPerPair);
+  if (why) {
+    TradeOff out;
+    out.status = SolveStatus::Limit;
+    out.message = *why;
+    return out;
+  }
   return tradeOffOver(*this, *request.graph, inModel(std::move(family), request, limit), request, points, sets, limit);
 }
 

@@ -19,10 +19,12 @@ class ExactDp final : public Solver {
  public:
   /// The cap on its work is measured in time and memory: a family whose comparable pairs (L ⊊ L',
   /// which the bounds pass and the DP each visit; estimated from 256 of its sets) would take more than
-  /// the time it may spend (the caller's --time-limit, or 60 s without one) at 10 ns a pair, or more
+  /// the time it may spend (the caller's --time-limit, or 60 s without one) at 10 ns a pair (scaled by
+  /// the words a set takes past 8), or where a count of the sets bounds the pairs already past it, or more
   /// sets than the memory limit holds, is refused (status `limit`) with the estimate and a message naming
   /// approx-dp and dp-evict. Before the pairs can be counted, the enumeration stops at this many sets
-  /// unless the caller gave a time limit (then at half of it): a million sets take about 2 s and 0.5 GB,
+  /// (times √(limit / 60 s) for a longer limit the caller gave; and at half of any time limit): a
+  /// million sets take about 2 s and 0.5 GB,
   /// and have some 10^10 pairs or more on every graph measured (GoogLeNet's 539,229: 4·10^10).
   static constexpr std::uint64_t kDefaultLowerSetLimit = 1'000'000;
 
