@@ -80,9 +80,9 @@ double comparablePairs(const LowerSetFamily& f) {
 // measured in time (the family's comparable pairs at ExactDp::kSecondsPerPair), and in memory (setsWithin).
 std::optional<std::string> overTime(std::uint64_t sets, double pairs, bool atLeast, std::size_t words,
                                     const SolveRequest& request, double secondsPerPair) {
-  // On deep graphs a pair costs more: the sets' bitsets and segments grow with the graph (a chain of
-  // 10,000 ops, 157 words a set: 18 s for 5·10^7 pairs), so the rate is scaled by the words a set takes
-  // beyond 8 (512 nodes; the CNN datasets take 9 to 14).
+  // On deep graphs a pair costs more: the sets' bitsets over the operations and their segments grow with
+  // the graph (a chain of 10,000 ops, 157 words a set: 18 s for 5·10^7 pairs), so the rate is scaled by
+  // the words a set takes beyond 8 (512 ops; every dataset takes 1 to 12, and runs at the plain rate).
   const double seconds = pairs * secondsPerPair * std::max(1.0, double(words) / 8.0);
   const double allowed = allowedSeconds(request);
   if (seconds <= allowed) return std::nullopt;
@@ -107,7 +107,7 @@ std::optional<std::string> overTimeByCount(const graph::ComputeGraph& g, const S
   const std::optional<std::uint64_t> sets = graph::countLowerSets(g, limit);
   if (!sets) return std::nullopt;  // the enumeration refuses them by count
   const double pairs = double(*sets) * double(g.opCount()) / 2.0;
-  return overTime(*sets, pairs, true, (g.size() + 63) / 64, request, secondsPerPair);
+  return overTime(*sets, pairs, true, (g.opCount() + 63) / 64, request, secondsPerPair);
 }
 
 // A family in the request's model; nullopt when stopped while computing its terms, as when stopped

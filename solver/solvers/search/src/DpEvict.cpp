@@ -306,15 +306,11 @@ namespace {
 std::optional<std::pair<Bytes, Schedule>> dtrLeast(const graph::ComputeGraph& g, TimeLimit& limit,
                                                    std::optional<std::chrono::milliseconds> time,
                                                    std::optional<Bytes> memoryLimit) {
-  const Solver& dtr = *SolverRegistry::builtin().find("dtr");
   SolveRequest open{.graph = &g, .stop = limit.token()};
   open.timeLimit = time;
   open.memoryLimit = memoryLimit;
-  const Solver::MinBudget least = dtr.minBudget(open);
-  if (least.status != SolveStatus::Optimal || !least.bytes || limit.reached()) return std::nullopt;
-  open.budget = least.bytes;
-  SolveResult r = dtr.solve(open);
-  if (!r.plan || !fitsBudget(r)) return std::nullopt;
+  SolveResult r = solveAtLeastBudget(*SolverRegistry::builtin().find("dtr"), open);
+  if (!r.plan || !fitsBudget(r) || limit.reached()) return std::nullopt;
   return std::pair{r.simulation.peak, std::move(r.plan->schedule)};
 }
 
