@@ -91,8 +91,9 @@ std::optional<std::string> overTime(std::uint64_t sets, double pairs, bool atLea
                 static_cast<unsigned long long>(sets), atLeast ? "at least" : "about", pairs, seconds);
   const bool given = request.timeLimit && request.timeLimitLiftsSizeLimit;
   return "the graph's " + std::string(text) + ", more than the " + std::to_string(static_cast<long>(allowed)) + " s " +
-         (given ? "of the time limit" : "exact-dp allows without a longer --time-limit") +
-         " (its work grows with the pairs of lower sets); give a longer --time-limit, or use approx-dp or dp-evict";
+         (given ? "of the time limit" : "exact-dp allows without a longer time limit") +
+         " (its work grows with the pairs of lower sets); give a longer time limit (--time-limit), or use approx-dp or "
+         "dp-evict";
 }
 std::optional<std::string> overTime(const LowerSetFamily& f, const SolveRequest& request, double secondsPerPair) {
   return overTime(f.size(), comparablePairs(f), false, f.wordsPerSet(), request, secondsPerPair);
