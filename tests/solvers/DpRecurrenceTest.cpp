@@ -62,23 +62,35 @@ std::vector<Reach> reaches(const std::vector<DpPoint>& front) {
 
 }  // namespace
 
-TEST_CASE("the fast DP's fronts equal the plain recurrence's at every set, on any number of threads") {
+TEST_CASE(
+    "the fast DP's fronts equal the plain recurrence's at every set, with each plug-in, on any number of threads") {
+  // The loop with the plain plug-ins (every subset a source, every step costed exactly) is the recurrence
+  // as written; each exact acceleration plugged in alone, and both together (the default), must give the
+  // same front at every set.
+  const std::vector<std::pair<DpSources, DpSteps>> plugins = {{DpSources::Every, DpSteps::Exact},
+                                                              {DpSources::Live, DpSteps::Exact},
+                                                              {DpSources::Every, DpSteps::Quick},
+                                                              {DpSources::Live, DpSteps::Quick}};
   for (const Case& c : cases()) {
     INFO(c.graph.name() << ", " << c.familyName << ", " << dpModelName(c.model) << " model");
     for (const std::int64_t budget : budgets(c.family)) {
       INFO("budget " << budget);
       const auto expected = recurrenceFronts(c.family, Bytes{budget});
-      for (const unsigned threads : {1U, 2U}) {
-        DpOptions o;
-        o.budget = budget;
-        o.threads = threads;
-        const DpRun run = runParetoDp(c.family, o);
-        REQUIRE(run.outcome == DpOutcome::Complete);
-        for (std::size_t j = 0; j < c.family.size(); ++j) {
-          INFO("set " << j << ", " << threads << " thread(s)");
-          CHECK(reaches(run.fronts[j]) == expected[j]);
+      for (const auto& [sources, steps] : plugins)
+        for (const unsigned threads : {1U, 2U}) {
+          DpOptions o;
+          o.budget = budget;
+          o.threads = threads;
+          o.sources = sources;
+          o.steps = steps;
+          const DpRun run = runParetoDp(c.family, o);
+          REQUIRE(run.outcome == DpOutcome::Complete);
+          for (std::size_t j = 0; j < c.family.size(); ++j) {
+            INFO("set " << j << ", " << threads << " thread(s), " << (sources == DpSources::Live ? "live" : "every")
+                        << " sources, " << (steps == DpSteps::Quick ? "quick" : "exact") << " steps");
+            CHECK(reaches(run.fronts[j]) == expected[j]);
+          }
         }
-      }
     }
   }
 }
@@ -100,13 +112,24 @@ TEST_CASE("bounds and incumbent pruning keep the recurrence's optimum, the heuri
         o.budget = budget;
         o.bounds = &*bounds;
         o.strategy = strategy;
-        if (const auto greedy = greedyPath(c.family, *bounds, budget, strategy))
-          o.incumbent = time ? greedy->overhead : greedy->checkpoints;
-        const DpRun pruned = runParetoDp(c.family, o);
-        REQUIRE(pruned.outcome == DpOutcome::Complete);
-        REQUIRE_FALSE(pruned.fronts.back().empty());
-        const std::vector<Reach> kept = reaches(pruned.fronts.back());
-        CHECK((time ? kept.front() : kept.back()) == best);
+        // The pruning plug-in with the bounds alone, then with an incumbent too; each with the plain
+        // sources and steps (the pruning alone) and with the fast ones.
+        const auto greedy = greedyPath(c.family, *bounds, budget, strategy);
+        for (const bool incumbent : {false, true})
+          for (const bool plain : {true, false}) {
+            INFO((incumbent ? "bounds and incumbent" : "bounds") << (plain ? ", plain sources and steps" : ""));
+            DpOptions p = o;
+            if (incumbent && greedy) p.incumbent = time ? greedy->overhead : greedy->checkpoints;
+            if (plain) {
+              p.sources = DpSources::Every;
+              p.steps = DpSteps::Exact;
+            }
+            const DpRun pruned = runParetoDp(c.family, p);
+            REQUIRE(pruned.outcome == DpOutcome::Complete);
+            REQUIRE_FALSE(pruned.fronts.back().empty());
+            const std::vector<Reach> kept = reaches(pruned.fronts.back());
+            CHECK((time ? kept.front() : kept.back()) == best);
+          }
         // The beam and the nearest sources are heuristics: what they find is a way the recurrence
         // reaches too, so never better than its front.
         for (const bool beam : {true, false}) {

@@ -8,9 +8,10 @@
 namespace remat::solvers {
 
 /// The paper's recurrence, plainly (Kusumoto et al. 2019, section 4; docs/architecture.md section 5.1): what
-/// runParetoDp computes with its accelerations (bounds, incumbent pruning, the beam, nearest sources,
-/// threads), and the oracle the tests hold it to. Change the recurrence here first; DpRecurrenceTest then
-/// says whether the fast DP still agrees.
+/// runParetoDp computes, as the same loop with its accelerations plugged in (sources, steps, pruning:
+/// src/DpAccelerations.hpp; threads), and the oracle the tests hold it to. Change the recurrence here
+/// first, then the loop (forwardRecurrence, src/ParetoDp.cpp); DpRecurrenceTest then says whether the
+/// fast DP, with each plug-in, still agrees.
 
 /// One way to reach a lower set: the overhead recomputed on the way and the checkpoint memory held there.
 struct Reach {

@@ -77,6 +77,16 @@ struct BoundTarget {
 [[nodiscard]] std::optional<std::vector<double>> refinedLambdas(const LowerSetFamily& probe, const BoundTarget& target,
                                                                 TimeLimit* stop = nullptr);
 
+/// Which subsets L_i a set L_j takes steps from (the forward DP's source plug-in, src/DpAccelerations.hpp):
+/// every proper subset, as the recurrence is written; or only those whose fronts are not empty, largest
+/// first, skipping every subset of a source found too far from L_j to fit the budget. Both give every
+/// set's front (DpRecurrenceTest); Live is the fast one.
+enum class DpSources { Every, Live };
+/// How a step is costed (the step plug-in): the family's exact transition for every pair; or its O(1)
+/// quick bound first and the segment's exact walk only where the bound and the segment's ceilings cannot
+/// tell which points take the step. Both give every set's front; Quick is the fast one.
+enum class DpSteps { Exact, Quick };
+
 struct DpOptions {
   std::int64_t budget = INT64_MAX;  ///< B of the model; INT64_MAX when unconstrained
   /// When to stop (a cancel, the deadline, the work limit; none: never). A unit of work is a set's front
@@ -104,8 +114,13 @@ struct DpOptions {
   /// run.
   std::size_t beamWidth = 0;
   /// A heuristic when > 0: each set takes candidates only from this many of the nearest (largest)
-  /// sets before it whose fronts are not empty. Every path kept is still a real plan.
+  /// sources (with DpSources::Live, sets before it whose fronts are not empty). Every path kept is still
+  /// a real plan.
   std::size_t nearestSources = 0;
+  /// The exact accelerations plugged into the recurrence's loop (the defaults), or the plain plug-ins
+  /// they are tested against.
+  DpSources sources = DpSources::Live;
+  DpSteps steps = DpSteps::Quick;
 };
 
 enum class DpOutcome { Complete, Cancelled, TimeLimit, MemoryLimit };
@@ -122,7 +137,10 @@ struct DpRun {
 /// section 5.1): every pair L ⊊ L' of the family is a transition, allowed when
 /// m + 2 M(L' \ L) + M(A') + M(B') ≤ B, and it adds T((L' \ L) \ ∂L') to t and M(∂L' \ L) to m.
 /// Each lower set keeps the Pareto front of (t, m); sets are processed by size, and the sets of one
-/// size in parallel (none contains another). O(Σ pairs · front size).
+/// size in parallel (none contains another). O(Σ pairs · front size). The loop is the recurrence's
+/// (recurrenceFronts, DpRecurrence.hpp); which sources it tries (`sources`, `nearestSources`), how it
+/// costs a step (`steps`) and how it prunes a front (`bounds`, `incumbent`, `beamWidth`) are plug-ins
+/// (src/DpAccelerations.hpp).
 [[nodiscard]] DpRun runParetoDp(const LowerSetFamily& family, const DpOptions& options);
 
 /// The lower sets L_1 ⊊ ... ⊊ L_k = V (family indices) of the path ending at point `point` of set `set`.
