@@ -1313,3 +1313,73 @@ TEST_CASE("Studio finds the largest batch each solver fits in the budget, on a w
   CHECK(job->outcome() == JobRunner::Outcome::Dropped);
   CHECK(finished.count() == 1);
 }
+
+TEST_CASE("Studio plans a Checkmate training graph as given from the File menu, and a session keeps it",
+          "[studio][window]") {
+  test::ensureWidgetApplication();
+  // A copy, so that the graph can be taken away under the open window.
+  const fs::path file = scratch() / "train_chain.json";
+  fs::copy_file(REMAT_SOURCE_DIR "/tests/fixtures/checkmate/valid/train_chain.json", file,
+                fs::copy_options::overwrite_existing);
+  const QString path = QString::fromStdString(file.string());
+  const fs::path session = scratch() / "as-given.remat-session.json";
+  {
+    Window win;
+    MainWindow& w = win.w;
+    REQUIRE(w.openFile(path));
+    // Read as a training graph: the forward nodes are the operations, the backward is derived.
+    CHECK_FALSE(w.readAsGiven());
+    CHECK_FALSE(w.graph()->asGiven());
+    CHECK(w.graph()->opCount() == 4);
+    // File > Plan graphs as given, clicked as a user clicks it: the graph is read again, its backward
+    // nodes operations.
+    auto* asGiven = w.findChild<QAction*>(QStringLiteral("readAsGiven"));
+    REQUIRE(asGiven);
+    REQUIRE(asGiven->isCheckable());
+    asGiven->trigger();
+    CHECK(asGiven->isChecked());
+    CHECK(w.readAsGiven());
+    REQUIRE(w.graph());
+    CHECK(w.graph()->asGiven());
+    CHECK(w.graph()->opCount() == 9);
+    auto* log = w.findChild<QPlainTextEdit*>(QStringLiteral("log"));
+    REQUIRE(log);
+    CHECK(log->toPlainText().contains(QStringLiteral("computed as given")));
+    // The DP plans training steps and says so; fastsa plans any DAG as given.
+    win.only({"exact-dp", "fastsa"});
+    REQUIRE(win.runAndWait());
+    const studio::ComparisonModel& model = *w.comparisonModel();
+    const auto dp = model.rowOf("exact-dp");
+    const auto sa = model.rowOf("fastsa");
+    REQUIRE(dp);
+    REQUIRE(sa);
+    const auto& dpResult = model.rows()[static_cast<std::size_t>(*dp)].result;
+    const auto& saResult = model.rows()[static_cast<std::size_t>(*sa)].result;
+    REQUIRE(dpResult);
+    REQUIRE(saResult);
+    CHECK(dpResult->status == solvers::SolveStatus::Limit);
+    CHECK(dpResult->message.find("computed as given") != std::string::npos);
+    CHECK(saResult->plan);
+    REQUIRE(w.saveSession(QString::fromStdString(session.string())));
+    // Off again: the training graph.
+    asGiven->trigger();
+    CHECK_FALSE(w.readAsGiven());
+    CHECK(w.graph()->opCount() == 4);
+    // A file gone from under the window: the setting and the graph stay as they were, with the error.
+    fs::remove(file);
+    asGiven->trigger();
+    CHECK_FALSE(asGiven->isChecked());
+    CHECK(w.graph()->opCount() == 4);
+    CHECK(w.lastError().contains(QStringLiteral("train_chain.json")));
+  }
+  // The session opens the graph as given again.
+  fs::copy_file(REMAT_SOURCE_DIR "/tests/fixtures/checkmate/valid/train_chain.json", file,
+                fs::copy_options::overwrite_existing);
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openSession(QString::fromStdString(session.string())));
+  CHECK(w.readAsGiven());
+  REQUIRE(w.graph());
+  CHECK(w.graph()->asGiven());
+  CHECK(w.graph()->opCount() == 9);
+}

@@ -48,6 +48,7 @@ TEST_CASE("A session written by writeSession reads back the same", "[studio][ses
   session.timeLimitSeconds = 12.5;
   session.keep = {"conv1"};
   session.recompute = {"relu2", "relu3"};
+  session.asGiven = true;
   const QString path = QString::fromStdString((scratch() / "round.remat-session.json").string());
   REQUIRE_FALSE(writeSession(path, session));
   const auto read = readSession(path);
@@ -86,7 +87,8 @@ TEST_CASE("readSession takes a relative graph path from the session's folder", "
   CHECK(read.value().graph == QDir(QString::fromStdString(scratch().string())).absoluteFilePath("models/unet.json"));
 }
 
-TEST_CASE("readSession reads sessions saved before workspace, model and pins were settings", "[studio][session]") {
+TEST_CASE("readSession reads sessions saved before workspace, model, pins and as_given were settings",
+          "[studio][session]") {
   // As the first Studio wrote them: the settings of then, nothing more.
   const QString path = write("old.remat-session.json", R"({
   "format": "remat-studio-session",
@@ -106,6 +108,7 @@ TEST_CASE("readSession reads sessions saved before workspace, model and pins wer
   CHECK(s.costModel == "paper");
   CHECK(s.workspace == "file");                              // the file's, as then
   CHECK(s.model == remat::solvers::DpModelKind::Simulator);  // the default then too
+  CHECK_FALSE(s.asGiven);                                    // read as a training graph, as then
   CHECK(s.keep.empty());
   CHECK(s.recompute.empty());
   CHECK(s.solvers == std::vector<std::string>{"exact-dp"});
@@ -171,6 +174,7 @@ TEST_CASE("readSession refuses unknown settings at their JSON path", "[studio][s
       {R"("budget": 2048})", "/budget", "must be a string"},
       {R"("solvers": "dtr"})", "/solvers", "an array of solver ids"},
       {R"("solvers": [7]})", "/solvers/0", "must be a string"},
+      {R"("as_given": "yes"})", "/as_given", "true or false"},
   };
   for (const auto& c : cases) {
     INFO(c.rest);
@@ -220,6 +224,7 @@ TEST_CASE("every session fixture: the valid ones read, the invalid ones fail at 
   const fs::path root = fs::path(REMAT_FIXTURES_DIR) / "session";
   const std::map<std::string, std::string> invalid = {
       {"time_limit_string.remat-session.json", "/time_limit_s"},
+      {"as_given_string.remat-session.json", "/as_given"},
       {"solvers_not_array.remat-session.json", "/solvers"},
       {"wrong_format.remat-session.json", "/format"},
       {"not_object.remat-session.json", "not a JSON object"},

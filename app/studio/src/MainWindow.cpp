@@ -285,6 +285,19 @@ void MainWindow::buildMenus() {
       file->addMenu(tr("Open &recent")), [this](const QString& path) { openFileInBackground(path); }, this);
   m_datasetMenu = file->addMenu(tr("Open &dataset"));
   m_datasetMenu->setEnabled(false);
+  m_asGivenAction = file->addAction(tr("Plan graphs as &given (no backward pass)"));
+  m_asGivenAction->setObjectName(QStringLiteral("readAsGiven"));
+  m_asGivenAction->setCheckable(true);
+  m_asGivenAction->setStatusTip(
+      tr("Read graphs as the whole computation, with no backward pass added (remat's --as-given): a Checkmate "
+         "training graph's backward nodes become operations, as Checkmate, Moccasin and FastSA plan them. "
+         "Re-reads the open graph."));
+  connect(m_asGivenAction, &QAction::triggered, this, [this](bool checked) {
+    // The click has already toggled it: back as it was, and setReadAsGiven checks it where the graph
+    // reads under the new setting.
+    m_asGivenAction->setChecked(!checked);
+    setReadAsGiven(checked);
+  });
   m_exportAction = file->addAction(tr("&Export figure..."), this, [this] { openExportDialog(); });
   m_exportAction->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
   m_openPlanAction = file->addAction(tr("Open &plan..."), this, &MainWindow::onOpenPlan);
@@ -514,9 +527,25 @@ void MainWindow::showJobProgress(const QString& what, double fraction, const QSt
   statusBar()->showMessage(tr("%1: %2, %3% (Esc cancels)").arg(what, stage).arg(std::lround(100 * fraction)));
 }
 
+bool MainWindow::readAsGiven() const { return m_asGivenAction->isChecked(); }
+
+bool MainWindow::setReadAsGiven(bool asGiven) {
+  if (asGiven == readAsGiven()) return true;
+  m_asGivenAction->setChecked(asGiven);
+  if (opening()) {  // a read under the old setting: started again under the new one
+    const QString reading = m_read->path();
+    openFileInBackground(reading);
+    return true;
+  }
+  if (!m_graph || m_path.isEmpty()) return true;
+  if (openFile(m_path)) return true;
+  m_asGivenAction->setChecked(!asGiven);  // the open graph stays, read as it was
+  return false;
+}
+
 bool MainWindow::openFile(const QString& path) {
   try {
-    return openRead(path, io::readGraphFile(path.toStdString()));
+    return openRead(path, io::readGraphFile(path.toStdString(), io::GraphFormat::Auto, {.asGiven = readAsGiven()}));
   } catch (const std::exception& e) {
     reportError(tr("Cannot open %1").arg(fileName(path)), QString::fromUtf8(e.what()));
     return false;
@@ -524,7 +553,7 @@ bool MainWindow::openFile(const QString& path) {
 }
 
 void MainWindow::openFileInBackground(const QString& path) {
-  m_read->start(path);
+  m_read->start(path, readAsGiven());
   statusBar()->showMessage(tr("Reading %1... (Esc cancels)").arg(fileName(path)));
   m_openTicker->start();
   updateActions();
@@ -642,9 +671,10 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
                        QString::fromStdString(m_graph->timeUnit()));
   m_lastError.clear();
 
-  const QString summary = tr("%1: %2 operations, plain-run peak %3, times: %4, workspace: %5")
+  const QString summary = tr("%1: %2 operations%3, plain-run peak %4, times: %5, workspace: %6")
                               .arg(QString::fromStdString(m_graph->name()))
                               .arg(m_graph->opCount())
+                              .arg(m_graph->asGiven() ? tr(" computed as given") : QString())
                               .arg(bytes(m_vanilla->metrics.simulatedPeak), costModel(), workspaceModel());
   m_graphLabel->setText(summary);
   setWindowTitle(tr("%1 - Remat Studio").arg(fileName(path)));
@@ -722,6 +752,7 @@ bool MainWindow::saveSession(const QString& givenPath) {
   session.graph = QFileInfo(m_path).absoluteFilePath();
   session.costModel = costModel().toStdString();
   session.workspace = workspaceModel().toStdString();
+  session.asGiven = readAsGiven();
   m_panel->saveTo(session);
   // By name, as a pins file has them (solvers::readPinNames), so that they survive a re-export.
   for (graph::OpIndex op : m_pins.keep) session.keep.push_back(m_graph->node(m_graph->opNode(op)).name);
@@ -759,8 +790,11 @@ bool MainWindow::openSession(const QString& path) {
     workspaces->setCurrentIndex(workspace);
   };
   selectModels(costModel, workspaceModel);
+  const bool wasAsGiven = readAsGiven();
+  m_asGivenAction->setChecked(s.asGiven);
   if (!openFile(s.graph)) {
     selectModels(m_appliedCostModel, m_appliedWorkspaceModel);
+    m_asGivenAction->setChecked(wasAsGiven);
     return false;
   }
   m_appliedCostModel = costModel;

@@ -91,12 +91,16 @@ Result<Session> parseSession(std::string_view content, const QString& path) {
   if (!limit.isUndefined() && !limit.isDouble() && typeError.empty()) typeError = "time_limit_s";
   const QJsonValue ids = s.value(QStringLiteral("solvers"));
   if (!ids.isUndefined() && !ids.isArray() && typeError.empty()) typeError = "solvers";
+  const QJsonValue asGiven = s.value(QStringLiteral("as_given"));
+  if (!asGiven.isUndefined() && !asGiven.isBool() && typeError.empty()) typeError = "as_given";
   if (!typeError.empty())
     return fail(0, "/" + typeError,
                 "\"" + typeError + "\" must be " +
                     (typeError == "time_limit_s" ? "a number of seconds"
                      : typeError == "solvers"    ? "an array of solver ids"
+                     : typeError == "as_given"   ? "true or false"
                                                  : "a string"));
+  session.asGiven = asGiven.toBool(false);
 
   if (session.graph.isEmpty()) return fail(0, "/graph", "\"graph\" must name the graph file");
   if (QFileInfo(session.graph).isRelative())
@@ -143,6 +147,7 @@ std::optional<io::WriteError> writeSession(const QString& path, const Session& s
   out[QStringLiteral("graph")] = session.graph;
   out[QStringLiteral("cost_model")] = QString::fromStdString(session.costModel);
   out[QStringLiteral("workspace")] = QString::fromStdString(session.workspace);
+  out[QStringLiteral("as_given")] = session.asGiven;
   QJsonArray ids;
   for (const auto& id : session.solvers) ids.append(QString::fromStdString(id));
   out[QStringLiteral("solvers")] = ids;

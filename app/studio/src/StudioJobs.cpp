@@ -216,12 +216,15 @@ bool BatchSearch::cancel() {
 
 GraphRead::GraphRead(JobRunner& jobs, QObject* parent) : QObject(parent), m_jobs(jobs) {}
 
-void GraphRead::start(const QString& path) {
+void GraphRead::start(const QString& path, bool asGiven) {
   cancel();
   m_running = true;
   m_path = path;
   m_started = std::chrono::steady_clock::now();
-  m_jobs.start(kSlot, [path](std::stop_token, const JobProgress&) { return io::readGraphFile(path.toStdString()); },
+  m_jobs.start(kSlot,
+               [path, asGiven](std::stop_token, const JobProgress&) {
+                 return io::readGraphFile(path.toStdString(), io::GraphFormat::Auto, {.asGiven = asGiven});
+               },
                {.progress = {},
                 .done =
                     [this, path](Result<graph::ComputeGraph> result) {

@@ -92,6 +92,14 @@ class MainWindow : public QMainWindow {
   void openFileInBackground(const QString& path);
   /// Whether a background read is in progress.
   [[nodiscard]] bool opening() const { return m_read->running(); }
+  /// File > Plan graphs as given: graphs are read as the whole computation, with no backward pass added
+  /// (io::ReadOptions::asGiven, the CLI's --as-given): a Checkmate training graph's backward nodes become
+  /// operations, as Checkmate, Moccasin and FastSA plan them; a graph of another format keeps its
+  /// operations. A file that says it is computed as given is read so either way. Changing it re-reads the
+  /// open graph (pins are by op, so they go); where that fails, it stays as it was and so does the graph.
+  /// Returns whether the setting now is `asGiven`.
+  bool setReadAsGiven(bool asGiven);
+  [[nodiscard]] bool readAsGiven() const;
   /// Writes the session: the graph file and the solver settings (solvers, strategy, cost model, budget,
   /// time limit, pins by node name) as JSON (`"format": "remat-studio-session"`); a path without an extension gets
   /// `.remat-session.json`. Returns whether it was written.
@@ -425,6 +433,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_batchDock = nullptr;
   QTableWidget* m_batchTable = nullptr;
   QLabel* m_graphLabel = nullptr;
+  QAction* m_asGivenAction = nullptr;
   QAction* m_exportAction = nullptr;
   QAction* m_runAction = nullptr;
   QAction* m_paretoAction = nullptr;

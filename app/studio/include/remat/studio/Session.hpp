@@ -25,9 +25,12 @@ struct Session {
   static constexpr double kMaxTimeLimitSeconds = 24 * 3600;                 ///< the time-limit field's range
   static constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{1} << 20;  ///< larger files are refused
 
-  QString graph;                     ///< the graph file; readSession makes a relative one absolute
-  std::string costModel = "file";    ///< one of graph::costModelNames()
-  std::string workspace = "file";    ///< one of graph::workspaceModelNames()
+  QString graph;                   ///< the graph file; readSession makes a relative one absolute
+  std::string costModel = "file";  ///< one of graph::costModelNames()
+  std::string workspace = "file";  ///< one of graph::workspaceModelNames()
+  /// The graph read as the whole computation, with no backward pass added (io::ReadOptions::asGiven;
+  /// File > Plan graphs as given); false in sessions saved before it was a setting.
+  bool asGiven = false;
   std::vector<std::string> solvers;  ///< checked solvers by id, each in the builtin registry
   solvers::Strategy strategy = solvers::Strategy::Time;
   solvers::DpModelKind model = solvers::DpModelKind::Simulator;

@@ -166,8 +166,9 @@ class GraphRead : public QObject {
   static constexpr std::string_view kSlot = "import";
 
   explicit GraphRead(JobRunner& jobs, QObject* parent = nullptr);
-  /// Starts reading `path`, dropping a read in progress.
-  void start(const QString& path);
+  /// Starts reading `path` (as the whole computation when `asGiven`: io::ReadOptions::asGiven), dropping
+  /// a read in progress.
+  void start(const QString& path, bool asGiven = false);
   /// Drops the read in progress; false when none runs.
   bool cancel();
   [[nodiscard]] bool running() const { return m_running; }
