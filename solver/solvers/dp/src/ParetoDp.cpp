@@ -54,10 +54,6 @@ struct TailPoint {
 };
 [[nodiscard]] std::uint32_t linkOf(const TailPoint& p) { return p.nextSet; }
 
-}  // namespace
-
-namespace {
-
 // The recurrence's loop (DpRecurrence.hpp), with its accelerations plugged in (DpAccelerations.hpp):
 //
 //   F(∅) = {(0, 0)}
