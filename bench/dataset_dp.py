@@ -5,7 +5,8 @@ lower sets, 10^10 comparable pairs), at 50, 60, 70 and 80% of each graph's plain
 the simulator's model). Each cell: the solver's own time (`metrics.solve_seconds`), median of REPEATS
 runs, and the status when not optimal. The per-solve time limit (--time-limit, default 1800 s) is the
 user's, so it lifts exact-dp's default allowance of 60 s. Writes the rows of the graphs run into the
-table between the DATASET-DP markers of BENCHMARKS.md (the other rows stay), or prints them with --print.
+table between the DATASET-DP markers of BENCHMARKS.md (the other rows stay), or prints them with --print;
+each cell's status, overhead and simulated peak go to stderr.
 
    dataset_dp.py [REPEATS] [--time-limit S] [--graphs a.json,b.json] [--fractions 0.5,0.8] [--print]
    (run through bench/dataset-dp.sh; REMAT=path to time another build)
@@ -60,6 +61,10 @@ def main():
                              str(limit)) for _ in range(repeats)]
             seconds = statistics.median(r["metrics"]["solve_seconds"] for r in runs)
             status = runs[0]["status"]
+            # The plan's overhead and peak, to set beside the other solvers' (the fit-and-win table).
+            m = runs[0]["metrics"]
+            print(f"{name} at {f:.0%}: {status}, overhead {m.get('overhead')}, simulated peak "
+                  f"{m.get('simulated_peak_bytes')}, {seconds:.2f} s", file=sys.stderr, flush=True)
             cells.append(f"{seconds:.2f}" + ("" if status == "optimal" else f" ({status})"))
         rows[name] = f"| {name} | {sets if sets is not None else 'over the count limit'} | " + " | ".join(cells) + " |"
         print(rows[name], flush=True)
