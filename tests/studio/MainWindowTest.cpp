@@ -1331,12 +1331,19 @@ TEST_CASE("Studio plans a Checkmate training graph as given from the File menu, 
     CHECK_FALSE(w.readAsGiven());
     CHECK_FALSE(w.graph()->asGiven());
     CHECK(w.graph()->opCount() == 4);
-    // File > Plan graphs as given, clicked as a user clicks it: the graph is read again, its backward
-    // nodes operations.
+    // File > Plan graphs as given, clicked as a user clicks it: the graph is read again on the worker,
+    // its backward nodes operations.
     auto* asGiven = w.findChild<QAction*>(QStringLiteral("readAsGiven"));
     REQUIRE(asGiven);
     REQUIRE(asGiven->isCheckable());
-    asGiven->trigger();
+    QSignalSpy opened(&w, &MainWindow::fileOpened);
+    auto click = [&] {
+      const qsizetype before = opened.count();
+      asGiven->trigger();
+      return QTest::qWaitFor([&] { return opened.count() == before + 1; }, 20000);
+    };
+    REQUIRE(click());
+    CHECK(opened.last().at(0).toBool());
     CHECK(asGiven->isChecked());
     CHECK(w.readAsGiven());
     REQUIRE(w.graph());
@@ -1362,12 +1369,19 @@ TEST_CASE("Studio plans a Checkmate training graph as given from the File menu, 
     CHECK(saResult->plan);
     REQUIRE(w.saveSession(QString::fromStdString(session.string())));
     // Off again: the training graph.
+    REQUIRE(click());
+    CHECK_FALSE(w.readAsGiven());
+    CHECK(w.graph()->opCount() == 4);
+    // Clicked and cancelled at once (Esc): the setting goes back with the graph.
     asGiven->trigger();
+    CHECK(w.readAsGiven());
+    w.cancelSolvers();  // what Esc does
     CHECK_FALSE(w.readAsGiven());
     CHECK(w.graph()->opCount() == 4);
     // A file gone from under the window: the setting and the graph stay as they were, with the error.
     fs::remove(file);
-    asGiven->trigger();
+    REQUIRE(click());
+    CHECK_FALSE(opened.last().at(0).toBool());
     CHECK_FALSE(asGiven->isChecked());
     CHECK(w.graph()->opCount() == 4);
     CHECK(w.lastError().contains(QStringLiteral("train_chain.json")));

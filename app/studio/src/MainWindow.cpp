@@ -145,12 +145,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(m_read, &GraphRead::read, this, [this, readEnded](const QString& path, Result<graph::ComputeGraph>& read) {
     readEnded();
     const bool opened = openRead(path, std::move(read));
+    asGivenReadEnded(opened);
     updateActions();
     emit fileOpened(opened);
   });
   connect(m_read, &GraphRead::failed, this, [this, readEnded](const QString& path, const QString& error) {
     readEnded();
     reportError(tr("Cannot open %1").arg(fileName(path)), error);
+    asGivenReadEnded(false);
     updateActions();
     emit fileOpened(false);
   });
@@ -529,18 +531,24 @@ void MainWindow::showJobProgress(const QString& what, double fraction, const QSt
 
 bool MainWindow::readAsGiven() const { return m_asGivenAction->isChecked(); }
 
-bool MainWindow::setReadAsGiven(bool asGiven) {
-  if (asGiven == readAsGiven()) return true;
+void MainWindow::setReadAsGiven(bool asGiven) {
+  if (asGiven == readAsGiven()) return;
+  const bool before = readAsGiven();
   m_asGivenAction->setChecked(asGiven);
   if (opening()) {  // a read under the old setting: started again under the new one
     const QString reading = m_read->path();
     openFileInBackground(reading);
-    return true;
+    return;
   }
-  if (!m_graph || m_path.isEmpty()) return true;
-  if (openFile(m_path)) return true;
-  m_asGivenAction->setChecked(!asGiven);  // the open graph stays, read as it was
-  return false;
+  if (!m_graph || m_path.isEmpty()) return;
+  m_asGivenBefore = before;
+  openFileInBackground(m_path);
+}
+
+void MainWindow::asGivenReadEnded(bool opened) {
+  if (!m_asGivenBefore) return;
+  if (!opened) m_asGivenAction->setChecked(*m_asGivenBefore);  // the open graph stays, read as it was
+  m_asGivenBefore.reset();
 }
 
 bool MainWindow::openFile(const QString& path) {
@@ -561,6 +569,7 @@ void MainWindow::openFileInBackground(const QString& path) {
 
 bool MainWindow::cancelOpen() {
   if (!m_read->cancel()) return false;
+  asGivenReadEnded(false);
   m_openTicker->stop();
   statusBar()->showMessage(tr("Stopped reading %1: the open graph is unchanged").arg(fileName(m_read->path())), 5000);
   updateActions();

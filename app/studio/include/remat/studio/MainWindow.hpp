@@ -96,9 +96,10 @@ class MainWindow : public QMainWindow {
   /// (io::ReadOptions::asGiven, the CLI's --as-given): a Checkmate training graph's backward nodes become
   /// operations, as Checkmate, Moccasin and FastSA plan them; a graph of another format keeps its
   /// operations. A file that says it is computed as given is read so either way. Changing it re-reads the
-  /// open graph (pins are by op, so they go); where that fails, it stays as it was and so does the graph.
-  /// Returns whether the setting now is `asGiven`.
-  bool setReadAsGiven(bool asGiven);
+  /// open graph on a worker, as File > Open reads (pins are by op, so they go; fileOpened says how it
+  /// ended), and restarts a read in progress under it; where the re-read fails or is cancelled, the
+  /// setting goes back to what the open graph was read with.
+  void setReadAsGiven(bool asGiven);
   [[nodiscard]] bool readAsGiven() const;
   /// Writes the session: the graph file and the solver settings (solvers, strategy, cost model, budget,
   /// time limit, pins by node name) as JSON (`"format": "remat-studio-session"`); a path without an extension gets
@@ -348,6 +349,9 @@ class MainWindow : public QMainWindow {
   bool openRead(const QString& path, Result<graph::ComputeGraph> read);
   /// Drops a background read in progress (its worker is left to finish, joined once done).
   bool cancelOpen();
+  /// A background read ended (opened, or failed or cancelled): where it was the re-read under a changed
+  /// File > Plan graphs as given, the setting stays, or goes back to what the open graph was read with.
+  void asGivenReadEnded(bool opened);
   void onSavePlan();
   void onOpenSession();
   void onOpenPlan();
@@ -434,6 +438,9 @@ class MainWindow : public QMainWindow {
   QTableWidget* m_batchTable = nullptr;
   QLabel* m_graphLabel = nullptr;
   QAction* m_asGivenAction = nullptr;
+  /// While the open graph is read again under a changed File > Plan graphs as given: the setting it was
+  /// read with, restored where the read fails or is cancelled.
+  std::optional<bool> m_asGivenBefore;
   QAction* m_exportAction = nullptr;
   QAction* m_runAction = nullptr;
   QAction* m_paretoAction = nullptr;
