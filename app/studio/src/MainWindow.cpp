@@ -535,14 +535,13 @@ void MainWindow::setReadAsGiven(bool asGiven) {
   if (asGiven == readAsGiven()) return;
   const bool before = readAsGiven();
   m_asGivenAction->setChecked(asGiven);
-  if (opening()) {  // a read under the old setting: started again under the new one
-    const QString reading = m_read->path();
-    openFileInBackground(reading);
-    return;
-  }
-  if (!m_graph || m_path.isEmpty()) return;
-  m_asGivenBefore = before;
-  openFileInBackground(m_path);
+  const bool reading = opening();
+  if (!reading && (!m_graph || m_path.isEmpty())) return;
+  // Where a graph is open, the setting it was read with comes back if the read under the new one fails,
+  // also when that read is one already in progress (File > Open of another file), restarted under it.
+  if (m_graph && !m_asGivenBefore) m_asGivenBefore = before;
+  const QString path = reading ? m_read->path() : m_path;
+  openFileInBackground(path);
 }
 
 void MainWindow::asGivenReadEnded(bool opened) {
