@@ -773,6 +773,55 @@ TEST_CASE("every invalid plan fixture is refused with exit code 3, the file and 
   fs::remove(fifo);
 }
 
+TEST_CASE("golden results on a graph computed as given through the CLI") {
+  // tests/fixtures/native/valid/as_given.json: a and b (100 bytes each) feed c and d, summed by y; the
+  // file's order a, b, c, d peaks at 218 bytes. Checkmate's formulation keeps that order of first
+  // computations, so at 210 bytes milp computes b, drops it and computes it again after c (3 ticks), at
+  // 130 both branches once more (6); fastsa reorders (a, c, b, d) and recomputes nothing. lp-bound bounds
+  // milp's class only; the solvers of training steps refuse the graph.
+  struct Plan {
+    const char* solver;
+    int code;
+    const char* status;
+    std::int64_t overhead;  // -1: no plan
+    std::int64_t peak;
+    std::int64_t bound;  // overhead_lower_bound, -1: none
+  };
+  const std::string path = std::string(REMAT_SOURCE_DIR) + "/tests/fixtures/native/valid/as_given.json";
+  const std::map<std::int64_t, std::vector<Plan>> golden{{210,
+                                                          {{"store-all", 1, "infeasible", 0, 218, -1},
+                                                           {"milp", 0, "optimal", 3, 208, 3},
+                                                           {"lp-bound", 0, "bound", -1, -1, 1},
+                                                           {"fastsa", 0, "feasible", 0, 128, -1},
+                                                           {"exact-dp", 1, "limit", -1, -1, -1},
+                                                           {"dp-evict", 1, "limit", -1, -1, -1}}},
+                                                         {130,
+                                                          {{"milp", 0, "optimal", 6, 128, 6},
+                                                           {"lp-bound", 0, "bound", -1, -1, 5},
+                                                           {"fastsa", 0, "feasible", 0, 128, -1}}}};
+  for (const auto& [budget, plans] : golden) {
+    for (const Plan& p : plans) {
+      INFO(p.solver << " at " << budget);
+      Run r = runRemat({"solve", path, "--solver", p.solver, "--budget", std::to_string(budget), "--json"});
+      CHECK(r.code == p.code);
+      const auto j = r.json();
+      CHECK(j["status"] == p.status);
+      if (p.bound >= 0)
+        CHECK(j["overhead_lower_bound"] == p.bound);
+      else
+        CHECK(j["overhead_lower_bound"].is_null());
+      if (p.overhead < 0) {
+        CHECK(j["metrics"]["overhead"].is_null());
+        if (std::string(p.status) == "limit") CHECK_THAT(j["message"].get<std::string>(), Catch::Contains("as given"));
+        continue;
+      }
+      CHECK(j["metrics"]["overhead"] == p.overhead);
+      CHECK(j["metrics"]["simulated_peak_bytes"] == p.peak);
+      for (const auto& step : j["schedule"]) CHECK((step[0] == "fwd" || step[0] == "free"));
+    }
+  }
+}
+
 #ifdef REMAT_CORPUS_DIR
 TEST_CASE("info prints the published lower-set counts of the paper's seven graphs") {
   // Counts from the corpus README (Kusumoto et al. 2019); vanilla peaks are Remat's simulator figures

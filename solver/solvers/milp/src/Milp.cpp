@@ -91,19 +91,22 @@ std::optional<SolverOutput> refuse(const SolveRequest& request) {
   if (combined > Milp::kMaxCombinedNodes && !(request.timeLimit && request.timeLimitLiftsSizeLimit))
     return SolverOutput{SolveStatus::Limit, std::nullopt,
                         "the MILP is for small graphs: " + std::to_string(combined) +
-                            " combined forward and backward nodes, more than " +
+                            (request.graph->asGiven() ? " nodes (computed as given), more than "
+                                                      : " combined forward and backward nodes, more than ") +
                             std::to_string(Milp::kMaxCombinedNodes) + "; give a time limit to try anyway"};
   if (request.graph->opCount() == 0) return SolverOutput::failed("the graph has no operations");
-  // The formulation has about 3n^2 variables (R and S over 2n stages), each at least 44 bytes in our
-  // arrays alone (bounds, cost, index, one matrix entry) before CBC copies them: where that already
-  // passes the memory limit, refusing at once beats building until the limit stops the child.
+  // The formulation has about 3n^2 variables (R and S over 2n stages; n^2 over the n stages of a graph
+  // computed as given), each at least 44 bytes in our arrays alone (bounds, cost, index, one matrix entry)
+  // before CBC copies them: where that already passes the memory limit, refusing at once beats building
+  // until the limit stops the child.
   const double n = static_cast<double>(request.graph->opCount());
-  const double floorBytes = 3.0 * n * n * 44.0;
+  const double variables = (request.graph->asGiven() ? 1.0 : 3.0) * n * n;
+  const double floorBytes = variables * 44.0;
   const std::int64_t memory = memoryLimitOr(request.memoryLimit);
   if (floorBytes > static_cast<double>(memory))
     return SolverOutput{SolveStatus::Limit, std::nullopt,
                         "the MILP of " + std::to_string(request.graph->opCount()) + " ops has about " +
-                            std::to_string(static_cast<std::int64_t>(3.0 * n * n)) + " variables, at least " +
+                            std::to_string(static_cast<std::int64_t>(variables)) + " variables, at least " +
                             formatByteSize(Bytes{static_cast<std::int64_t>(std::min(floorBytes, 9e18))}) +
                             ", more than the memory limit of " + formatByteSize(Bytes{memory}) +
                             " (--memory-limit sets it)"};
@@ -225,7 +228,7 @@ SolverOutput isolated(const SolveRequest& request, std::chrono::steady_clock::ti
 
 }  // namespace
 
-std::size_t milpCombinedNodes(const ComputeGraph& g) { return 2 * g.opCount(); }
+std::size_t milpCombinedNodes(const ComputeGraph& g) { return g.asGiven() ? g.opCount() : 2 * g.opCount(); }
 
 LpBound lpRelaxation(const ComputeGraph& g, std::optional<Bytes> budget,
                      std::optional<std::chrono::milliseconds> timeLimit, std::optional<std::uint64_t> iterationLimit) {
@@ -285,12 +288,13 @@ const SolverInfo& Milp::info() const {
       .id = "milp",
       .name = "Checkmate MILP (COIN-OR CBC)",
       .citation = "Jain et al., Checkmate: Breaking the Memory Wall with Optimal Tensor Rematerialization, MLSys 2020",
-      .problemClass = "small DAGs (at most 200 forward+backward nodes without a time limit)",
+      .problemClass = "small DAGs (at most 200 forward+backward nodes, or ops computed as given, without a time limit)",
       .exact = true,
       .budgetMeasure = BudgetMeasure::Simulated,
       .pins = PinSupport::KeepAndRecompute,
       .scheduleClass = ScheduleClass::MilpFormulation,
       .wantsTimeLimit = true,
+      .asGiven = true,
       .figureSlot = 7,
   };
   return kInfo;
@@ -406,12 +410,13 @@ const SolverInfo& LpBoundSolver::info() const {
       .id = "lp-bound",
       .name = "LP relaxation of the Checkmate MILP (lower bound)",
       .citation = "Jain et al., Checkmate: Breaking the Memory Wall with Optimal Tensor Rematerialization, MLSys 2020",
-      .problemClass = "small DAGs (at most 200 forward+backward nodes without a time limit)",
+      .problemClass = "small DAGs (at most 200 forward+backward nodes, or ops computed as given, without a time limit)",
       .exact = false,
       .budgetMeasure = BudgetMeasure::Simulated,
       .scheduleClass = ScheduleClass::MilpFormulation,
       .makesPlans = false,
       .wantsTimeLimit = true,
+      .asGiven = true,
       .figureSlot = 8,
   };
   return kInfo;

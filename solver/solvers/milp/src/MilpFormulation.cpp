@@ -45,7 +45,9 @@ Formulation formulate(const ComputeGraph& g, std::optional<Bytes> budget, const 
   Formulation f;
   const std::size_t n = g.opCount();
   f.n = n;
-  f.stages = 2 * n;
+  // A graph computed as given is the whole computation: its n stages compute forwards only, the
+  // formulation Checkmate states for any DAG (and Moccasin's and FastSA's tables use on such graphs).
+  f.stages = g.asGiven() ? n : 2 * n;
   std::vector<double> mem = valueBytes(g);
   const sim::ViewInfo views = sim::viewInfo(g);
   auto node = [&](std::size_t i) { return g.opNode(graph::OpIndex{static_cast<std::uint32_t>(i)}); };

@@ -18,7 +18,8 @@ namespace remat::solvers::milp_detail {
 
 // The Checkmate formulation over the combined graph: stage t < n computes forward op t; stage t >= n runs
 // the backward of op 2n-1-t (reverse topological order). R/S exist for forward values only; backwards run
-// exactly once, at their own stage, so all gradient memory is a per-stage constant.
+// exactly once, at their own stage, so all gradient memory is a per-stage constant. A graph computed as
+// given (ComputeGraph::asGiven) has the n forward stages only.
 struct Formulation {
   std::size_t n = 0;
   std::size_t stages = 0;

@@ -10,7 +10,8 @@
 namespace remat::solvers {
 
 /// Size of the training graph the MILP schedules: forward ops, then their backwards in reverse
-/// topological order (docs/architecture.md section 5, docs/milp.md).
+/// topological order (docs/architecture.md section 5, docs/milp.md); the ops alone for a graph computed
+/// as given (ComputeGraph::asGiven), which has no backward pass.
 [[nodiscard]] std::size_t milpCombinedNodes(const graph::ComputeGraph& g);
 
 /// What the LP relaxation of the Checkmate formulation says at a budget (none: unconstrained).
