@@ -6,9 +6,12 @@ them), at 90% and 80% of the plain run's peak (the file's order, liveness). Each
 of the plain run's total time / peak in % of the plain peak / solve seconds (median of REPEATS runs of
 the solver's own time, `remat solve --json`), for fastsa (seed 0), with the best published figure of
 Checkmate's MILP (Gurobi), Moccasin (CP-SAT) and FastSA (FastSA's Table 1, ../shared/corpus/README.md).
-For FCN8 and ResNet-50 the training model's exact-dp and dp-evict (the backward derived from the file,
-not as given) are shown too. Writes the MOCCASIN-TABLE section of BENCHMARKS.md; run through
-bench/moccasin-table.sh.
+Beside them Remat's own Checkmate MILP on the same graphs as given (`milp`, CBC, one run with
+`--time-limit MILP_LIMIT`, 120 s unless the environment says otherwise: its incumbent where it has one)
+and its LP relaxation (`lp-bound`: a lower bound on the cost of every plan of Checkmate's formulation, the
+file's order of first computations, not on plans that reorder). For FCN8 and ResNet-50 the training
+model's exact-dp and dp-evict (the backward derived from the file, not as given) are shown too. Writes
+the MOCCASIN-TABLE section of BENCHMARKS.md; run through bench/moccasin-table.sh.
 """
 import json
 import os
@@ -23,6 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 REMAT = os.environ.get("REMAT_BIN", str(ROOT / "build-release" / "bin" / "remat"))
 CORPUS = ROOT.parent / "shared" / "corpus" / "checkmate-graphs"
 REPEATS = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+MILP_LIMIT = int(os.environ.get("MILP_LIMIT", "120"))
 
 # (label, file, extra reading options, budgets in %, published {budget: {method: (cost %, memory %, s)}})
 CELLS = [
@@ -53,10 +57,30 @@ def remat(*args):
     return json.loads(out.stdout)
 
 
-def plan(path, options, solver, budget):
-    runs = [remat("solve", path, *options, "--solver", solver, "--budget", str(budget)) for _ in range(REPEATS)]
+def plan(path, options, solver, budget, repeats=None, extra=()):
+    runs = [remat("solve", path, *options, "--solver", solver, "--budget", str(budget), *extra)
+            for _ in range(repeats or REPEATS)]
     j = runs[-1]
     return j, statistics.median(r["metrics"]["solve_seconds"] for r in runs)
+
+
+def milp_cells(path, options, budget, plain):
+    """The MILP's cell (its incumbent, `TL` after it where not proven optimal) and lp-bound's (the
+    bound's cost in %), one run each within MILP_LIMIT seconds."""
+    limit = ("--time-limit", str(MILP_LIMIT))
+    total = plain["metrics"]["total_time"]
+    j, seconds = plan(path, options, "milp", budget, 1, limit)
+    cost, text = cell(j, seconds, plain)
+    if cost is not None and j["status"] != "optimal":
+        text += " (TL)"
+    elif cost is None:
+        text = "TLE" if j["status"] == "time-limit" else j["status"]
+    b, bs = plan(path, options, "lp-bound", budget, 1, limit)
+    if b["status"] == "bound":
+        bound = f">= {100.0 * b['overhead_lower_bound'] / total:.2f} / {bs:.1f}"
+    else:
+        bound = "TLE" if b["status"] == "time-limit" else b["status"]
+    return text, bound
 
 
 def cell(j, seconds, plain):
@@ -72,8 +96,9 @@ def main():
     if not CORPUS.is_dir():
         sys.exit(f"{CORPUS} is missing: the table needs the shared corpus")
     lines = ["| graph (ops) | B | Checkmate MILP | Moccasin | FastSA (published) | fastsa (Remat, as given) "
-             "| at or below the best published cost | exact-dp (training model) | dp-evict (training model) |",
-             "|---|---:|---|---|---|---|---|---|---|"]
+             "| at or below the best published cost | milp (Remat's CBC, as given) | lp-bound (cost % / s) "
+             "| exact-dp (training model) | dp-evict (training model) |",
+             "|---|---:|---|---|---|---|---|---|---|---|---|"]
     below = 0
     cells = 0
     for label, name, options, published in CELLS:
@@ -94,6 +119,7 @@ def main():
             below += ok
             verdict = "yes" if ok else f"no (best published {best})"
             fmt = lambda v: "TLE" if v is None else f"{v[0]} / {v[1]} / {v[2]}"
+            milp, bound = milp_cells(path, options, budget, plain)
             own = ["", ""]
             if training:
                 tb = training["metrics"]["simulated_peak_bytes"] * percent // 100
@@ -101,7 +127,7 @@ def main():
                     tj, ts = plan(path, [], solver, tb)
                     own[k] = cell(tj, ts, training)[1]
             lines.append(f"| {label} ({ops}) | {percent}% | {fmt(pub['Checkmate'])} | {fmt(pub['Moccasin'])} | "
-                         f"{fmt(pub['FastSA'])} | {text} | {verdict} | {own[0]} | {own[1]} |")
+                         f"{fmt(pub['FastSA'])} | {text} | {verdict} | {milp} | {bound} | {own[0]} | {own[1]} |")
             print(lines[-1], file=sys.stderr, flush=True)
     body = "\n".join(lines)
     body += (f"\n\nfastsa at or below the best published cost (to the published one decimal) in {below} of "
