@@ -284,7 +284,7 @@ int runCompare(const CompareOptions& o) {
     std::cout << "\n\nover bound: overhead minus " << bound->overhead.value << ' ' << g.timeUnit()
               << ", the best lower bound (" << bound->solver
               << "). It bounds the schedules of the Checkmate MILP's formulation (first computations "
-                 "in node order, each value computed at most once between two backwards), not every schedule: a "
+                 "in node order, each value computed at most once per stage), not every schedule: a "
                  "solver outside that formulation may come in below it (docs/milp.md).";
   std::cout << "\n\nMethods:";
   for (const auto& r : results)
