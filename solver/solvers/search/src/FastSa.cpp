@@ -52,31 +52,40 @@ constexpr std::size_t kMaxPositions = std::size_t{1} << 23;
 // Inputs recomputed with a copy (a group), levels deep.
 constexpr int kGroupDepth = 3;
 
-// Range add, maximum over all leaves (no lazy push: each node keeps its own add).
+// Range add, maximum over all leaves, bottom-up without recursion: each internal node keeps its own add
+// (m_tag) and the maximum of its subtree with it; an add marks the O(log n) nodes that cover the range,
+// then recomputes the maxima on the two paths from its ends to the root.
 class MaxTree {
  public:
   explicit MaxTree(const std::vector<std::int64_t>& leaves) {
     while (m_size < leaves.size()) m_size <<= 1;
     m_max.assign(2 * m_size, -4 * kEmpty);
-    m_tag.assign(2 * m_size, 0);
+    m_tag.assign(m_size, 0);
     for (std::size_t i = 0; i < leaves.size(); ++i) m_max[m_size + i] = leaves[i];
     for (std::size_t i = m_size; i-- > 1;) m_max[i] = std::max(m_max[2 * i], m_max[2 * i + 1]);
   }
-  void add(std::size_t l, std::size_t r, std::int64_t delta) { update(1, 0, m_size - 1, l, r, delta); }
+  // Adds delta to leaves l..r (inclusive).
+  void add(std::size_t l, std::size_t r, std::int64_t delta) {
+    std::size_t lo = l + m_size;
+    std::size_t hi = r + m_size + 1;
+    const std::size_t left = lo;
+    const std::size_t right = hi - 1;
+    for (; lo < hi; lo >>= 1, hi >>= 1) {
+      if (lo & 1) mark(lo++, delta);
+      if (hi & 1) mark(--hi, delta);
+    }
+    pull(left);
+    pull(right);
+  }
   [[nodiscard]] std::int64_t max() const { return m_max[1]; }
 
  private:
-  void update(std::size_t node, std::size_t nl, std::size_t nr, std::size_t l, std::size_t r, std::int64_t d) {
-    if (r < nl || nr < l) return;
-    if (l <= nl && nr <= r) {
-      m_max[node] += d;
-      m_tag[node] += d;
-      return;
-    }
-    const std::size_t mid = nl + (nr - nl) / 2;
-    update(2 * node, nl, mid, l, r, d);
-    update(2 * node + 1, mid + 1, nr, l, r, d);
-    m_max[node] = m_tag[node] + std::max(m_max[2 * node], m_max[2 * node + 1]);
+  void mark(std::size_t node, std::int64_t d) {
+    m_max[node] += d;
+    if (node < m_size) m_tag[node] += d;
+  }
+  void pull(std::size_t node) {
+    for (node >>= 1; node >= 1; node >>= 1) m_max[node] = m_tag[node] + std::max(m_max[2 * node], m_max[2 * node + 1]);
   }
   std::size_t m_size = 1;
   std::vector<std::int64_t> m_max;
@@ -193,9 +202,10 @@ class Annealer {
       }
     }
     m_tree.emplace(leaves);
+    m_deposited.assign(m_n, {});
     for (std::uint32_t i = 0; i < m_n; ++i) {
       markMulti(i);
-      deposit(i, +1);
+      refresh(i);
     }
   }
 
@@ -293,9 +303,35 @@ class Annealer {
     --it;
     return *it > c[k] ? *it : c[k];
   }
-  void deposit(std::uint32_t i, std::int64_t sign) {
+  // Brings the tree up to date with op i's lifetimes (one per copy, from its slot to lifeEnd): those
+  // deposited before are compared with the current ones by their slot, and only what changed is added or
+  // taken away (a move changes one or two lifetimes of the op and at most one of each input).
+  void refresh(std::uint32_t i) {
     if (m_bytes[i] == 0) return;
-    for (std::size_t k = 0; k < m_copies[i].size(); ++k) m_tree->add(m_copies[i][k], lifeEnd(i, k), sign * m_bytes[i]);
+    const std::int64_t b = m_bytes[i];
+    const auto& c = m_copies[i];
+    m_lives.clear();
+    for (std::size_t k = 0; k < c.size(); ++k) m_lives.emplace_back(c[k], lifeEnd(i, k));
+    auto& old = m_deposited[i];
+    std::size_t x = 0;
+    std::size_t y = 0;
+    while (x < old.size() || y < m_lives.size()) {
+      if (y == m_lives.size() || (x < old.size() && old[x].first < m_lives[y].first)) {
+        m_tree->add(old[x].first, old[x].second, -b);
+        ++x;
+      } else if (x == old.size() || m_lives[y].first < old[x].first) {
+        m_tree->add(m_lives[y].first, m_lives[y].second, b);
+        ++y;
+      } else {
+        const std::uint32_t was = old[x].second;
+        const std::uint32_t now = m_lives[y].second;
+        if (now > was) m_tree->add(was + 1, now, b);
+        if (now < was) m_tree->add(now + 1, was, -b);
+        ++x;
+        ++y;
+      }
+    }
+    old.swap(m_lives);
   }
   // Whether op u's value is in memory when slot p begins.
   [[nodiscard]] bool aliveAt(std::uint32_t u, std::uint32_t p) const {
@@ -319,8 +355,6 @@ class Annealer {
     }
   }
   void apply(bool add, std::uint32_t i, std::uint32_t p) {
-    deposit(i, -1);
-    for (std::uint32_t u : m_targets[i]) deposit(u, -1);
     auto& c = m_copies[i];
     if (add) {
       c.insert(std::lower_bound(c.begin(), c.end(), p), p);
@@ -336,8 +370,8 @@ class Annealer {
       m_tree->add(p, p, -kEmpty - m_ws[i]);
       m_copyTime -= m_time[i];
     }
-    for (std::uint32_t u : m_targets[i]) deposit(u, +1);
-    deposit(i, +1);
+    for (std::uint32_t u : m_targets[i]) refresh(u);
+    refresh(i);
     markMulti(i);
   }
   bool tryAdd(std::uint32_t i, std::uint32_t p) {
@@ -450,6 +484,8 @@ class Annealer {
   std::vector<std::uint32_t> m_multi;                ///< ops with two copies or more
   std::vector<std::int32_t> m_multiAt;
   std::optional<MaxTree> m_tree;
+  std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> m_deposited;  ///< lifetimes in the tree, by op
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> m_lives;                   ///< refresh's scratch
   std::int64_t m_copyTime = 0;
   std::int64_t m_plainTime = 0;
   double m_meanTime = 1;
@@ -478,9 +514,9 @@ Bytes annealMemory(const graph::ComputeGraph& g, const sim::Schedule* from) {
   const std::size_t positions = steps * k;
   std::size_t tree = 1;
   while (tree < positions) tree <<= 1;
-  // Leaves and slot owners (12 bytes a slot), the tree's maxima and tags (32 bytes a leaf), and per op
-  // its times, sizes, inputs, copies and reads (about 160 bytes and 12 per edge).
-  return Bytes{static_cast<std::int64_t>(12 * positions + 32 * tree + 160 * g.opCount() + 12 * g.edgeCount())};
+  // Leaves and slot owners (12 bytes a slot), the tree's maxima and tags (24 bytes a leaf), and per op
+  // its times, sizes, inputs, copies, reads and lifetimes in the tree (about 200 bytes and 12 per edge).
+  return Bytes{static_cast<std::int64_t>(12 * positions + 24 * tree + 200 * g.opCount() + 12 * g.edgeCount())};
 }
 
 AnnealResult anneal(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, std::optional<std::uint64_t> moves,
