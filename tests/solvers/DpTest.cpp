@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "Sanitized.hpp"
 #include "TestGraphs.hpp"
 #include "remat/graph/LowerSets.hpp"
 #include "remat/solvers/DpModel.hpp"
@@ -60,7 +61,8 @@ TEST_CASE("exact-dp and approx-dp answer the same with every time multiplied by 
   // take them past its range, into the bucketed one. Overheads must scale exactly, plans stay the same.
   constexpr std::int64_t kScale = 1'000'003;
   std::size_t compared = 0;
-  for (std::uint32_t seed = 1; seed <= 16; ++seed) {
+  // Every fourth seed under the sanitizers (Sanitized.hpp): both builders still run on every one.
+  for (std::uint32_t seed = 1; seed <= 16; seed += test::kSanitized ? 4 : 1) {
     const int n = 8 + int(seed % 14);
     const ComputeGraph g = test::makeRandomDag(n, seed, 0.3);
     const ComputeGraph wide = test::makeRandomDag(n, seed, 0.3, kScale);
@@ -94,7 +96,7 @@ TEST_CASE("exact-dp and approx-dp answer the same with every time multiplied by 
       }
     }
   }
-  CHECK(compared >= 150);
+  CHECK(compared >= (test::kSanitized ? 30 : 150));
 }
 
 TEST_CASE("exact-dp in the paper's model equals a brute-force search over all lower-set sequences") {

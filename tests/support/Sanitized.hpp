@@ -1,0 +1,23 @@
+#pragma once
+
+// Whether this test binary runs under AddressSanitizer (the asan preset, which CI runs after the dev
+// build's tests). The sanitizer run is there for memory errors and undefined behaviour; the dev run
+// checks the numbers. A test that repeats one check over many instances, each costing seconds under the
+// sanitizers (CBC's allocations through ASan's allocator, in a forked child per solve), takes a sample
+// of its instances there: the same code paths, fewer repetitions. Each such test says which sample.
+
+namespace remat::test {
+
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kSanitized = true;
+#else
+inline constexpr bool kSanitized = false;
+#endif
+#else
+inline constexpr bool kSanitized = false;
+#endif
+
+}  // namespace remat::test
