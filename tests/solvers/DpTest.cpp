@@ -394,7 +394,7 @@ TEST_CASE("both threshold searches find the same optimum") {
       }
     }
   }
-  CHECK(checked == 60 * 2 * 4 * 2);
+  CHECK(checked == std::size_t{60} * 2 * 4 * 2);
 }
 
 TEST_CASE("the bounds pass equals its recurrence whatever its blocks and threads, and a cap only tightens it") {
@@ -492,7 +492,8 @@ TEST_CASE("exact-dp under pins in the paper's model equals a brute force over th
     });
     // A keep pin and a recompute pin on distinct ops.
     Pins pins;
-    pins.keep.push_back(OpIndex{seed % static_cast<std::uint32_t>(g.opCount())});
+    const OpIndex pinned{seed % static_cast<std::uint32_t>(g.opCount())};
+    pins.keep.push_back(pinned);
     const OpIndex other{(seed * 7 + 3) % static_cast<std::uint32_t>(g.opCount())};
     if (other != pins.keep.front()) pins.recompute.push_back(other);
     // The paper's lowering recomputes every segment member off the segment's boundary, the last
