@@ -16,17 +16,10 @@ namespace remat::viz {
 
 namespace {
 
-constexpr double kPad = 12;  // outer margin, as Chart's
-constexpr double kGap = 6;
+constexpr double kScenePad = 12;  // outer margin, as Chart's
+constexpr double kSceneGap = 6;
 constexpr double kLegendSpacing = 18;
 constexpr double kLabelPadX = 6;  // matches the layout's padding inside node boxes
-
-Color mix(Color a, Color b, double t) {
-  const auto channel = [t](std::uint8_t x, std::uint8_t y) {
-    return static_cast<std::uint8_t>(std::lround(x + (y - x) * t));
-  };
-  return {channel(a.r, b.r), channel(a.g, b.g), channel(a.b, b.b), 255};
-}
 
 // Wrapping a tall drawing into columns.
 constexpr double kColumnGap = 16;     // between columns, px: room for the separator line
@@ -38,12 +31,12 @@ double markerSize(const Theme& th) { return kMarkerScale * th.fontSize; }
 // The strip above and below the columns that holds the "continues" markers.
 double markerStrip(const FigureStyle& style) { return style.text().height(markerSize(style.theme)) + 2; }
 
-using Interval = std::pair<double, double>;
+using YSpan = std::pair<double, double>;
 
-std::vector<Interval> merged(std::vector<Interval> intervals) {
+std::vector<YSpan> merged(std::vector<YSpan> intervals) {
   std::sort(intervals.begin(), intervals.end());
-  std::vector<Interval> out;
-  for (const Interval& i : intervals) {
+  std::vector<YSpan> out;
+  for (const YSpan& i : intervals) {
     if (!out.empty() && i.first <= out.back().second)
       out.back().second = std::max(out.back().second, i.second);
     else
@@ -56,20 +49,20 @@ std::vector<Interval> merged(std::vector<Interval> intervals) {
 // every cluster box where the gap has room for that (clusters are only background and may be cut, but
 // a cut between them keeps each segment's label with its nodes).
 std::vector<double> cutPositions(const GraphDrawing& drawing) {
-  std::vector<Interval> nodes;
+  std::vector<YSpan> nodes;
   for (const DrawnNode& n : drawing.nodes) nodes.emplace_back(n.box.y, n.box.bottom());
-  std::vector<Interval> clusters;
+  std::vector<YSpan> clusters;
   for (const DrawnCluster& c : drawing.clusters) clusters.emplace_back(c.box.y, c.box.bottom());
-  const std::vector<Interval> rows = merged(std::move(nodes));
-  const std::vector<Interval> covered = merged(std::move(clusters));
+  const std::vector<YSpan> rows = merged(std::move(nodes));
+  const std::vector<YSpan> covered = merged(std::move(clusters));
   std::vector<double> cuts;
   for (std::size_t k = 0; k + 1 < rows.size(); ++k) {
     const double a = rows[k].second;
     const double b = rows[k + 1].first;
     // The longest part of (a, b) outside the clusters.
-    Interval best{a, a};
+    YSpan best{a, a};
     double from = a;
-    for (const Interval& c : covered) {
+    for (const YSpan& c : covered) {
       if (c.second <= from || c.first >= b) continue;
       if (c.first > from && c.first - from > best.second - best.first) best = {from, c.first};
       from = std::max(from, c.second);
@@ -284,14 +277,14 @@ GraphSceneLayout graphSceneLayout(const GraphDrawing& drawing, const FigureStyle
   const TextMetrics& tm = style.text();
   const Theme& th = style.theme;
   GraphSceneLayout layout;
-  double top = kPad;
+  double top = kScenePad;
   if (!style.title.empty()) {
     layout.titleY = top;
-    top += tm.height(th.titleFontSize) + kGap;
+    top += tm.height(th.titleFontSize) + kSceneGap;
   }
   if (!drawing.note.empty()) {
     layout.noteY = top;
-    top += tm.height(th.smallFontSize) + kGap;
+    top += tm.height(th.smallFontSize) + kSceneGap;
   }
 
   std::array<bool, kNodeRoles> present{};
@@ -318,21 +311,22 @@ GraphSceneLayout graphSceneLayout(const GraphDrawing& drawing, const FigureStyle
   if (!labels.empty()) {
     const double symbol = th.fontSize;
     const double rowHeight = std::max(tm.height(th.fontSize), symbol) + 4;
-    double x = kPad;
+    double x = kScenePad;
     double rowTop = top;
     for (const std::string_view label : labels) {
       const double w = symbol + 5 + tm.width(std::string(label), th.fontSize);
-      if (!layout.legendBoxes.empty() && x + w > style.width - kPad) {
-        x = kPad;
+      if (!layout.legendBoxes.empty() && x + w > style.width - kScenePad) {
+        x = kScenePad;
         rowTop += rowHeight;
       }
       layout.legendBoxes.push_back({x, rowTop, w, rowHeight - 4});
       x += w + kLegendSpacing;
     }
-    top = rowTop + rowHeight + kGap;
+    top = rowTop + rowHeight + kSceneGap;
   }
 
-  layout.area = {kPad, top, std::max(0.0, style.width - 2 * kPad), std::max(0.0, style.height - kPad - top)};
+  layout.area = {kScenePad, top, std::max(0.0, style.width - 2 * kScenePad),
+                 std::max(0.0, style.height - kScenePad - top)};
   const Box& area = layout.area;
   const double width = drawing.width;
   const double height = drawing.height;
@@ -551,11 +545,17 @@ Scene graphScene(const GraphDrawing& drawing, const FigureStyle& style) {
   }
 
   if (!style.title.empty())
-    scene.add(TextItem{
-        {kPad, layout.titleY}, style.title, th.titleFontSize, th.foreground, Anchor::Start, Baseline::Top, 0, true});
+    scene.add(TextItem{{kScenePad, layout.titleY},
+                       style.title,
+                       th.titleFontSize,
+                       th.foreground,
+                       Anchor::Start,
+                       Baseline::Top,
+                       0,
+                       true});
   if (!drawing.note.empty())
-    scene.add(TextItem{{kPad, layout.noteY},
-                       elideMiddle(drawing.note, style.width - 2 * kPad, th.smallFontSize, style.text()),
+    scene.add(TextItem{{kScenePad, layout.noteY},
+                       elideMiddle(drawing.note, style.width - 2 * kScenePad, th.smallFontSize, style.text()),
                        th.smallFontSize,
                        th.foreground,
                        Anchor::Start,

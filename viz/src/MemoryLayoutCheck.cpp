@@ -10,8 +10,8 @@ namespace remat::viz {
 
 std::vector<std::pair<std::size_t, std::size_t>> overlappingTensors(const MemoryLayout& layout) {
   // Doubles hold steps and byte offsets exactly below 2^53, far beyond any arena.
-  using Box = CGAL::Box_intersection_d::Box_with_info_d<double, 2, std::size_t>;
-  std::vector<Box> boxes;
+  using CgalBox = CGAL::Box_intersection_d::Box_with_info_d<double, 2, std::size_t>;
+  std::vector<CgalBox> boxes;
   boxes.reserve(layout.tensors.size());
   for (std::size_t i = 0; i < layout.tensors.size(); ++i) {
     const PlacedTensor& p = layout.tensors[i];
@@ -26,7 +26,7 @@ std::vector<std::pair<std::size_t, std::size_t>> overlappingTensors(const Memory
   // do two tensors that meet at an address.
   CGAL::box_self_intersection_d(
       boxes.begin(), boxes.end(),
-      [&pairs](const Box& a, const Box& b) {
+      [&pairs](const CgalBox& a, const CgalBox& b) {
         pairs.emplace_back(std::min(a.info(), b.info()), std::max(a.info(), b.info()));
       },
       std::ptrdiff_t{10}, CGAL::Box_intersection_d::HALF_OPEN);

@@ -7,6 +7,14 @@
 
 namespace remat::viz {
 
+Color mix(Color a, Color b, double t) {
+  const auto channel = [t](std::uint8_t x, std::uint8_t y) {
+    return static_cast<std::uint8_t>(
+        std::lround(static_cast<double>(x) + (static_cast<double>(y) - static_cast<double>(x)) * t));
+  };
+  return {channel(a.r, b.r), channel(a.g, b.g), channel(a.b, b.b), 255};
+}
+
 double Color::luminance() const {
   auto linear = [](std::uint8_t c) {
     const double v = c / 255.0;
@@ -25,14 +33,15 @@ const Hotspot* Scene::hotspotAt(Point p, double tolerance) const {
   tolerance = std::max(0.0, tolerance);
   const Hotspot* nearest = nullptr;
   double nearestDistance = std::numeric_limits<double>::infinity();
-  for (auto it = hotspots.rbegin(); it != hotspots.rend(); ++it) {
-    const double dx = std::max({it->x - p.x, 0.0, p.x - (it->x + it->w)});
-    const double dy = std::max({it->y - p.y, 0.0, p.y - (it->y + it->h)});
-    if (dx == 0 && dy == 0) return &*it;  // the last added of those containing p itself
+  for (std::size_t i = hotspots.size(); i-- > 0;) {  // the last added first
+    const Hotspot& h = hotspots[i];
+    const double dx = std::max({h.x - p.x, 0.0, p.x - (h.x + h.w)});
+    const double dy = std::max({h.y - p.y, 0.0, p.y - (h.y + h.h)});
+    if (dx == 0 && dy == 0) return &h;  // the last added of those containing p itself
     if (dx <= tolerance && dy <= tolerance) {
       const double d = std::hypot(dx, dy);
       if (d < nearestDistance) {  // strict: the last added wins a tie, as the scan runs backwards
-        nearest = &*it;
+        nearest = &h;
         nearestDistance = d;
       }
     }

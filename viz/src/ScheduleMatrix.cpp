@@ -26,7 +26,7 @@ std::optional<CellState> ScheduleMatrix::state(std::size_t row, std::size_t step
 
 namespace {
 
-struct Interval {
+struct StepInterval {
   std::size_t first;
   std::size_t last;
 };
@@ -47,12 +47,12 @@ void emit(std::vector<MatrixRun>& out, std::size_t first, std::size_t last, Cell
 
 // One row: the alive intervals (disjoint, a value is never in memory twice) cut by the row's own steps,
 // which win over Alive.
-std::vector<MatrixRun> rowRuns(std::vector<Interval>& alive, const std::vector<Event>& events) {
-  std::sort(alive.begin(), alive.end(), [](const Interval& a, const Interval& b) { return a.first < b.first; });
+std::vector<MatrixRun> rowRuns(std::vector<StepInterval>& alive, const std::vector<Event>& events) {
+  std::sort(alive.begin(), alive.end(), [](const StepInterval& a, const StepInterval& b) { return a.first < b.first; });
   std::vector<MatrixRun> out;
   std::size_t e = 0;
   std::size_t next = 0;  // the first step not yet covered by `out`
-  for (const Interval& iv : alive) {
+  for (const StepInterval& iv : alive) {
     for (; e < events.size() && events[e].step < iv.first; ++e) {
       emit(out, events[e].step, events[e].step, events[e].state);
       next = events[e].step + 1;
@@ -103,7 +103,7 @@ ScheduleMatrix buildScheduleMatrix(const graph::ComputeGraph& g, const sim::Sche
     throw ScheduleMatrixError(
         "the schedule matrix needs the simulation's lifetimes (SimulatorOptions::recordLifetimes)");
 
-  std::vector<std::vector<Interval>> alive(rows);
+  std::vector<std::vector<StepInterval>> alive(rows);
   for (const TensorLifetime& t : result.lifetimes) {
     if (t.kind != TensorLifetime::Kind::Value && t.kind != TensorLifetime::Kind::Recomputed) continue;
     if (!g.isOp(t.node) || t.node.value >= g.size() || t.last >= m.steps || t.first > t.last)
@@ -129,14 +129,6 @@ const char* stateName(CellState s) {
     case CellState::Alive: return "kept in memory";
   }
   return "?";
-}
-
-Color mix(Color a, Color b, double t) {
-  auto channel = [t](std::uint8_t x, std::uint8_t y) {
-    return static_cast<std::uint8_t>(
-        std::lround(static_cast<double>(x) + (static_cast<double>(y) - static_cast<double>(x)) * t));
-  };
-  return {channel(a.r, b.r), channel(a.g, b.g), channel(a.b, b.b), 255};
 }
 
 Fill stateFill(const Theme& th, CellState s) {
@@ -177,9 +169,9 @@ Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGrap
                           const RowMarks& marks) {
   const Theme& th = style.theme;
   const TextMetrics& tm = style.text();
-  constexpr double kPad = 12;  // the chart's outer margin, mirrored for the row labels
+  constexpr double kMatrixPad = 12;  // the chart's outer margin, mirrored for the row labels
   constexpr double kTick = 3;
-  constexpr double kGap = 4;
+  constexpr double kLabelGap = 4;
   constexpr std::size_t kMaxNamedRows = 40;
 
   std::array<bool, kStates.size()> present{};
@@ -235,7 +227,7 @@ Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGrap
   for (const auto& l : labels) labelWidth = std::max(labelWidth, tm.width(l.second, labelSize));
   const std::string yTitle = named ? "operation" : "operation (topological index)";
   const double titleHeight = tm.height(th.labelFontSize);
-  const double plotLeft = kPad + titleHeight + kGap + labelWidth + kTick + kGap;
+  const double plotLeft = kMatrixPad + titleHeight + kLabelGap + labelWidth + kTick + kLabelGap;
   const double dx = std::max(0.0, plotLeft - probe.x);
 
   FigureStyle narrow = style;
@@ -276,16 +268,17 @@ Scene scheduleMatrixScene(const ScheduleMatrix& matrix, const graph::ComputeGrap
   for (const auto& [row, text] : labels) {
     const double cy = plot.y + (static_cast<double>(row) + 0.5) * rh;
     scene.add(PolylineItem{{{left - kTick, cy}, {left, cy}}, axis});
-    scene.add(TextItem{{left - kTick - kGap, cy}, text, labelSize, th.foreground, Anchor::End, Baseline::Middle});
+    scene.add(TextItem{{left - kTick - kLabelGap, cy}, text, labelSize, th.foreground, Anchor::End, Baseline::Middle});
   }
   scene.add(TextItem{
-      {kPad, plot.y + plot.h / 2}, yTitle, th.labelFontSize, th.foreground, Anchor::Middle, Baseline::Top, 90});
+      {kMatrixPad, plot.y + plot.h / 2}, yTitle, th.labelFontSize, th.foreground, Anchor::Middle, Baseline::Top, 90});
   // Each row, its label included, answers the mouse as its node (a click shows its details, a right
   // click pins it in Studio).
   scene.hotspots.reserve(rows);
   for (std::size_t r = 0; r < rows; ++r)
-    scene.hotspots.push_back({Hotspot::Kind::Node, kPad, plot.y + static_cast<double>(r) * rh, left + plot.w - kPad, rh,
-                              matrix.rows[r].value, 0, displayName(g.node(matrix.rows[r]).name)});
+    scene.hotspots.push_back({Hotspot::Kind::Node, kMatrixPad, plot.y + static_cast<double>(r) * rh,
+                              left + plot.w - kMatrixPad, rh, matrix.rows[r].value, 0,
+                              displayName(g.node(matrix.rows[r]).name)});
   return scene;
 }
 

@@ -1,4 +1,5 @@
 #include "remat/studio/MainWindow.hpp"
+#include "remat/studio/StudioText.hpp"
 
 #include <QAction>
 #include <QApplication>
@@ -63,7 +64,6 @@ namespace remat::studio {
 
 namespace {
 
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 QString bytes(Bytes b) { return QString::fromStdString(formatByteSize(b)); }
 QString fileName(const QString& path) { return QFileInfo(path).fileName(); }
 

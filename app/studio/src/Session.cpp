@@ -1,4 +1,5 @@
 #include "remat/studio/Session.hpp"
+#include "remat/studio/StudioText.hpp"
 
 #include <QDir>
 #include <QFile>
@@ -21,8 +22,6 @@
 namespace remat::studio {
 
 namespace {
-
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 
 std::string joined(const std::vector<std::string>& names) {
   std::string out;

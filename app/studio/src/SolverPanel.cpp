@@ -1,4 +1,5 @@
 #include "remat/studio/SolverPanel.hpp"
+#include "remat/studio/StudioText.hpp"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -24,10 +25,6 @@
 #include "remat/studio/Session.hpp"
 
 namespace remat::studio {
-
-namespace {
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
-}  // namespace
 
 SolverPanel::SolverPanel(QWidget* parent) : QWidget(parent) {
   m_solverList = new QTreeWidget;

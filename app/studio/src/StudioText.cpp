@@ -12,7 +12,6 @@ namespace remat::studio {
 
 namespace {
 
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 QString tr(const char* text) { return QObject::tr(text); }
 QString bytes(Bytes b) { return QString::fromStdString(formatByteSize(b)); }
 

@@ -1,4 +1,5 @@
 #include "remat/studio/WindowParts.hpp"
+#include "remat/studio/StudioText.hpp"
 
 #include <QAction>
 #include <QActionGroup>
@@ -24,7 +25,6 @@ namespace remat::studio {
 
 namespace {
 
-QString qstr(std::string_view s) { return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size())); }
 QString tr(const char* text) { return QObject::tr(text); }
 
 QString viewTitle(viz::FigureKind kind) {

@@ -10,7 +10,7 @@ namespace {
 
 // A DOT quoted string. In DOT only \" is an escape inside quotes, but labels interpret \n, \l, \r and
 // \\; escaping every backslash keeps labels literal and keeps distinct names distinct as ids.
-std::string quoted(std::string_view text) {
+std::string dotQuoted(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     const auto b = static_cast<unsigned char>(c);
@@ -33,7 +33,7 @@ std::string quoted(std::string_view text) {
 }  // namespace
 
 std::string writeDot(const graph::ComputeGraph& g) {
-  std::string out = "digraph " + quoted(g.name()) + " {\n";
+  std::string out = "digraph " + dotQuoted(g.name()) + " {\n";
   out += "  rankdir=TB;\n";
   out += "  node [fontname=\"Helvetica\", fontsize=10];\n";
   for (const graph::Node& n : g.nodes()) {
@@ -41,13 +41,13 @@ std::string writeDot(const graph::ComputeGraph& g) {
     const std::string what =
         isOp ? (n.op.empty() ? std::string("op") : n.op) : std::string(graph::nodeKindName(n.kind));
     const std::string label = n.name + "\n" + what + " " + formatByteSize(n.bytes);
-    out += "  " + quoted(n.name) + " [shape=" + (isOp ? "box" : "ellipse") + ", label=" + quoted(label);
+    out += "  " + dotQuoted(n.name) + " [shape=" + (isOp ? "box" : "ellipse") + ", label=" + dotQuoted(label);
     if (!isOp) out += ", style=filled, fillcolor=\"#eeeeee\"";
     out += "];\n";
   }
   for (std::uint32_t v = 0; v < g.size(); ++v)
     for (graph::NodeId w : g.successors(graph::NodeId{v}))
-      out += "  " + quoted(g.node(graph::NodeId{v}).name) + " -> " + quoted(g.node(w).name) + ";\n";
+      out += "  " + dotQuoted(g.node(graph::NodeId{v}).name) + " -> " + dotQuoted(g.node(w).name) + ";\n";
   out += "}\n";
   return out;
 }

@@ -107,7 +107,7 @@ constexpr bool kForkNeedsOneThread = false;
 #endif
 
 // The threads of this process, from /proc (1 where it does not say).
-int threadCount() {
+int processThreads() {
   std::ifstream status("/proc/self/status");
   std::string key;
   while (status >> key) {
@@ -127,7 +127,7 @@ IsolatedOutcome runIsolated(const std::function<std::string()>& work,
                             std::optional<std::chrono::steady_clock::time_point> deadline,
                             std::optional<std::int64_t> memoryLimit, std::stop_token stop) {
   IsolatedOutcome out;
-  if (kForkNeedsOneThread && threadCount() - io::idleSignalThreads() > 1) {
+  if (kForkNeedsOneThread && processThreads() - io::idleSignalThreads() > 1) {
     // In-process, without the deadline or the memory cap (sanitizer builds only; see above).
     auto [tag, payload] = attempt(work);
     if (tag == 'R') {

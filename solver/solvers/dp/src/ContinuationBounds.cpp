@@ -459,15 +459,15 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
   std::size_t at = 0;
   std::int64_t t = 0;
   std::int64_t m = 0;
-  struct Step {
+  struct PathStep {
     std::int64_t score;
     std::int64_t other;  // the tie-break: overhead (memory-centric) or checkpoint memory
     std::size_t j;
     std::int64_t t;
     std::int64_t m;
-    bool operator<(const Step& o) const { return std::tie(score, other, j) < std::tie(o.score, o.other, o.j); }
+    bool operator<(const PathStep& o) const { return std::tie(score, other, j) < std::tie(o.score, o.other, o.j); }
   };
-  std::vector<Step> steps;
+  std::vector<PathStep> steps;
   while (at != n - 1) {
     // The best step by score, then the other coordinate, then the first set; the quick figures rank
     // them, and only the steps ahead of the first one whose exact base fits need simulating (a walk
@@ -488,7 +488,7 @@ std::optional<GreedyPath> greedyPath(const LowerSetFamily& f, const Continuation
       steps.push_back({score, strategy == Strategy::Memory ? nt : nm, j, nt, nm});
     }
     std::sort(steps.begin(), steps.end());
-    auto fits = [&](const Step& s) {
+    auto fits = [&](const PathStep& s) {
       return f.quickIsExact() || saturatingAdd(m, f.transition(at, s.j).base) <= budget;
     };
     const auto best = std::find_if(steps.begin(), steps.end(), fits);

@@ -23,6 +23,9 @@ struct Color {
   [[nodiscard]] std::string hex() const;
 };
 
+/// The opaque colour a share `t` (0 to 1) of the way from `a` to `b`, channel by channel.
+[[nodiscard]] Color mix(Color a, Color b, double t);
+
 /// A point in scene units: CSS pixels (1/96 inch), origin at the top left, y growing downwards.
 struct Point {
   double x = 0;

@@ -3,6 +3,7 @@
 #include <QString>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "remat/graph/ComputeGraph.hpp"
@@ -14,6 +15,11 @@
 namespace remat::studio {
 
 class StudioDocument;
+
+/// UTF-8 text (a solver's or an outcome's name) as a QString.
+[[nodiscard]] inline QString qstr(std::string_view s) {
+  return QString::fromUtf8(s.data(), static_cast<qsizetype>(s.size()));
+}
 
 /// The sentences Studio shows about its document, made without widgets so that they are the same
 /// wherever they appear and can be tested alone.
