@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 
+#include "CliRun.hpp"
 #include "ProgramRun.hpp"
 
 namespace {
@@ -16,9 +17,8 @@ namespace fs = std::filesystem;
 
 using Run = remat::test::ProgramRun;
 
-fs::path scratch() { return remat::test::scratchDir("remat-cli-answers-test"); }
-
-Run runRemat(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_BINARY, args, scratch()); }
+using remat::test::runRemat;
+using remat::test::scratch;
 
 // A chain of `n` operations, each saving its input for its backward, built for batch 1; every operation
 // takes `time` ticks forward and backward.

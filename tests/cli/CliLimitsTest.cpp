@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "CliRun.hpp"
 #include "ProgramRun.hpp"
 
 namespace {
@@ -16,11 +17,9 @@ namespace fs = std::filesystem;
 
 using Run = remat::test::ProgramRun;
 
-fs::path scratch() { return remat::test::scratchDir("remat-cli-limits-test"); }
-
-Run runRemat(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_BINARY, args, scratch()); }
-
-std::string fixture(const std::string& name) { return std::string(REMAT_FIXTURES_DIR) + "/" + name; }
+using remat::test::fixture;
+using remat::test::runRemat;
+using remat::test::scratch;
 
 // A native graph file: the input "x", then ops given as (name, inputs), each 64 bytes, time 1.
 std::string writeGraph(const std::string& file, const std::string& graphName,

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "CliRun.hpp"
 #include "ProgramRun.hpp"
 
 namespace {
@@ -19,11 +20,9 @@ namespace fs = std::filesystem;
 using Run = remat::test::ProgramRun;
 using remat::test::shellQuote;
 
-fs::path scratch() { return remat::test::scratchDir("remat-cli-output-test"); }
-
-Run runRemat(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_BINARY, args, scratch()); }
-
-std::string fixture(const std::string& name) { return std::string(REMAT_FIXTURES_DIR) + "/" + name; }
+using remat::test::fixture;
+using remat::test::runRemat;
+using remat::test::scratch;
 
 // Runs remat with its standard output sent to `target` (such as /dev/full); the exit code and stderr.
 Run runRedirected(const std::vector<std::string>& args, const std::string& target) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "CliRun.hpp"
 #include "ProgramRun.hpp"
 
 namespace {
@@ -21,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 using Run = remat::test::ProgramRun;
 
-std::string fixture(const std::string& name) { return std::string(REMAT_FIXTURES_DIR) + "/" + name; }
+using remat::test::fixture;
 
 // A fake remat-runner: answers the dry run, then does `body` for a measurement. Its -o path is $out.
 fs::path fakeRunner(const fs::path& dir, const std::string& name, const std::string& body) {

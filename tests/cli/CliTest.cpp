@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "CliRun.hpp"
 #include "ProgramRun.hpp"
 
 namespace {
@@ -26,12 +27,9 @@ using Run = remat::test::ProgramRun;
 using remat::test::shellQuote;
 using remat::test::slurp;
 
-fs::path scratch() { return remat::test::scratchDir("remat-cli-test"); }
-
-// Runs the real binary with the given arguments; stdout and stderr captured apart.
-Run runRemat(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_BINARY, args, scratch()); }
-
-std::string fixture(const std::string& name) { return std::string(REMAT_FIXTURES_DIR) + "/" + name; }
+using remat::test::fixture;
+using remat::test::runRemat;
+using remat::test::scratch;
 
 }  // namespace
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "CliRun.hpp"
 #include "ProgramRun.hpp"
 
 namespace {
@@ -21,9 +22,8 @@ using Run = remat::test::ProgramRun;
 using remat::test::slurp;
 using remat::test::writeFile;
 
-fs::path scratch() { return remat::test::scratchDir("remat-study-test"); }
-
-Run runRemat(const std::vector<std::string>& args) { return remat::test::runProgram(REMAT_BINARY, args, scratch()); }
+using remat::test::runRemat;
+using remat::test::scratch;
 
 std::string dataset(const std::string& name) { return std::string(REMAT_SOURCE_DIR) + "/datasets/small/" + name; }
 

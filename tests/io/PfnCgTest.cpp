@@ -18,10 +18,10 @@ std::string oneBlock(const std::string& className = "LinearFunction", const std:
          "\nbackward\n3 2\n1 gradient\n0 input\n2 input\n0\n2\n" + className + "\n" + attrs + "\n" + tail;
 }
 
-Result<graph::ComputeGraph> read(const std::string& text) { return readPfnCg(text, "dir/graph_a.txt"); }
+Result<graph::ComputeGraph> readCg(const std::string& text) { return readPfnCg(text, "dir/graph_a.txt"); }
 
 void expectError(const std::string& text, const std::string& expected) {
-  auto r = read(text);
+  auto r = readCg(text);
   INFO(text);
   INFO(allMessages(r));
   REQUIRE_FALSE(r.ok());
@@ -31,7 +31,7 @@ void expectError(const std::string& text, const std::string& expected) {
 }  // namespace
 
 TEST_CASE("pfn: a minimal file", "[io][pfn]") {
-  auto r = read(oneBlock());
+  auto r = readCg(oneBlock());
   INFO(allMessages(r));
   REQUIRE(r.ok());
   const auto& g = r.value();
@@ -44,10 +44,10 @@ TEST_CASE("pfn: a minimal file", "[io][pfn]") {
 }
 
 TEST_CASE("pfn: the paper's time rule is a prefix test on the class name", "[io][pfn]") {
-  CHECK(nodeNamed(read(oneBlock("Convolution2DFunction")).value(), "v1").fwdTime == Ticks{10});
-  CHECK(nodeNamed(read(oneBlock("ConvolutionND")).value(), "v1").bwdTime == Ticks{10});
-  CHECK(nodeNamed(read(oneBlock("Deconvolution2DFunction")).value(), "v1").fwdTime == Ticks{1});
-  CHECK(nodeNamed(read(oneBlock("LinearFunction")).value(), "v1").fwdTime == Ticks{1});
+  CHECK(nodeNamed(readCg(oneBlock("Convolution2DFunction")).value(), "v1").fwdTime == Ticks{10});
+  CHECK(nodeNamed(readCg(oneBlock("ConvolutionND")).value(), "v1").bwdTime == Ticks{10});
+  CHECK(nodeNamed(readCg(oneBlock("Deconvolution2DFunction")).value(), "v1").fwdTime == Ticks{1});
+  CHECK(nodeNamed(readCg(oneBlock("LinearFunction")).value(), "v1").fwdTime == Ticks{1});
 }
 
 TEST_CASE("pfn: huge counts cost lines, not memory", "[io][pfn][robustness]") {
@@ -94,7 +94,7 @@ TEST_CASE("pfn: warnings for class mismatch and trailing lines", "[io][pfn]") {
   std::string text = oneBlock();
   const std::string backwardClass = "\nLinearFunction\n{}\n";
   text.replace(text.rfind(backwardClass), backwardClass.size(), "\nOtherFunction\n{}\n");
-  auto r = read(text + "\ngarbage here\n");
+  auto r = readCg(text + "\ngarbage here\n");
   INFO(allMessages(r));
   REQUIRE(r.ok());
   REQUIRE(r.warnings().size() == 2);
@@ -118,6 +118,6 @@ TEST_CASE("pfn: random bytes never throw", "[io][pfn][robustness]") {
       static constexpr char kAlphabet[] = "0123456789 _-\n{}\"xforwardbackward\xff";
       text[pos] = kAlphabet[(state >> 20) % (sizeof kAlphabet - 1)];
     }
-    CHECK_NOTHROW(read(text));
+    CHECK_NOTHROW(readCg(text));
   }
 }

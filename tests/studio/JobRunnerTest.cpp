@@ -22,8 +22,7 @@ using remat::studio::JobRunner;
 
 namespace {
 
-// Generous: a bound for waiting on a loaded machine, never a measured time.
-constexpr int kWaitMs = 60'000;
+using remat::test::kWaitMs;
 
 // Holds a job until the test opens it. A job waiting here ignores its stop token, so that a cancel that
 // waited for the job would never return: such a bug hangs the test until ctest's timeout fails it.

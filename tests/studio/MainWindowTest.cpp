@@ -61,10 +61,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const QString kUnet = QStringLiteral(REMAT_SOURCE_DIR "/datasets/unet.json");
+using remat::test::kUnet;
 constexpr int kSolveTimeoutMs = 60'000;
 
-fs::path scratch() { return test::scratchDir("remat-studio"); }
+using remat::test::scratch;
 
 // A window as a user gets it, except that errors are recorded instead of shown in a modal dialog.
 struct Window {

@@ -5,6 +5,9 @@
 
 namespace remat::test {
 
+/// How long a core test waits for a job: a bound for a loaded machine, never a measured time.
+constexpr int kWaitMs = 60'000;
+
 /// The process's QGuiApplication on the offscreen platform, for Studio's core (models, jobs, sessions:
 /// an event loop and fonts, no widgets). Qt allows one application per process; it is never destroyed,
 /// so that Qt is not torn down by static destructors.

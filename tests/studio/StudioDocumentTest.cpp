@@ -26,7 +26,7 @@ using remat::studio::StudioDocument;
 
 namespace {
 
-constexpr int kWaitMs = 60'000;  // a bound for a loaded machine, never a measured time
+using remat::test::kWaitMs;
 
 const remat::solvers::Solver& solver(const std::string& id) {
   return *remat::solvers::SolverRegistry::builtin().find(id);

@@ -46,11 +46,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const QString kUnet = QStringLiteral(REMAT_SOURCE_DIR "/datasets/unet.json");
+using remat::test::kUnet;
 const QString kMobileNet = QStringLiteral(REMAT_SOURCE_DIR "/datasets/mobilenet_v2.json");
 constexpr int kTimeoutMs = 120'000;
 
-fs::path scratch() { return test::scratchDir("remat-sequences"); }
+using remat::test::scratch;
 
 // The width in points of a PDF's (first) page, from its MediaBox.
 double pdfPageWidth(const std::string& pdf) {
@@ -62,9 +62,10 @@ double pdfPageWidth(const std::string& pdf) {
   return x1 - x0;
 }
 
-struct Window {
+// A window a user types into and clicks, its keys going to the active window.
+struct TypingWindow {
   MainWindow w;
-  Window() {
+  TypingWindow() {
     w.setInteractive(false);
     w.setLiveBudget(false);
     w.resize(1280, 800);
@@ -134,7 +135,7 @@ QStringList csvRow(const QString& csv, const std::string& label) {
 
 TEST_CASE("A plan picked on a Pareto front over the budget at hand neither fits nor wins", "[studio][sequences]") {
   test::ensureWidgetApplication();
-  Window win;
+  TypingWindow win;
   MainWindow& w = win.w;
   REQUIRE(w.openFile(kUnet));
   win.only({"exact-dp", "approx-dp"});
@@ -188,7 +189,7 @@ TEST_CASE("A plan picked on a Pareto front over the budget at hand neither fits 
 
 TEST_CASE("Clearing the pins drops the pinned rows and the pinned Pareto fronts", "[studio][sequences]") {
   test::ensureWidgetApplication();
-  Window win;
+  TypingWindow win;
   MainWindow& w = win.w;
   REQUIRE(w.openFile(kUnet));
   win.only({"exact-dp"});
@@ -237,7 +238,7 @@ TEST_CASE("Clearing the pins drops the pinned rows and the pinned Pareto fronts"
 
 TEST_CASE("Opening another graph resets the views' zoom and the search", "[studio][sequences]") {
   test::ensureWidgetApplication();
-  Window win;
+  TypingWindow win;
   MainWindow& w = win.w;
   REQUIRE(w.openFile(kUnet));
   vizqt::SceneView* drawing = w.view(viz::FigureKind::Graph);
@@ -256,7 +257,7 @@ TEST_CASE("Opening another graph resets the views' zoom and the search", "[studi
 
 TEST_CASE("'least' gives each solver's least budget a column and says its rule", "[studio][sequences]") {
   test::ensureWidgetApplication();
-  Window win;
+  TypingWindow win;
   MainWindow& w = win.w;
   REQUIRE(w.openFile(kUnet));
   win.only({"exact-dp", "chen-sqrtn"});
@@ -284,7 +285,7 @@ TEST_CASE("'least' gives each solver's least budget a column and says its rule",
 TEST_CASE("A row the user picked stays picked through a re-solve, Ctrl+E exports from the budget field",
           "[studio][sequences]") {
   test::ensureWidgetApplication();
-  Window win;
+  TypingWindow win;
   MainWindow& w = win.w;
   REQUIRE(w.openFile(kUnet));
   win.only({"exact-dp", "approx-dp", "chen-sqrtn"});
@@ -435,7 +436,7 @@ std::vector<double> textSizes(const std::string& content) {
 
 TEST_CASE("Studio exports each figure for one column of a paper, byte-equal to remat render", "[studio][sequences]") {
   test::ensureWidgetApplication();
-  Window win;
+  TypingWindow win;
   MainWindow& w = win.w;
   REQUIRE(w.openFile(kUnet));
   win.only({"exact-dp", "approx-dp"});

@@ -2,6 +2,11 @@
 
 #include <QApplication>
 #include <QByteArray>
+#include <QString>
+
+#include <filesystem>
+
+#include "ProgramRun.hpp"
 
 namespace remat::test {
 
@@ -17,5 +22,11 @@ inline void ensureWidgetApplication() {
   static QApplication* const kApp = new QApplication(argc, argv);
   (void)kApp;
 }
+
+/// The U-Net the window tests open, as a user opens it from datasets/.
+inline const QString kUnet = QStringLiteral(REMAT_SOURCE_DIR "/datasets/unet.json");
+
+/// This process's scratch folder; ctest runs every test case in a process of its own.
+inline std::filesystem::path scratch() { return scratchDir("remat-studio"); }
 
 }  // namespace remat::test

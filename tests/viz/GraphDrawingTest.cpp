@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "TestGraphs.hpp"
+#include "VizTestSupport.hpp"
 #include "remat/viz/GraphDrawing.hpp"
 #include "remat/viz/PlanFigures.hpp"
 
@@ -39,10 +40,6 @@ NodeMarks fakeMarks(const ComputeGraph& g, int segments) {
                                                 : NodeRole::Recomputed;
   }
   return m;
-}
-
-bool overlap(const Box& a, const Box& b) {
-  return a.x < b.right() && b.x < a.right() && a.y < b.bottom() && b.y < a.bottom();
 }
 
 double distance(const Point& p, const Box& b) {
@@ -77,7 +74,7 @@ void checkPlacedAndApart(const GraphDrawing& d) {
   std::string first;
   for (std::size_t i = 0; i < d.nodes.size(); ++i)
     for (std::size_t j = i + 1; j < d.nodes.size(); ++j)
-      if (overlap(d.nodes[i].box, d.nodes[j].box) && overlaps++ == 0)
+      if (test::boxesOverlap(d.nodes[i].box, d.nodes[j].box) && overlaps++ == 0)
         first = d.nodes[i].label + " and " + d.nodes[j].label;
   INFO("first overlap: " << first);
   CHECK(overlaps == 0);
@@ -99,9 +96,10 @@ void checkClusters(const GraphDrawing& d) {
   }
   for (const DrawnNode& n : d.nodes)  // nodes of no segment stay out of every cluster
     if (n.segment < 0)
-      for (const DrawnCluster& c : d.clusters) CHECK_FALSE(overlap(n.box, c.box));
+      for (const DrawnCluster& c : d.clusters) CHECK_FALSE(test::boxesOverlap(n.box, c.box));
   for (std::size_t i = 0; i < d.clusters.size(); ++i)
-    for (std::size_t j = i + 1; j < d.clusters.size(); ++j) CHECK_FALSE(overlap(d.clusters[i].box, d.clusters[j].box));
+    for (std::size_t j = i + 1; j < d.clusters.size(); ++j)
+      CHECK_FALSE(test::boxesOverlap(d.clusters[i].box, d.clusters[j].box));
 }
 
 // Every graph edge between two drawn boxes appears once, routed from the one box to the other.
@@ -561,7 +559,7 @@ void checkColumns(const GraphDrawing& d, const FigureStyle& style) {
   std::size_t overlaps = 0;
   for (std::size_t i = 0; i < mapped.size(); ++i)
     for (std::size_t j = i + 1; j < mapped.size(); ++j)
-      if (overlap(mapped[i], mapped[j])) ++overlaps;
+      if (test::boxesOverlap(mapped[i], mapped[j])) ++overlaps;
   CHECK(overlaps == 0);
 
   // The scene: on the canvas, every edge drawn, and every box and curve of the drawing inside a clip
@@ -617,7 +615,7 @@ void checkColumns(const GraphDrawing& d, const FigureStyle& style) {
     ++markers;
     const Box box = textBox(*t, style.text());
     CHECK(canvas.contains(box));
-    for (const Box& b : mapped) CHECK_FALSE(overlap(box, b));
+    for (const Box& b : mapped) CHECK_FALSE(test::boxesOverlap(box, b));
   }
   CHECK(markers == 2 * (bands.size() - 1));
 }

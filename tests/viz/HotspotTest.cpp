@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "TestGraphs.hpp"
+#include "VizTestSupport.hpp"
 #include "remat/graph/ByteSize.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/Simulator.hpp"
@@ -59,10 +60,6 @@ std::vector<const Hotspot*> ofKind(const Scene& scene, Hotspot::Kind kind) {
 Box boxOf(const Hotspot& h) { return {h.x, h.y, h.w, h.h}; }
 Point centreOf(const Hotspot& h) { return {h.x + h.w / 2, h.y + h.h / 2}; }
 
-bool overlap(const Box& a, const Box& b) {
-  return a.x < b.right() && b.x < a.right() && a.y < b.bottom() && b.y < a.bottom();
-}
-
 bool same(double a, double b) { return std::abs(a - b) < 1e-9; }
 
 // The chart's plot box: the rectangle its data is clipped to.
@@ -105,7 +102,7 @@ struct Simulated {
   sim::SimulationResult result;
 };
 
-Simulated simulate(const ComputeGraph& g, sim::Schedule schedule) {
+Simulated simulatedPlan(const ComputeGraph& g, sim::Schedule schedule) {
   sim::SimulationResult r = sim::Simulator(g).run(schedule);
   REQUIRE(r.valid());
   return {std::move(schedule), std::move(r)};
@@ -150,8 +147,8 @@ TEST_CASE("hotspotAt: containment, the last added on top, the nearest within the
 
 TEST_CASE("timeline hotspots: a column per step, covering the plot, with each plan's step and bytes") {
   const ComputeGraph g = test::makeUNet(3);
-  const Simulated all = simulate(g, sim::storeAllSchedule(g));
-  const Simulated thirds = simulate(g, sim::canonicalSchedule(g, test::evenLowerSets(g, 3)));
+  const Simulated all = simulatedPlan(g, sim::storeAllSchedule(g));
+  const Simulated thirds = simulatedPlan(g, sim::canonicalSchedule(g, test::evenLowerSets(g, 3)));
   REQUIRE(thirds.schedule.size() > all.schedule.size());  // it recomputes
 
   SECTION("one plan, steps axis") {
@@ -214,7 +211,7 @@ TEST_CASE("timeline hotspots: a column per step, covering the plot, with each pl
 
   SECTION("a long schedule, thinned to pixel columns") {
     const ComputeGraph chain = test::makeChain(3000);
-    const Simulated plan = simulate(chain, sim::canonicalSchedule(chain, test::evenLowerSets(chain, 3)));
+    const Simulated plan = simulatedPlan(chain, sim::canonicalSchedule(chain, test::evenLowerSets(chain, 3)));
     TimelineData data;
     data.series.push_back(timelineSeries(chain, plan.schedule, plan.result, "thirds"));
     const TimelineSeries& s = data.series.front();
@@ -313,7 +310,7 @@ TEST_CASE("graph drawing hotspots: one per node box, on its box, found at its ce
       std::size_t overlaps = 0;
       for (std::size_t i = 0; i < spots.size(); ++i)
         for (std::size_t j = i + 1; j < spots.size(); ++j)
-          overlaps += overlap(boxOf(*spots[i]), boxOf(*spots[j])) ? 1 : 0;
+          overlaps += test::boxesOverlap(boxOf(*spots[i]), boxOf(*spots[j])) ? 1 : 0;
       CHECK(overlaps == 0);
       if (c.name.find("columns") != std::string::npos) CHECK(layout.bands.size() > 1);
       if (c.name.find("chain of 12 ops") != std::string::npos)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "TestGraphs.hpp"
+#include "VizTestSupport.hpp"
 #include "remat/graph/LowerSets.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/Simulator.hpp"
@@ -18,12 +19,6 @@ using Kind = sim::TensorLifetime::Kind;
 using Pairs = std::vector<std::pair<std::size_t, std::size_t>>;
 
 namespace {
-
-sim::SimulationResult simulate(const graph::ComputeGraph& g, const sim::Schedule& schedule) {
-  sim::SimulatorOptions options;
-  options.recordLifetimes = true;
-  return sim::Simulator(g, options).run(schedule);
-}
 
 struct Plan {
   std::string name;
@@ -38,7 +33,7 @@ std::vector<Plan> plans(const graph::ComputeGraph& g) {
   return out;
 }
 
-std::vector<std::pair<std::string, graph::ComputeGraph>> graphs() {
+std::vector<std::pair<std::string, graph::ComputeGraph>> layoutGraphs() {
   std::vector<std::pair<std::string, graph::ComputeGraph>> out;
   for (std::uint32_t seed = 1; seed <= 6; ++seed)
     out.emplace_back("random DAG seed " + std::to_string(seed), test::makeRandomDag(40, seed));
@@ -68,10 +63,10 @@ bool resident(Kind k) { return k == Kind::Param || k == Kind::Input; }
 }  // namespace
 
 TEST_CASE("layouts of store-all and canonical plans keep live tensors apart") {
-  for (const auto& [graphName, g] : graphs())
+  for (const auto& [graphName, g] : layoutGraphs())
     for (const Plan& plan : plans(g)) {
       INFO(graphName << ", " << plan.name);
-      const auto r = simulate(g, plan.schedule);
+      const auto r = test::simulateWithLifetimes(g, plan.schedule);
       REQUIRE(r.valid());
       const MemoryLayout layout = planMemoryLayout(r.lifetimes, plan.schedule.size());
       REQUIRE(layout.tensors.size() == r.lifetimes.size());
@@ -102,7 +97,7 @@ TEST_CASE("layouts of store-all and canonical plans keep live tensors apart") {
 TEST_CASE("greedy by size lays a chain's store-all plan without fragmentation") {
   const auto g = test::makeChain(12);
   const auto schedule = sim::storeAllSchedule(g);
-  const auto layout = planMemoryLayout(simulate(g, schedule).lifetimes, schedule.size());
+  const auto layout = planMemoryLayout(test::simulateWithLifetimes(g, schedule).lifetimes, schedule.size());
   CHECK(layout.arenaBytes == layout.peakLiveBytes);
   CHECK(layout.fragmentation == 0.0);
 }
@@ -111,7 +106,7 @@ TEST_CASE("CGAL's overlap check agrees with the pairwise one, also on a corrupte
   for (std::uint32_t seed = 1; seed <= 4; ++seed) {
     const auto g = test::makeRandomDag(200, seed);
     const auto schedule = sim::canonicalSchedule(g, test::evenLowerSets(g, 4));
-    const auto r = simulate(g, schedule);
+    const auto r = test::simulateWithLifetimes(g, schedule);
     REQUIRE(r.valid());
     MemoryLayout layout = planMemoryLayout(r.lifetimes, schedule.size());
     INFO("seed " << seed);
@@ -202,9 +197,9 @@ TEST_CASE("a lifetime outside the schedule is refused") {
 }
 
 TEST_CASE("the layout figure keeps every tensor inside the plot and the numbers above it") {
-  for (const auto& [graphName, g] : graphs()) {
+  for (const auto& [graphName, g] : layoutGraphs()) {
     const auto schedule = sim::canonicalSchedule(g, test::evenLowerSets(g, 3));
-    const auto r = simulate(g, schedule);
+    const auto r = test::simulateWithLifetimes(g, schedule);
     REQUIRE(r.valid());
     const MemoryLayout layout = planMemoryLayout(r.lifetimes, schedule.size());
     for (const Theme& theme : {Theme::screen(), Theme::paper()}) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "TestGraphs.hpp"
+#include "VizTestSupport.hpp"
 #include "remat/graph/LowerSets.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/Simulator.hpp"
@@ -17,13 +18,7 @@ using sim::StepKind;
 
 namespace {
 
-sim::SimulationResult simulate(const graph::ComputeGraph& g, const sim::Schedule& schedule, bool lifetimes = true) {
-  sim::SimulatorOptions options;
-  options.recordLifetimes = lifetimes;
-  return sim::Simulator(g, options).run(schedule);
-}
-
-std::vector<std::pair<std::string, graph::ComputeGraph>> graphs() {
+std::vector<std::pair<std::string, graph::ComputeGraph>> matrixGraphs() {
   std::vector<std::pair<std::string, graph::ComputeGraph>> out;
   for (std::uint32_t seed = 1; seed <= 6; ++seed)
     out.emplace_back("random DAG seed " + std::to_string(seed), test::makeRandomDag(30, seed));
@@ -38,11 +33,11 @@ bool holdsValue(std::optional<CellState> s) { return computing(s) || s == CellSt
 }  // namespace
 
 TEST_CASE("the schedule matrix shows each step once and the kept values byte for byte") {
-  for (const auto& [graphName, g] : graphs())
+  for (const auto& [graphName, g] : matrixGraphs())
     for (std::uint32_t parts : {1U, 2U, 4U}) {
       const sim::Schedule schedule =
           parts == 1 ? sim::storeAllSchedule(g) : sim::canonicalSchedule(g, test::evenLowerSets(g, parts));
-      const auto r = simulate(g, schedule);
+      const auto r = test::simulateWithLifetimes(g, schedule);
       REQUIRE(r.valid());
       const ScheduleMatrix m = buildScheduleMatrix(g, schedule, r);
       INFO(graphName << ", " << parts << " segments");
@@ -106,7 +101,7 @@ TEST_CASE("the schedule matrix shows each step once and the kept values byte for
 TEST_CASE("a chain's store-all matrix, cell by cell") {
   const auto g = test::makeChain(3);
   const auto schedule = sim::storeAllSchedule(g);  // fwd a0 a1 a2, bwd a2 a1 a0
-  const ScheduleMatrix m = buildScheduleMatrix(g, schedule, simulate(g, schedule));
+  const ScheduleMatrix m = buildScheduleMatrix(g, schedule, test::simulateWithLifetimes(g, schedule));
   using S = CellState;
   // Each value is kept until the backward of its consumer, which saves it; a2's own output is needed by
   // no backward and goes at once.
@@ -120,9 +115,10 @@ TEST_CASE("a chain's store-all matrix, cell by cell") {
 TEST_CASE("the schedule matrix refuses a simulation without lifetimes or of another schedule") {
   const auto g = test::makeChain(4);
   const auto schedule = sim::storeAllSchedule(g);
-  CHECK_THROWS_AS(buildScheduleMatrix(g, schedule, simulate(g, schedule, false)), ScheduleMatrixError);
+  CHECK_THROWS_AS(buildScheduleMatrix(g, schedule, test::simulateWithLifetimes(g, schedule, false)),
+                  ScheduleMatrixError);
   sim::Schedule shorter(schedule.begin(), schedule.end() - 1);
-  CHECK_THROWS_AS(buildScheduleMatrix(g, shorter, simulate(g, schedule)), ScheduleMatrixError);
+  CHECK_THROWS_AS(buildScheduleMatrix(g, shorter, test::simulateWithLifetimes(g, schedule)), ScheduleMatrixError);
 }
 
 TEST_CASE("the matrix figure keeps runs in the plot and row labels on the canvas") {
@@ -136,7 +132,7 @@ TEST_CASE("the matrix figure keeps runs in the plot and row labels on the canvas
   cases.push_back({test::makeRandomDag(150, 2), false});
   for (const Case& c : cases) {
     const auto schedule = sim::canonicalSchedule(c.g, test::evenLowerSets(c.g, 3));
-    const ScheduleMatrix m = buildScheduleMatrix(c.g, schedule, simulate(c.g, schedule));
+    const ScheduleMatrix m = buildScheduleMatrix(c.g, schedule, test::simulateWithLifetimes(c.g, schedule));
     FigureStyle style;
     style.title = "Schedule";
     const Scene scene = scheduleMatrixScene(m, c.g, style);
