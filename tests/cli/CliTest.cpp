@@ -18,6 +18,7 @@
 
 #include "CliRun.hpp"
 #include "ProgramRun.hpp"
+#include "Sanitized.hpp"
 
 namespace {
 
@@ -863,6 +864,9 @@ TEST_CASE("golden DP results in the paper's model on the paper's seven graphs th
       {"cg_pspnet.txt",
        {1193842184, 1227019776, 1790763276, {774, 1786872736, 2086103156}, {885, 1789568512, 2034058016}}}};
   for (const auto& [file, want] : golden) {
+    // Under the sanitizers GoogLeNet's exact DP is more than half of this test (28 of 52 s alone); its
+    // 27,358 lower sets run the code PSPNet's 12,527 run, and the dev run checks its numbers.
+    if (remat::test::kSanitized && file == "cg_googlenet.txt") continue;
     INFO(file);
     const std::string path = std::string(REMAT_CORPUS_DIR) + "/paper-graphs/" + file;
     Run least = runRemat({"min-budget", path, "--solver", "exact-dp", "--model", "paper", "--json"});

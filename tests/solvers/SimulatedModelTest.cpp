@@ -4,6 +4,7 @@
 #include <random>
 #include <set>
 
+#include "Sanitized.hpp"
 #include "TestGraphs.hpp"
 #include "remat/graph/GraphBuilder.hpp"
 #include "remat/graph/LowerSets.hpp"
@@ -93,12 +94,21 @@ std::optional<std::vector<Chain>> allChains(const ComputeGraph& g, const std::ve
   return out;
 }
 
+// Under the sanitizers the tests take every second graph over the same seeds: that run looks for memory
+// errors and undefined behaviour, which the same code meets on fewer instances; the dev run checks the
+// numbers on every one (docs/architecture.md).
+constexpr std::size_t kStride = test::kSanitized ? 2 : 1;
+
+// How many of `n` instances a test sees in this build.
+constexpr std::size_t sampled(std::size_t n) { return n / kStride; }
+
 std::vector<std::pair<std::uint32_t, ComputeGraph>> graphs(std::size_t wanted) {
   std::vector<std::pair<std::uint32_t, ComputeGraph>> out;
-  for (std::uint32_t seed = 1; out.size() < wanted && seed < 5000; ++seed) {
+  std::size_t qualifying = 0;
+  for (std::uint32_t seed = 1; out.size() < sampled(wanted) && seed < 5000; ++seed) {
     ComputeGraph g = seed % 2 ? makeRichDag(2 + int(seed % 11), seed)
                               : test::makeRandomDag(2 + int(seed % 11), seed, 0.2 + 0.1 * double(seed % 5));
-    if (countLowerSets(g, 200)) out.emplace_back(seed, std::move(g));
+    if (countLowerSets(g, 200) && qualifying++ % kStride == 0) out.emplace_back(seed, std::move(g));
   }
   return out;
 }
@@ -144,7 +154,7 @@ TEST_CASE("the simulator's DP model bounds every chain's simulated peak and equa
   // later step reads. Reported, not asserted: how often that changes a chain's peak.
   WARN("simulator's DP model: " << differ << " of " << chains << " chains peak above the simulated peak, by "
                                 << 100.0 * gapSum / double(chains) << "% on average, at most " << 100.0 * gap << "%");
-  CHECK(chains > 10000);
+  CHECK(chains > sampled(10000));
 }
 
 TEST_CASE("the DP's segment skip is a lower bound on the base from every smaller source") {
@@ -181,7 +191,7 @@ TEST_CASE("the DP's segment skip is a lower bound on the base from every smaller
       }
     }
   }
-  CHECK(checked > 10000);
+  CHECK(checked > sampled(10000));
 }
 
 TEST_CASE("the canonical lowering recomputes only what a later step reads") {
@@ -274,7 +284,7 @@ TEST_CASE("exact-dp in the simulator's model equals a brute force over every cha
     INFO("seed " << seed << ", " << g.opCount() << " ops, " << chains->size() << " chains");
     checkSolverAgainst(exact, g, *chains);
   }
-  CHECK(checked >= 200);
+  CHECK(checked >= sampled(200));
 }
 
 TEST_CASE("approx-dp in the simulator's model equals a brute force over chains of ancestor closures") {
@@ -295,7 +305,7 @@ TEST_CASE("approx-dp in the simulator's model equals a brute force over chains o
     INFO("seed " << seed << ", " << g.opCount() << " ops, " << chains->size() << " chains");
     checkSolverAgainst(approx, g, *chains);
   }
-  CHECK(checked >= 200);
+  CHECK(checked >= sampled(200));
 }
 
 TEST_CASE("the trade-off front of the simulator's model equals the brute-force front") {
@@ -324,7 +334,7 @@ TEST_CASE("the trade-off front of the simulator's model equals the brute-force f
       CHECK(c.overhead == expected[k].second);
     }
   }
-  CHECK(checked >= 90);
+  CHECK(checked >= sampled(90));
 }
 
 TEST_CASE("no plan is called optimal or feasible above its budget, and the comparison's winner fits") {
@@ -453,8 +463,8 @@ TEST_CASE("exact-dp and approx-dp under pins equal a brute force over the chains
               return s.kind == sim::StepKind::Forward && s.node == g.opNode(op);
             }) == 1);
   }
-  CHECK(checked >= 120);
-  CHECK(restricted >= 60);
+  CHECK(checked >= sampled(120));
+  CHECK(restricted >= sampled(60));
 }
 
 TEST_CASE("DTR never evicts a value pinned keep, and the others say they ignore pins") {
@@ -490,5 +500,5 @@ TEST_CASE("DTR never evicts a value pinned keep, and the others say they ignore 
     CHECK(c.message.find("chen-sqrtn ignores") != std::string::npos);
     ++checked;
   }
-  CHECK(checked >= 30);
+  CHECK(checked >= sampled(30));
 }
