@@ -399,11 +399,11 @@ Pins randomPins(const ComputeGraph& g, std::uint32_t seed) {
   Pins pins;
   const std::uint32_t keep = op(rng);
   std::uint32_t recompute = op(rng);
-  if (rng() % 4 != 0) pins.keep.push_back(OpIndex{keep});
-  if (rng() % 3 != 0 && recompute != keep) pins.recompute.push_back(OpIndex{recompute});
+  if (rng() % 4 != 0) pins.keep.emplace_back(keep);
+  if (rng() % 3 != 0 && recompute != keep) pins.recompute.emplace_back(recompute);
   if (rng() % 3 == 0) {
     const std::uint32_t more = op(rng);
-    if (more != recompute && more != keep) pins.keep.push_back(OpIndex{more});
+    if (more != recompute && more != keep) pins.keep.emplace_back(more);
   }
   return pins;
 }
