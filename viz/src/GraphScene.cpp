@@ -31,6 +31,7 @@ double markerSize(const Theme& th) { return kMarkerScale * th.fontSize; }
 // The strip above and below the columns that holds the "continues" markers.
 double markerStrip(const FigureStyle& style) { return style.text().height(markerSize(style.theme)) + 2; }
 
+// A vertical extent of boxes, [top, bottom] in px.
 using YSpan = std::pair<double, double>;
 
 std::vector<YSpan> merged(std::vector<YSpan> intervals) {
