@@ -485,10 +485,8 @@ TEST_CASE("pareto inputs under pins: a pinned front for each solver that honours
 
 TEST_CASE("timeline hover: each plan's bytes by category and its largest tensors, as the simulator holds them") {
   const ComputeGraph g = test::makeUNet(3);
-  sim::SimulatorOptions options;
-  options.recordLifetimes = true;
   const sim::Schedule schedule = sim::canonicalSchedule(g, test::evenLowerSets(g, 3));
-  const sim::SimulationResult r = sim::Simulator(g, options).run(schedule);
+  const sim::SimulationResult r = test::simulateWithLifetimes(g, schedule);
   REQUIRE(r.valid());
   TimelineData data;
   data.series.push_back(timelineSeries(g, schedule, r, "thirds"));
