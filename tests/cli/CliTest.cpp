@@ -358,11 +358,19 @@ TEST_CASE("max-batch reads the batch from the graph's shapes, or asks for it") {
 
 TEST_CASE("compare runs on every committed dataset") {
   const fs::path folder = fs::path(REMAT_SOURCE_DIR) / "datasets";
+  std::vector<fs::path> datasets;
+  for (const auto& entry : fs::directory_iterator(folder))
+    if (entry.path().extension() == ".json" && entry.path().filename() != "manifest.json")
+      datasets.push_back(entry.path());
+  std::sort(datasets.begin(), datasets.end());
+  // Under the sanitizers every second dataset in name order (tests/support/Sanitized.hpp): a minute of
+  // compare calls under ASan, and the solvers' own code runs there on every random family besides.
+  const std::size_t stride = remat::test::kSanitized ? 2 : 1;
   int seen = 0;
-  for (const auto& entry : fs::directory_iterator(folder)) {
-    if (entry.path().extension() != ".json" || entry.path().filename() == "manifest.json") continue;
-    INFO(entry.path().string());
-    Run r = runRemat({"compare", entry.path().string(), "--json"});
+  for (std::size_t i = 0; i < datasets.size(); i += stride) {
+    const fs::path& dataset = datasets[i];
+    INFO(dataset.string());
+    Run r = runRemat({"compare", dataset.string(), "--json"});
     REQUIRE(r.code == 0);
     const auto j = r.json();
     REQUIRE(j["rows"].size() == 11);
@@ -380,7 +388,8 @@ TEST_CASE("compare runs on every committed dataset") {
     }
     ++seen;
   }
-  CHECK(seen >= 13);  // unet-small and the twelve networks of datasets/generate.py
+  // unet-small and the twelve networks of datasets/generate.py, or every second of them
+  CHECK(seen >= (remat::test::kSanitized ? 7 : 13));
 }
 
 TEST_CASE("compare names the winner among the plans that fit, in either model") {

@@ -169,7 +169,10 @@ TEST_CASE("validate on cnn-skip (no views): every plan's measured peak equals th
   CHECK(json::parse(slurp(kept / "exact-dp.measurement.json"))["format"] == "remat-measurement");
 }
 
-TEST_CASE("validate on the reduced ResNet-18: the table, the figure and exact peaks through the command line") {
+// Tagged [libtorch-heavy] (a minute under the sanitizers, two validate runs of three plans on LibTorch's
+// kernels): the sanitizer build checks validate's own code on cnn-skip above and leaves this one out.
+TEST_CASE("validate on the reduced ResNet-18: the table, the figure and exact peaks through the command line",
+          "[libtorch-heavy]") {
   const std::string graph = small("resnet18-64px");
   const fs::path dir = scratch();
   const fs::path figure = dir / "resnet.svg";
