@@ -131,3 +131,55 @@ TEST_CASE("evictToBudget leaves a schedule that fits as it is, and lowers one th
   CHECK(r.peak <= lower);
   CHECK(r.overhead.value > 0);
 }
+
+// On a graph computed as given (no backward pass, no DP) dp-evict starts from the forward orders fastsa
+// anneals from, the file's and a low-memory one, and takes fastsa's plan at the budget as the plan to beat.
+TEST_CASE("dp-evict on graphs computed as given: an order that fits recomputes nothing, never worse than fastsa") {
+  const Solver& evict = *SolverRegistry::builtin().find("dp-evict");
+  const Solver& fastsa = *SolverRegistry::builtin().find("fastsa");
+  SECTION("two branches the file interleaves: computing one after the other fits without recomputing") {
+    // File order a1, b1, a2, b2: both 100-byte values are alive at b1 (peak 200 + 1); a1, a2, b1, b2
+    // frees a1 before b1 (peak 101 + 1).
+    const graph::ComputeGraph g = test::makeGraph({{"a1", {"x"}, 100, 5},
+                                                   {"b1", {"x"}, 100, 5},
+                                                   {"a2", {"a1"}, 1, 1},
+                                                   {"b2", {"b1"}, 1, 1},
+                                                   {"out", {"a2", "b2"}, 1, 1}})
+                                      .computedAsGiven();
+    const SolveResult plain = SolverRegistry::builtin().plainRun().solve({.graph = &g});
+    const Bytes budget{plain.metrics.simulatedPeak.value * 3 / 4};
+    const SolveResult r = evict.solve({.graph = &g, .budget = budget});
+    REQUIRE(r.plan);
+    CHECK(fitsBudget(r));
+    CHECK(r.metrics.overhead.value == 0);
+    CHECK_THAT(r.message, Catch::Contains("low-memory order") && Catch::Contains("within the budget as it is"));
+  }
+  SECTION("random DAGs: at or below fastsa's overhead at every budget, and its least met") {
+    std::size_t compared = 0;
+    for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+      const graph::ComputeGraph g = test::makeRandomDag(12 + int(seed % 5), seed, 0.3).computedAsGiven();
+      const Bytes plain = SolverRegistry::builtin().plainRun().solve({.graph = &g}).metrics.simulatedPeak;
+      const Solver::MinBudget least = evict.minBudget({.graph = &g, .seed = seed});
+      REQUIRE(least.bytes);
+      const Solver::MinBudget saLeast = fastsa.minBudget({.graph = &g, .seed = seed});
+      REQUIRE(saLeast.bytes);
+      CHECK(*least.bytes <= *saLeast.bytes);  // fastsa's plan at its least is one of the starts
+      for (int k = 0; k <= 3; ++k) {
+        const Bytes budget{least.bytes->value + (plain.value - least.bytes->value) * k / 3};
+        INFO("seed " << seed << ", budget " << budget.value);
+        const SolveResult r = evict.solve({.graph = &g, .budget = budget, .seed = seed});
+        REQUIRE(r.plan);
+        CHECK(fitsBudget(r));
+        for (const sim::Step& step : r.plan->schedule)
+          CHECK((step.kind == sim::StepKind::Forward || step.kind == sim::StepKind::Free));
+        const SolveResult sa = fastsa.solve({.graph = &g, .budget = budget, .seed = seed});
+        if (sa.plan && fitsBudget(sa)) CHECK(r.metrics.overhead <= sa.metrics.overhead);
+        ++compared;
+      }
+      const Solver::TradeOff front = evict.tradeOff({.graph = &g, .seed = seed}, 4);
+      CHECK(front.status == SolveStatus::Optimal);
+      for (const auto& p : front.plans) CHECK(p.metrics.simulatedPeak <= p.budget);
+    }
+    CHECK(compared == 24);
+  }
+}

@@ -13,6 +13,7 @@
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/MemoryBounds.hpp"
 #include "remat/solvers/ChenCuts.hpp"
+#include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/DpModel.hpp"
 #include "remat/solvers/DpSolvers.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
@@ -175,7 +176,8 @@ TEST_CASE("every solver's schedule simulates as valid, with and without a budget
 }
 
 TEST_CASE(
-    "on graphs computed as given, store-all, fastsa and milp plan forwards only, lp-bound bounds, the rest refuse") {
+    "on graphs computed as given, store-all, fastsa, dp-evict and milp plan forwards only, lp-bound bounds, the "
+    "rest refuse") {
   std::vector<Family> given;
   given.push_back({"chain30", test::makeChain(30).computedAsGiven()});
   given.push_back({"unet3", test::makeUNet(3).computedAsGiven()});
@@ -222,6 +224,14 @@ TEST_CASE(
         if (budget && (r.status == SolveStatus::Feasible || r.status == SolveStatus::Optimal))
           CHECK(r.metrics.simulatedPeak <= *budget);
         if (budget && budget->value == 1) CHECK(r.status == SolveStatus::Infeasible);
+        // dp-evict takes fastsa's plan at the budget (same seed) as the plan to beat: never worse.
+        if (solver->info().id == "dp-evict" && budget) {
+          const SolveResult sa = SolverRegistry::builtin().find("fastsa")->solve(request);
+          if (sa.plan && fitsBudget(sa)) {
+            CHECK(fitsBudget(r));
+            CHECK(r.metrics.overhead <= sa.metrics.overhead);
+          }
+        }
       }
     }
   }

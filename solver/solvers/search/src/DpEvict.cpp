@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "remat/graph/ByteSize.hpp"
+#include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/FastSa.hpp"
@@ -27,6 +30,7 @@ const SolverInfo& DpEvict::info() const {
       .budgetMeasure = BudgetMeasure::Simulated,
       .pins = PinSupport::None,
       .scheduleClass = ScheduleClass::SearchedEviction,
+      .asGiven = true,
       .figureSlot = 9,
   };
   return kInfo;
@@ -235,6 +239,12 @@ namespace {
 struct Backbone {
   Solver::TradeOff front;
   std::string id;
+  std::vector<std::string> labels;  ///< what each plan of the front is, where not "<id>'s plan at <budget>"
+
+  [[nodiscard]] std::string from(std::size_t k) const {
+    if (k < labels.size()) return labels[k];
+    return id + "'s plan at " + formatByteSizeExact(front.plans[k].budget);
+  }
 };
 
 constexpr std::size_t kFrontPoints = 24;
@@ -250,6 +260,42 @@ Backbone dpFront(const SolveRequest& request, TimeLimit& limit, const SharedTime
     out = {registry.find("approx-dp")->tradeOff(open, kFrontPoints), "approx-dp"};
   }
   return out;
+}
+
+// On a graph computed as given (no backward pass, so no DP): the forward orders fastsa anneals from, the
+// file's and lowMemoryOrder's against `budget` (none where the beam would be narrower than 8), each
+// simulated, by peak ascending. Both recompute nothing; the plan to beat is fastsa's (planAsGiven).
+Backbone ordersFront(const graph::ComputeGraph& g, Bytes budget, TimeLimit& limit) {
+  Backbone out;
+  out.id = "the forward orders";
+  std::vector<std::pair<Schedule, std::string>> orders;
+  orders.emplace_back(sim::storeAllSchedule(g), "the file's order");
+  if (const std::size_t width = lowMemoryOrderWidth(g); width > 0)
+    if (auto order = lowMemoryOrder(g, budget, width, limit))
+      orders.emplace_back(std::move(*order), "the low-memory order (a beam of " + std::to_string(width) + ")");
+  std::vector<std::pair<Solver::FrontPlan, std::string>> plans;
+  for (auto& [order, label] : orders) {
+    const SimulationResult s = simulate(g, order);
+    if (!s.valid()) throw std::logic_error("dp-evict: a forward order the simulator rejects: " + s.error->message);
+    Solver::FrontPlan p{s.peak, Plan{std::move(order), std::nullopt, DpModelKind::Simulator}, {}};
+    p.metrics.simulatedPeak = s.peak;
+    p.metrics.overhead = s.overhead;
+    plans.emplace_back(std::move(p), std::move(label));
+  }
+  std::stable_sort(plans.begin(), plans.end(),
+                   [](const auto& a, const auto& b) { return a.first.budget < b.first.budget; });
+  for (auto& [p, label] : plans) {
+    out.front.plans.push_back(std::move(p));
+    out.labels.push_back(std::move(label));
+  }
+  out.front.status = limit.reached() ? SolveStatus::TimeLimit : SolveStatus::Feasible;
+  return out;
+}
+
+// The front to start from: the DP's, or on a graph computed as given the forward orders.
+Backbone backbone(const SolveRequest& request, Bytes budget, TimeLimit& limit, const SharedTime& shared) {
+  if (request.graph->asGiven()) return ordersFront(*request.graph, budget, limit);
+  return dpFront(request, limit, shared);
 }
 
 SolverOutput noFront(const Backbone& b, const TimeLimit& limit) {
@@ -269,6 +315,7 @@ SolverOutput searchAt(const graph::ComputeGraph& g, const Backbone& b, Bytes bud
                       std::optional<Ticks> bestOverhead, std::string bestFrom, DpModelKind model, TimeLimit& limit) {
   std::size_t refined = 0;
   for (auto p = b.front.plans.rbegin(); p != b.front.plans.rend(); ++p) {
+    const auto k = static_cast<std::size_t>(b.front.plans.rend() - p - 1);
     if (limit.reached()) break;
     if (bestOverhead && p->metrics.overhead >= *bestOverhead) break;
     if (p->metrics.simulatedPeak <= budget) break;
@@ -279,8 +326,7 @@ SolverOutput searchAt(const graph::ComputeGraph& g, const Backbone& b, Bytes bud
     if (bestOverhead && d.simulated.overhead >= *bestOverhead) continue;
     best = Plan{std::move(d.schedule), std::nullopt, model};
     bestOverhead = d.simulated.overhead;
-    bestFrom =
-        b.id + "'s plan at " + formatByteSizeExact(p->budget) + " with " + std::to_string(d.moves) + " evictions";
+    bestFrom = b.from(k) + " with " + std::to_string(d.moves) + " evictions";
   }
   if (best) {
     const bool stopped = limit.reached() && !limit.cancelled();
@@ -289,9 +335,9 @@ SolverOutput searchAt(const graph::ComputeGraph& g, const Backbone& b, Bytes bud
   }
   if (limit.cancelled()) return {SolveStatus::Cancelled, std::nullopt, "cancelled"};
   if (limit.expired()) return {SolveStatus::TimeLimit, std::nullopt, "the time limit ran out before a plan fitted"};
-  return {
-      SolveStatus::Infeasible, std::nullopt,
-      "no plan of " + b.id + "'s front comes within the budget by evictions (" + std::to_string(refined) + " refined)"};
+  const std::string what = b.labels.empty() ? "no plan of " + b.id + "'s front" : "none of " + b.id;
+  return {SolveStatus::Infeasible, std::nullopt,
+          what + " comes within the budget by evictions (" + std::to_string(refined) + " refined)"};
 }
 
 }  // namespace
@@ -303,13 +349,16 @@ namespace {
 // allows, where the evictions from the DP's plans stop once no single eviction lowers the peak and the
 // annealer's groups recompute at most 3 levels of inputs. Its peak (simulated) and schedule; none where
 // DTR has no minimum (it thrashes past its step cap: status limit) or the limit ran out.
-std::optional<std::pair<Bytes, Schedule>> dtrLeast(const graph::ComputeGraph& g, TimeLimit& limit,
-                                                   std::optional<std::chrono::milliseconds> time,
-                                                   std::optional<Bytes> memoryLimit) {
+// On a graph computed as given, which DTR does not plan (it replays a backward pass), fastsa's plan at its
+// least budget instead (the run against a budget of 0 from both forward orders).
+std::optional<std::pair<Bytes, Schedule>> rivalLeast(const graph::ComputeGraph& g, TimeLimit& limit,
+                                                     std::optional<std::chrono::milliseconds> time,
+                                                     std::optional<Bytes> memoryLimit, std::uint64_t seed) {
   SolveRequest open{.graph = &g, .stop = limit.token()};
   open.timeLimit = time;
   open.memoryLimit = memoryLimit;
-  SolveResult r = solveAtLeastBudget(*SolverRegistry::builtin().find("dtr"), open);
+  open.seed = seed;
+  SolveResult r = solveAtLeastBudget(*SolverRegistry::builtin().find(g.asGiven() ? "fastsa" : "dtr"), open);
   if (!r.plan || !fitsBudget(r) || limit.reached()) return std::nullopt;
   return std::pair{r.simulation.peak, std::move(r.plan->schedule)};
 }
@@ -324,26 +373,26 @@ struct Least {
 };
 
 Least leastReached(const graph::ComputeGraph& g, const Backbone& b, std::uint64_t seed, TimeLimit& limit,
-                   std::optional<std::chrono::milliseconds> dtrTime, std::optional<Bytes> memoryLimit) {
+                   std::optional<std::chrono::milliseconds> rivalTime, std::optional<Bytes> memoryLimit) {
   Least out;
   Bytes least = b.front.plans.front().metrics.simulatedPeak;
   out.schedule = b.front.plans.front().plan.schedule;
-  std::string from = b.id + "'s least (no eviction lowers it)";
+  std::string from = b.from(0) + " (no eviction lowers it)";
   for (std::size_t k = 0; k < b.front.plans.size(); ++k) {
     Descent d = descend(g, b.front.plans[k].plan.schedule, Bytes{0}, limit);
     if (d.stopped) break;
     if (d.simulated.valid() && d.simulated.peak < least) {
       least = d.simulated.peak;
       out.schedule = std::move(d.schedule);
-      from = b.id + "'s plan at " + formatByteSizeExact(b.front.plans[k].budget) + " with " + std::to_string(d.moves) +
-             " evictions";
+      from = b.from(k) + " with " + std::to_string(d.moves) + " evictions";
     }
   }
   if (!limit.reached())
-    if (auto dtr = dtrLeast(g, limit, dtrTime, memoryLimit); dtr && dtr->first < least) {
-      least = dtr->first;
-      out.schedule = std::move(dtr->second);
-      from = "dtr's plan at its single-op minimum (lower than the evictions reach)";
+    if (auto rival = rivalLeast(g, limit, rivalTime, memoryLimit, seed); rival && rival->first < least) {
+      least = rival->first;
+      out.schedule = std::move(rival->second);
+      from = g.asGiven() ? "fastsa's plan at its least budget (lower than the evictions reach)"
+                         : "dtr's plan at its single-op minimum (lower than the evictions reach)";
     }
   if (!limit.reached() && annealMemory(g, &*out.schedule).value <= memoryLimitOr(memoryLimit)) {
     AnnealResult a = anneal(g, Bytes{0}, seed, std::nullopt, limit, &*out.schedule);
@@ -399,18 +448,38 @@ SolverOutput DpEvict::plan(const SolveRequest& request) const {
   }
   TimeLimit limit = startLimit(request);
   const SharedTime shared(request.timeLimit);
-  const Backbone b = dpFront(request, limit, shared);
+  const Backbone b = backbone(request, *request.budget, limit, shared);
   if (b.front.plans.empty()) return noFront(b, limit);
-  // The DP's own answer at the budget first: the plan to beat.
-  SolveRequest at{
-      .graph = &g, .budget = request.budget, .strategy = Strategy::Time, .stop = limit.token(), .model = request.model};
-  at.memoryLimit = request.memoryLimit;
-  at.timeLimit = shared.next(2);
-  SolveResult r = registry.find(b.id)->solve(at);
-  const bool dpFits = r.plan && fitsBudget(r);
-  SolverOutput out = dpFits ? searchAt(g, b, *request.budget, std::move(r.plan), r.metrics.overhead,
-                                       b.id + "'s plan at the budget", request.model, limit)
-                            : searchAt(g, b, *request.budget, std::nullopt, std::nullopt, {}, request.model, limit);
+  // The plan to beat first: the DP's own answer at the budget, or on a graph computed as given fastsa's
+  // (same seed), or a forward order that fits as it is (nothing recomputed: none is better).
+  std::optional<Plan> best;
+  std::optional<Ticks> bestOverhead;
+  std::string bestFrom;
+  if (g.asGiven())
+    for (std::size_t k = 0; k < b.front.plans.size(); ++k)
+      if (b.front.plans[k].metrics.simulatedPeak <= *request.budget && !best) {
+        best = b.front.plans[k].plan;
+        bestOverhead = b.front.plans[k].metrics.overhead;
+        bestFrom = b.from(k) + ", within the budget as it is";
+      }
+  if (!best) {
+    const std::string rival = g.asGiven() ? "fastsa" : b.id;
+    SolveRequest at{.graph = &g,
+                    .budget = request.budget,
+                    .strategy = Strategy::Time,
+                    .stop = limit.token(),
+                    .model = request.model};
+    at.memoryLimit = request.memoryLimit;
+    at.timeLimit = shared.next(2);
+    at.seed = request.seed;
+    SolveResult r = registry.find(rival)->solve(at);
+    if (r.plan && fitsBudget(r)) {
+      best = std::move(r.plan);
+      bestOverhead = r.metrics.overhead;
+      bestFrom = rival + "'s plan at the budget";
+    }
+  }
+  SolverOutput out = searchAt(g, b, *request.budget, std::move(best), bestOverhead, bestFrom, request.model, limit);
   if (out.plan) {
     annealFrom(g, *request.budget, request.seed, limit, out, request.memoryLimit);
     if (limit.reached() && !limit.cancelled()) out.status = SolveStatus::TimeLimit;
@@ -437,7 +506,7 @@ Solver::MinBudget DpEvict::planMinBudget(const SolveRequest& request) const {
   const auto start = std::chrono::steady_clock::now();
   TimeLimit limit = startLimit(request);
   const SharedTime shared(request.timeLimit);
-  const Backbone b = dpFront(request, limit, shared);
+  const Backbone b = backbone(request, Bytes{0}, limit, shared);
   MinBudget out;
   if (b.front.plans.empty()) {
     const SolverOutput none = noFront(b, limit);
@@ -461,8 +530,9 @@ Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t 
   const auto start = std::chrono::steady_clock::now();
   TimeLimit limit = startLimit(request);
   const SharedTime shared(request.timeLimit);
-  // One DP front for every budget of the sweep (a solve would compute it again at each).
-  const Backbone b = dpFront(request, limit, shared);
+  // One DP front for every budget of the sweep (a solve would compute it again at each); on a graph
+  // computed as given the forward orders.
+  const Backbone b = backbone(request, Bytes{0}, limit, shared);
   if (b.front.plans.empty()) {
     const SolverOutput none = noFront(b, limit);
     out.status = none.status;

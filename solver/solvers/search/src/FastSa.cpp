@@ -632,6 +632,12 @@ std::optional<sim::Schedule> lowMemoryOrder(const graph::ComputeGraph& g, Bytes 
   return order;
 }
 
+std::size_t lowMemoryOrderWidth(const graph::ComputeGraph& g) {
+  const double n = static_cast<double>(g.opCount());
+  const double width = std::min(256.0, 4e9 / std::max(1.0, n * n));
+  return width < 8 ? 0 : static_cast<std::size_t>(width);
+}
+
 namespace {
 
 struct Searched {
@@ -640,15 +646,6 @@ struct Searched {
   bool stopped = false;
   int rounds = 0;
 };
-
-// The beam's width for lowMemoryOrder on a graph computed as given: 256 partial orders (on Moccasin's RL2,
-// 100 reached 90.9% of the file order's peak, 1,000 79.7%, 10,000 79.2%), fewer where |V|² · width
-// would pass 4·10^9 (some seconds), none under 8.
-std::size_t orderWidth(const graph::ComputeGraph& g) {
-  const double n = static_cast<double>(g.opCount());
-  const double width = std::min(256.0, 4e9 / std::max(1.0, n * n));
-  return width < 8 ? 0 : static_cast<std::size_t>(width);
-}
 
 // Anneals against the budget, from the file's order and, on a graph computed as given, from a low-memory
 // order (lowMemoryOrder) too, keeping the better plan in the simulator: within the budget (against a
@@ -661,7 +658,7 @@ Searched search(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, 
   std::optional<Bytes> lowest;
   for (int round = 0; round < 4; ++round) {
     std::optional<sim::Schedule> order;
-    if (const std::size_t width = orderWidth(g); g.asGiven() && width > 0)
+    if (const std::size_t width = lowMemoryOrderWidth(g); g.asGiven() && width > 0)
       order = lowMemoryOrder(g, target, width, limit);
     std::optional<AnnealResult> r;
     std::optional<sim::SimulationResult> s;

@@ -203,8 +203,9 @@ struct SolverInfo {
   /// of the fronts and sweeps they run unasked, where it would be solved at every budget.
   bool wantsTimeLimit = false;
   /// Whether it plans graphs computed as given (graph::ComputeGraph::asGiven: the file is the whole
-  /// computation, no backward pass added): the plain run, fastsa, milp and lp-bound (Checkmate's
-  /// formulation of any DAG). The others plan training steps and answer such a graph with status Limit.
+  /// computation, no backward pass added): the plain run, fastsa, dp-evict (from the forward orders),
+  /// milp and lp-bound (Checkmate's formulation of any DAG). The others plan training steps and answer
+  /// such a graph with status Limit.
   bool asGiven = false;
   /// Its fixed style slot in figures (Theme::seriesStroke's index), so that a solver keeps one colour
   /// and dash in every figure and run; none: a slot after every fixed one (viz::solverStyle).

@@ -19,8 +19,12 @@ namespace remat::solvers {
 /// then annealed (fastsa's moves, FastSa.hpp, starting from it and cooler, seeded by SolveRequest::seed)
 /// and the annealed plan taken where it fits with less overhead, so it is never worse than the DP's in
 /// the simulator. Below every budget the evictions reach, the least budget's plan (below) answers where it
-/// fits. Heuristic (not exact); any DAG; O(front · moves · k · |schedule|) for k moves simulated per step
-/// of the search, plus one annealing run.
+/// fits. On a graph computed as given (no backward pass, no DP) the front is the two forward orders
+/// fastsa starts from (the file's and lowMemoryOrder's), one within the budget answers as it is, and
+/// fastsa's plan at the budget (same seed) is the plan to beat; DTR's place in the least-budget search is
+/// fastsa's plan at its least. Heuristic (not exact); any DAG; O(front · moves · k · |schedule|) for k
+/// moves simulated per step of the search, plus one annealing run (and fastsa's solve on a graph computed
+/// as given).
 class DpEvict final : public Solver {
  public:
   [[nodiscard]] const SolverInfo& info() const override;
