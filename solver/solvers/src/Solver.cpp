@@ -254,7 +254,7 @@ namespace {
 std::string asGivenRefusal(const SolverInfo& info) {
   return info.id +
          " plans training steps (a forward and a backward pass); this graph is computed as given, with no backward "
-         "pass: plan it with fastsa, milp or store-all";
+         "pass: plan it with dp-evict, fastsa, milp or store-all";
 }
 
 bool refusesAsGiven(const Solver& s, const SolveRequest& request) {

@@ -586,7 +586,7 @@ Solver::TradeOff DpEvict::planTradeOff(const SolveRequest& request, std::size_t 
     out.message = "no budget of the sweep gave a plan that fits";
   } else {
     out.status = SolveStatus::Optimal;  // every budget answered (a heuristic's front, not a proven one)
-    out.message = "every budget searched from " + b.id + "'s front";
+    out.message = "every budget searched from " + (b.labels.empty() ? b.id + "'s front" : b.id);
   }
   return out;
 }
