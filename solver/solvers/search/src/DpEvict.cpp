@@ -264,7 +264,7 @@ Backbone dpFront(const SolveRequest& request, TimeLimit& limit, const SharedTime
 
 // On a graph computed as given (no backward pass, so no DP): the forward orders fastsa anneals from, the
 // file's and lowMemoryOrder's against `budget` (none where the beam would be narrower than 8), each
-// simulated, by peak ascending. Both recompute nothing; the plan to beat is fastsa's (planAsGiven).
+// simulated, by peak ascending. Both recompute nothing; the plan to beat is fastsa's (DpEvict::plan).
 Backbone ordersFront(const graph::ComputeGraph& g, Bytes budget, TimeLimit& limit) {
   Backbone out;
   out.id = "the forward orders";
@@ -457,10 +457,11 @@ SolverOutput DpEvict::plan(const SolveRequest& request) const {
   std::string bestFrom;
   if (g.asGiven())
     for (std::size_t k = 0; k < b.front.plans.size(); ++k)
-      if (b.front.plans[k].metrics.simulatedPeak <= *request.budget && !best) {
+      if (b.front.plans[k].metrics.simulatedPeak <= *request.budget) {
         best = b.front.plans[k].plan;
         bestOverhead = b.front.plans[k].metrics.overhead;
         bestFrom = b.from(k) + ", within the budget as it is";
+        break;
       }
   if (!best) {
     const std::string rival = g.asGiven() ? "fastsa" : b.id;
