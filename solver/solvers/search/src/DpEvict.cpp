@@ -25,7 +25,8 @@ const SolverInfo& DpEvict::info() const {
       .citation =
           "Remat's own: Kusumoto et al. (NeurIPS 2019)'s DP front, then evictions judged by the simulator, as "
           "DTR (Kirisame et al., ICLR 2021) evicts online",
-      .problemClass = "any DAG (heuristic search from the DP's plans)",
+      .problemClass =
+          "any DAG (heuristic search from the DP's plans; from the forward orders on a graph computed as given)",
       .exact = false,
       .budgetMeasure = BudgetMeasure::Simulated,
       .pins = PinSupport::None,
