@@ -6,8 +6,8 @@ them), at 90% and 80% of the plain run's peak (the file's order, liveness). Each
 of the plain run's total time / peak in % of the plain peak / solve seconds (median of REPEATS runs of
 the solver's own time, `remat solve --json`), for fastsa and dp-evict (seed 0; dp-evict, Remat's own
 planner, starts there from the forward orders and takes fastsa's plan as the one to beat), with the best
-published figure of
-Checkmate's MILP (Gurobi), Moccasin (CP-SAT) and FastSA (FastSA's Table 1, ../shared/corpus/README.md).
+published figure of Checkmate's MILP (Gurobi), Moccasin (CP-SAT) and FastSA (FastSA's Table 1,
+../shared/corpus/README.md).
 Beside them Remat's own Checkmate MILP on the same graphs as given (`milp`, CBC, one run with
 `--time-limit MILP_LIMIT`, 120 s unless the environment says otherwise: its incumbent where it has one)
 and its LP relaxation (`lp-bound`: a lower bound on the cost of every plan of Checkmate's formulation, the
