@@ -45,7 +45,7 @@ dev_checks() {
   rm -rf "$out"
   return "$status"
 }
-phase "dev: validate resnet50-64px and gpu-check dry run, side by side" dev_checks
+phase "dev: validate + gpu-check dry run" dev_checks
 if [ "${1:-}" != "--quick" ]; then
   phase "asan: build (with the fuzzers)" scripts/build.sh asan
   # The preset sets the sanitizer options and the leak suppressions of tests/lsan.supp.
