@@ -452,14 +452,60 @@ class OnnxImport {
   }
 
   // A graph input is a parameter when it is an initializer, feeds a weight position of a known
-  // operation, or is a floating-point vector (a bias); otherwise it is data.
+  // operation, or is a floating-point vector (a bias); otherwise it is data, unless it cannot carry the
+  // batch: data has the batch as its first dimension, and the batch is the first dimension of the
+  // inputs that are data beyond doubt (integer ids and labels, and what feeds the data operand of an
+  // operation with weights, as images a convolution). A floating-point input whose first dimension is
+  // another size is then a parameter broadcast over the batch: ConvNeXt's layer scales [C, 1, 1], ViT's
+  // class token [1, 1, D] (exported at a batch other than 1). Taken for data, --batch would rewrite its
+  // first dimension, and it would have no gradient.
   void classifyInputs() {
+    std::vector<std::pair<std::string, TensorType>> candidates;
     for (const auto& in : m_graph.input()) {
       if (m_initializers.contains(in.name())) continue;
       const TensorType t = fromTypeProto(in.type());
       const bool weight = (isFloating(t.elemType) && t.ranked && t.dims.size() <= 1) || feedsWeight(in.name());
-      (weight ? m_paramInputs : m_dataInputs).insert(in.name());
+      if (weight)
+        m_paramInputs.insert(in.name());
+      else
+        candidates.emplace_back(in.name(), t);
     }
+    // The batch as the first dimension's size, or its symbol where the export left it dynamic.
+    const auto firstDim = [](const TensorType& t) -> std::optional<std::string> {
+      if (!t.ranked || t.dims.empty()) return std::nullopt;
+      if (t.dims.front() >= 0) return std::to_string(t.dims.front());
+      if (t.symbols.front().empty()) return std::nullopt;
+      return "'" + t.symbols.front() + "'";
+    };
+    std::optional<std::string> batch;
+    bool agreed = true;
+    for (const auto& [name, t] : candidates) {
+      if (isFloating(t.elemType) && !feedsDataOperand(name)) continue;
+      const auto d = firstDim(t);
+      if (!d || t.dims.size() < 1) continue;  // a scalar, or a first dimension of no known size or symbol
+      if (batch && *batch != *d) agreed = false;
+      batch = d;
+    }
+    for (const auto& [name, t] : candidates) {
+      // A fixed first dimension other than the batch's size or symbol.
+      const bool broadcast = agreed && batch && isFloating(t.elemType) && t.ranked && t.dims.size() >= 2 &&
+                             t.dims.front() >= 0 && *batch != std::to_string(t.dims.front()) && !feedsDataOperand(name);
+      (broadcast ? m_paramInputs : m_dataInputs).insert(name);
+    }
+  }
+
+  // True when the tensor is the data operand of a known operation that has weights (a convolution's
+  // or a Gemm's input, a normalization's): a position that is not one of its weight inputs. Not of an
+  // elementwise sum or product, whose operands may be either (a scale times the data, or the reverse).
+  bool feedsDataOperand(const std::string& name) const {
+    static const std::set<std::string> kElementwise{"Add", "Sub", "Mul", "Div"};
+    for (const Use& u : usesOf(name)) {
+      const auto& consumer = m_graph.node(static_cast<int>(u.node));
+      if (kElementwise.contains(consumer.op_type())) continue;
+      const OpSpec* spec = specOf(consumer);
+      if (spec && !spec->weightInputs.empty() && !contains(spec->weightInputs, u.position)) return true;
+    }
+    return false;
   }
 
   // True when the tensor reaches a weight position of a known operation, directly or through a few
