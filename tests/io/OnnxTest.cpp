@@ -159,27 +159,29 @@ TEST_CASE("ONNX dynamic batch: --batch sets it, without it the error says what t
 }
 
 // broadcast_params.onnx, batch 2: x[2,3,4,4] -> Conv(w) -> Mul(gamma[4,1,1], .) -> Add(token[1,4,4,4], .)
-// -> Add(noise[2,4,4,4], .) -> mean. gamma and token have a first dimension other than the batch's (x's, the
-// convolution's data operand): parameters, which --batch leaves as they are; noise has the batch's: data.
+// -> Add(noise[2,4,4,4], .) -> Mul(., Cast(mask bool[2,1,4,4])) -> mean. gamma and token have a first
+// dimension other than the batch's (x's, the convolution's data operand): parameters, which --batch leaves
+// as they are; noise has the batch's: data; the mask is boolean: data, though it feeds a scale's position.
 TEST_CASE("ONNX inputs broadcast over the batch are parameters, and --batch leaves them alone", "[io][onnx]") {
   for (const std::int64_t batch : {2, 3}) {
     INFO("batch " << batch);
     auto g = load("valid/broadcast_params.onnx", ReadOptions{batch});
-    CHECK(nodeNamed(g, "x").kind == NodeKind::Input);
-    CHECK(nodeNamed(g, "noise").kind == NodeKind::Input);
+    for (const char* d : {"x", "noise", "mask"}) CHECK(nodeNamed(g, d).kind == NodeKind::Input);
     for (const char* p : {"w", "gamma", "token"}) CHECK(nodeNamed(g, p).kind == NodeKind::Param);
     CHECK(nodeNamed(g, "x").shape == std::vector<std::int64_t>{batch, 3, 4, 4});
     CHECK(nodeNamed(g, "noise").shape == std::vector<std::int64_t>{batch, 4, 4, 4});
+    CHECK(nodeNamed(g, "mask").shape == std::vector<std::int64_t>{batch, 1, 4, 4});
     CHECK(nodeNamed(g, "gamma").shape == std::vector<std::int64_t>{4, 1, 1});
     CHECK(nodeNamed(g, "token").shape == std::vector<std::int64_t>{1, 4, 4, 4});
-    CHECK(nodeNamed(g, "noisy").shape == std::vector<std::int64_t>{batch, 4, 4, 4});
+    CHECK(nodeNamed(g, "masked").shape == std::vector<std::int64_t>{batch, 4, 4, 4});
     CHECK(g.paramBytes().value == (4LL * 3 + 4 + 4LL * 4 * 4) * 4);
-    CHECK(g.inputBytes().value == batch * (3LL * 16 + 4LL * 16) * 4);
+    CHECK(g.inputBytes().value == batch * ((3LL * 16 + 4LL * 16) * 4 + 16));  // the mask a byte an element
   }
   // Without --batch too: the same classification.
   auto g = load("valid/broadcast_params.onnx");
   CHECK(nodeNamed(g, "token").kind == NodeKind::Param);
   CHECK(nodeNamed(g, "noise").kind == NodeKind::Input);
+  CHECK(nodeNamed(g, "mask").kind == NodeKind::Input);
 }
 
 // resize_by_shape.onnx: Resize to sizes = Concat(Slice(Shape(r), 0, 2), [8, 8]).

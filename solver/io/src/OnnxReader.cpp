@@ -451,8 +451,9 @@ class OnnxImport {
       if (n.op_type() == "Constant" && n.output_size() == 1) m_constantNodes.emplace(n.output(0), &n);
   }
 
-  // A graph input is a parameter when it is an initializer, feeds a weight position of a known
-  // operation, or is a floating-point vector (a bias); otherwise it is data, unless it cannot carry the
+  // A graph input is a parameter when it is an initializer, or not of an integer or boolean type and
+  // feeds a weight position of a known operation or is a floating-point vector (a bias); otherwise it
+  // is data, unless it cannot carry the
   // batch: data has the batch as its first dimension, and the batch is the first dimension of the
   // inputs that are data beyond doubt (integer ids and labels, and what feeds the data operand of an
   // operation with weights, as images a convolution). A floating-point input whose first dimension is
@@ -464,7 +465,11 @@ class OnnxImport {
     for (const auto& in : m_graph.input()) {
       if (m_initializers.contains(in.name())) continue;
       const TensorType t = fromTypeProto(in.type());
-      const bool weight = (isFloating(t.elemType) && t.ranked && t.dims.size() <= 1) || feedsWeight(in.name());
+      // Integers and booleans are ids, labels and masks, never trained: data wherever they go (an
+      // attention mask cast and added to the scores feeds what looks like a bias).
+      const bool integral = t.elemType != 0 && !isFloating(t.elemType);
+      const bool weight =
+          !integral && ((isFloating(t.elemType) && t.ranked && t.dims.size() <= 1) || feedsWeight(in.name()));
       if (weight)
         m_paramInputs.insert(in.name());
       else
