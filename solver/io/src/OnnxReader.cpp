@@ -451,15 +451,15 @@ class OnnxImport {
       if (n.op_type() == "Constant" && n.output_size() == 1) m_constantNodes.emplace(n.output(0), &n);
   }
 
-  // A graph input is a parameter when it is an initializer, or not of an integer or boolean type and
-  // feeds a weight position of a known operation or is a floating-point vector (a bias); otherwise it
-  // is data, unless it cannot carry the
-  // batch: data has the batch as its first dimension, and the batch is the first dimension of the
-  // inputs that are data beyond doubt (integer ids and labels, and what feeds the data operand of an
-  // operation with weights, as images a convolution). A floating-point input whose first dimension is
-  // another size is then a parameter broadcast over the batch: ConvNeXt's layer scales [C, 1, 1], ViT's
-  // class token [1, 1, D] (exported at a batch other than 1). Taken for data, --batch would rewrite its
-  // first dimension, and it would have no gradient.
+  // A graph input is a parameter when it is an initializer, or when it is not of an integer or boolean
+  // type and feeds a weight position of a known operation or is a floating-point vector (a bias).
+  // Otherwise it is data, unless it cannot carry the batch: data has the batch as its first dimension,
+  // and the batch is the first dimension of the inputs that are data beyond doubt (integer ids and
+  // labels, and what feeds the data operand of an operation with weights, as images a convolution). A
+  // floating-point input whose first dimension is fixed at another size is then a parameter broadcast
+  // over the batch: ConvNeXt's layer scales [C, 1, 1], ViT's class token [1, 1, D] (exported at a batch
+  // other than 1). Taken for data, --batch would rewrite its first dimension, and it would have no
+  // gradient.
   void classifyInputs() {
     std::vector<std::pair<std::string, TensorType>> candidates;
     for (const auto& in : m_graph.input()) {
@@ -487,7 +487,7 @@ class OnnxImport {
     for (const auto& [name, t] : candidates) {
       if (isFloating(t.elemType) && !feedsDataOperand(name)) continue;
       const auto d = firstDim(t);
-      if (!d || t.dims.size() < 1) continue;  // a scalar, or a first dimension of no known size or symbol
+      if (!d) continue;  // a scalar, or a first dimension of no known size or symbol
       if (batch && *batch != *d) agreed = false;
       batch = d;
     }
