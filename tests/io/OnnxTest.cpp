@@ -158,6 +158,17 @@ TEST_CASE("ONNX dynamic batch: --batch sets it, without it the error says what t
   CHECK(nodeNamed(other, "cat").bytes.value == 64LL * 8 * 4);
 }
 
+// fixed_batch_expand.onnx: x[2,4] -> Expand to the constant [2,4]: fine at its own batch; at another, shape
+// inference cannot broadcast, and the error says which input's exported size --batch changed.
+TEST_CASE("ONNX --batch on a model that fixes its batch in an Expand: the error names what --batch changed",
+          "[io][onnx]") {
+  CHECK(load("valid/fixed_batch_expand.onnx", ReadOptions{2}).size() == 4);  // x, e, y, loss
+  const std::string errors = errorsOf("valid/fixed_batch_expand.onnx", ReadOptions{3});
+  CHECK(errors.find("node 0 'expand' (Expand): the shape of output 'e' is not known") != std::string::npos);
+  CHECK(errors.find("export it at batch 3 or with a dynamic batch axis") != std::string::npos);
+  CHECK(errors.find("--batch changed the first dimension of 'x' (2 -> 3)") != std::string::npos);
+}
+
 // broadcast_params.onnx, batch 2: x[2,3,4,4] -> Conv(w) -> Mul(gamma[4,1,1], .) -> Add(token[1,4,4,4], .)
 // -> Add(noise[2,4,4,4], .) -> Mul(., Cast(mask bool[2,1,4,4])) -> mean. gamma and token have a first
 // dimension other than the batch's (x's, the convolution's data operand): parameters, which --batch leaves

@@ -544,6 +544,9 @@ class OnnxImport {
       for (int d = 0; d < shape->dim_size(); ++d) {
         auto* dim = shape->mutable_dim(d);
         if (d == 0 && m_options.batch) {
+          if (dim->has_dim_value() && dim->dim_value() != *m_options.batch)
+            m_rebatched.push_back("'" + in.name() + "' (" + std::to_string(dim->dim_value()) + " -> " +
+                                  std::to_string(*m_options.batch) + ")");
           dim->clear_dim_param();
           dim->set_dim_value(*m_options.batch);
           continue;
@@ -867,6 +870,18 @@ class OnnxImport {
                               "be re-batched: export it at batch " +
                                   std::to_string(*m_options.batch) + " or with a dynamic batch axis"
                             : "; export the model with static shapes";
+      // Which first dimensions --batch changed: an input listed here that is no batch data (a weight the
+      // importer could not tell from data) is the likelier cause.
+      if (known && m_options.batch) {
+        if (m_rebatched.empty()) {
+          why = "; the inputs kept their exported sizes under --batch " + std::to_string(*m_options.batch) +
+                ", so this is not a re-batching: ONNX's shape inference could not infer it";
+        } else {
+          why += "; --batch changed the first dimension of ";
+          for (std::size_t i = 0; i < m_rebatched.size() && i < 3; ++i) why += (i ? ", " : "") + m_rebatched[i];
+          if (m_rebatched.size() > 3) why += " and " + std::to_string(m_rebatched.size() - 3) + " more inputs";
+        }
+      }
       m_diag.errorAtPath(context, "the shape of output '" + name + "' is not known after shape inference" +
                                       (it == m_types.end() ? std::string{} : " (" + shapeText(it->second) + ")") + why);
     }
@@ -929,6 +944,7 @@ class OnnxImport {
   std::unordered_set<std::string> m_fileInitializers;                       // before folding adds its own
   std::set<std::string> m_dataInputs;
   std::set<std::string> m_paramInputs;
+  std::vector<std::string> m_rebatched;  ///< inputs whose exported first dimension --batch changed, with both
   std::unordered_map<std::string, TensorType> m_types;
   std::unordered_map<std::string, int> m_opsets;                         // by domain ("" for ONNX's)
   std::unordered_map<std::string, std::vector<std::int64_t>> m_strides;  // views that are not dense
