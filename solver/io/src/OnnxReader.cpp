@@ -494,7 +494,7 @@ class OnnxImport {
     for (const auto& [name, t] : candidates) {
       // A fixed first dimension other than the batch's size or symbol.
       const bool broadcast = agreed && batch && isFloating(t.elemType) && t.ranked && t.dims.size() >= 2 &&
-                             t.dims.front() >= 0 && *batch != std::to_string(t.dims.front()) && !feedsDataOperand(name);
+                             t.dims.front() >= 0 && firstDim(t) != batch && !feedsDataOperand(name);
       (broadcast ? m_paramInputs : m_dataInputs).insert(name);
     }
   }
