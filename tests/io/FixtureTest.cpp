@@ -273,6 +273,19 @@ TEST_CASE("checkmate fixture random_layered.json: Moccasin variant", "[io][check
   CHECK(nodeNamed(g, "0").inputs.empty());
 }
 
+// checkmate random_layered_order.json: the graph of random_layered.json (no parameters) with
+// graph.order [0, 3, 2, "4", 1], which file order (0, 2, 3, "4", 1 where the links allow) is not.
+TEST_CASE("checkmate fixture random_layered_order.json: the plain run follows graph.order",
+          "[io][checkmate][fixtures]") {
+  auto g = load("checkmate/valid/random_layered_order.json", GraphFormat::Checkmate);
+  std::vector<std::string> ops;
+  for (const auto& n : g.nodes())
+    if (n.kind == NodeKind::Op) ops.push_back(n.name);
+  CHECK(ops == std::vector<std::string>{"0", "3", "2", "4", "1"});
+  CHECK(inputNames(g, "4") == std::vector<std::string>{"2", "3"});  // inputs still by id
+  CHECK(g.asGiven());
+}
+
 // native as_given.json: the whole computation, x -> a -> c, x -> b -> d, (c, d) -> y; no backward pass.
 TEST_CASE("native fixture as_given.json: computed as given", "[io][native][fixtures]") {
   auto g = load("native/valid/as_given.json", GraphFormat::Native);
@@ -417,6 +430,15 @@ const std::map<std::string, std::string> kInvalidExpectations = {
     {"checkmate/invalid/backward_feeds_forward.json",
      "/links/1: a backward node ('a_backward') cannot feed a forward node ('b')"},
     {"checkmate/invalid/layered_missing_duration.json", "/nodes/1: missing required key \"duration\""},
+    {"checkmate/invalid/layered_order_not_topological.json",
+     "/graph/order/2: node id \"4\" comes before its predecessor 2 (at /graph/order/3)"},
+    {"checkmate/invalid/layered_order_unknown_id.json", "/graph/order/3: unknown node id 4"},
+    {"checkmate/invalid/layered_order_missing_node.json",
+     "/graph/order: lists 4 of the 5 nodes; node id 3 (/nodes/3) is not listed"},
+    {"checkmate/invalid/layered_order_duplicate.json",
+     "/graph/order/3: node id 3 listed twice (first at /graph/order/1)"},
+    {"checkmate/invalid/layered_order_not_array.json",
+     "/graph/order: expected an array of node ids, got \"0 3 2 4 1\""},
     {"checkmate/invalid/bad_node_id.json", "/nodes/0/id: expected an integer or a string as node id, got an array"},
     {"checkmate/invalid/duplicate_key.json",
      "duplicate_key.json: /links/0/target: duplicate key \"target\": a key may appear only once in an object"},

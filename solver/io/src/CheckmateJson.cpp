@@ -122,6 +122,7 @@ class CheckmateReader {
  private:
   bool readNodes(const Json& nodes);
   bool readLinks(const Json& links);
+  std::optional<std::vector<std::size_t>> readOrder();
   std::optional<std::int64_t> requiredCount(const Json& node, const std::string& path, std::string_view key);
   bool readId(const Json& id, const std::string& path, CmNode& node);
   void assignNames();
@@ -278,6 +279,59 @@ bool CheckmateReader::readLinks(const Json& links) {
   return !m_diag.hasErrors();
 }
 
+// `graph.order` (Moccasin's random layered graphs carry one): the order in which the file's plain run
+// computes the nodes, from which Moccasin takes the initial peak that its budgets are fractions of. Every
+// node once, each after its predecessors. Returns the node indices in that order; without the key, file
+// order.
+std::optional<std::vector<std::size_t>> CheckmateReader::readOrder() {
+  std::vector<std::size_t> seq;
+  const Json* g = member(m_doc, "graph");
+  const Json* order = g && g->is_object() ? member(*g, "order") : nullptr;
+  if (!order) {
+    for (std::size_t i = 0; i < m_nodes.size(); ++i) seq.push_back(i);
+    return seq;
+  }
+  if (!order->is_array()) {
+    m_diag.errorAtPath("/graph/order", "expected an array of node ids, got " + describe(*order));
+    return std::nullopt;
+  }
+  constexpr std::size_t kUnlisted = std::numeric_limits<std::size_t>::max();
+  std::vector<std::size_t> position(m_nodes.size(), kUnlisted);
+  for (std::size_t k = 0; k < order->size() && !m_diag.full(); ++k) {
+    const std::string path = childPath("/graph/order", k);
+    auto it = m_byKey.find((*order)[k].dump());
+    if (it == m_byKey.end()) {
+      m_diag.errorAtPath(path, "unknown node id " + describe((*order)[k]));
+      continue;
+    }
+    if (position[it->second] != kUnlisted) {
+      m_diag.errorAtPath(path, "node id " + printable(it->first) + " listed twice (first at /graph/order/" +
+                                   std::to_string(position[it->second]) + ")");
+      continue;
+    }
+    position[it->second] = k;
+    seq.push_back(it->second);
+  }
+  if (m_diag.hasErrors()) return std::nullopt;
+  if (seq.size() != m_nodes.size()) {
+    std::size_t missing = 0;
+    while (position[missing] != kUnlisted) ++missing;
+    m_diag.errorAtPath("/graph/order", "lists " + std::to_string(seq.size()) + " of the " +
+                                           std::to_string(m_nodes.size()) + " nodes; node id " +
+                                           printable(m_nodes[missing].key) + " (/nodes/" +
+                                           std::to_string(m_nodes[missing].order.index) + ") is not listed");
+    return std::nullopt;
+  }
+  for (std::size_t k = 0; k < seq.size() && !m_diag.full(); ++k)
+    for (std::size_t p : m_nodes[seq[k]].preds)
+      if (position[p] > k)
+        m_diag.errorAtPath(childPath("/graph/order", k),
+                           "node id " + printable(m_nodes[seq[k]].key) + " comes before its predecessor " +
+                               printable(m_nodes[p].key) + " (at /graph/order/" + std::to_string(position[p]) + ")");
+  if (m_diag.hasErrors()) return std::nullopt;
+  return seq;
+}
+
 void CheckmateReader::assignNames() {
   std::unordered_map<std::string, std::size_t> uses;
   for (const CmNode& n : m_nodes) ++uses[n.rawName];
@@ -303,6 +357,8 @@ Result<graph::ComputeGraph> CheckmateReader::run() {
     m_diag.errorAtPath("/links", "expected an array of links, got " + describe(*links));
   if (m_diag.hasErrors()) return m_diag.failure();
   if (!readNodes(*nodes) || !readLinks(*links)) return m_diag.failure();
+  const std::optional<std::vector<std::size_t>> sequence = readOrder();
+  if (!sequence) return m_diag.failure();
   assignNames();
   if (std::all_of(m_nodes.begin(), m_nodes.end(), [](const CmNode& n) { return n.backward; })) {
     m_diag.errorAtPath("/nodes", "graph has no forward nodes (every node is marked \"backward\")");
@@ -374,7 +430,8 @@ Result<graph::ComputeGraph> CheckmateReader::run() {
 
   std::vector<graph::BackwardSpec> backward;
   std::vector<bool> hasBackwardTime(m_nodes.size(), false);
-  for (const CmNode& b : m_nodes) {
+  for (std::size_t i : *sequence) {
+    const CmNode& b = m_nodes[i];
     if (!b.backward) continue;
     graph::BackwardSpec spec;
     spec.name = b.name;
@@ -433,7 +490,8 @@ Result<graph::ComputeGraph> CheckmateReader::run() {
   builder.setAsGiven(asGiven);
   builder.setSource(m_diag.at(0, "/nodes"));
   for (graph::NodeSpec& p : params) builder.add(std::move(p));
-  for (std::size_t i = 0; i < m_nodes.size(); ++i)
+  // The graph builder keeps the order nodes are added in wherever the links allow it.
+  for (std::size_t i : *sequence)
     if (!m_nodes[i].backward) builder.add(std::move(specs[i]));
   for (graph::BackwardSpec& b : backward) builder.addBackward(std::move(b));
   return m_diag.build(builder);
