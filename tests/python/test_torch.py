@@ -189,6 +189,23 @@ class Refusals(unittest.TestCase):
             self.assertTrue(torch.equal(before[k], v), k)
         self.assertTrue(all(p.grad is None for p in model.parameters()))
 
+    def test_a_budget_no_plan_meets_names_the_least_budget_to_ask_for(self):
+        torch.manual_seed(0)
+        model = TinyGPT(vocab=64, dim=32, heads=2, layers=1, context=32)
+        idx, targets = torch.randint(0, 64, (4, 32)), torch.randint(0, 64, (4, 32))
+        cap = capture(model, (idx,), gpt_loss, (targets,), measure=False)
+        least = remat.min_budget(remat.Graph.from_json(cap.graph), "exact-dp")["min_budget_bytes"]
+        solvers = ["store-all", "exact-dp", "dtr"]
+        below = best_plan(model, (idx,), gpt_loss, (targets,), budget=least - 1, cap=cap, solvers=solvers)
+        self.assertIsNone(below.step)
+        self.assertEqual((below.least_appliable_bytes, below.least_appliable_solver), (least, "exact-dp"))
+        self.assertIn(f"exact-dp's least budget is {least / 2**20:.1f} MiB ({least} bytes)", below.summary())
+        self.assertIn("least feasible budget for exact-dp", below.summary())  # the row says why it has no plan
+        at = best_plan(model, (idx,), gpt_loss, (targets,), budget=least, cap=cap, solvers=solvers)
+        self.assertIsNotNone(at.step, at.summary())
+        self.assertLessEqual(at.predicted_peak_bytes, least)
+        self.assertIsNone(at.least_appliable_bytes)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -32,6 +32,10 @@ class BestPlan:
     step: Optional[AppliedStep]  # the training step under that plan; None when no appliable plan fits
     budget_bytes: int
     plain_peak_bytes: int
+    # Where no appliable plan fits: the least budget exact-dp can meet (approx-dp's where exact-dp cannot
+    # answer), by remat.min_budget, and the solver it is from; the budget to ask for instead.
+    least_appliable_bytes: Optional[int] = None
+    least_appliable_solver: Optional[str] = None
 
     @property
     def predicted_peak_bytes(self) -> Optional[int]:
@@ -51,13 +55,18 @@ class BestPlan:
             m = row["metrics"] or {}
             peak = m.get("simulated_peak_bytes")
             lines.append(f"  {row['solver']:<14} {row['status']:<12} "
-                         + (f"peak {peak / mib:8.1f} MiB  overhead {row['overhead_percent']:6.2f}%" if peak else "")
+                         + (f"peak {peak / mib:8.1f} MiB  overhead {row['overhead_percent']:6.2f}%" if peak else
+                            row.get("message", ""))  # without a plan, why (often the least budget it reaches)
                          + ("  fits" if row.get("fits") else ""))
         winner = self.comparison.get("winner")
         lines.append(f"overall winner: {winner or 'none fits'}")
         if self.plan:
             lines.append(f"applied: {self.solver}, predicted peak {self.predicted_peak_bytes / mib:.1f} MiB, "
                          f"overhead {self.overhead_percent:.2f}% of the plain step")
+        elif self.least_appliable_bytes is not None:
+            lines.append(f"applied: none (no plan apply can run fits the budget); {self.least_appliable_solver}'s "
+                         f"least budget is {self.least_appliable_bytes / mib:.1f} MiB "
+                         f"({self.least_appliable_bytes} bytes)")
         else:
             lines.append("applied: none (no plan apply can run fits the budget)")
         return "\n".join(lines)
@@ -100,6 +109,15 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
                 best["metrics"]["overhead"], best["metrics"]["simulated_peak_bytes"]):
             best = row
     step = apply(cap, best) if best else None
+    least: Optional[int] = None
+    least_solver: Optional[str] = None
+    if best is None:  # what to ask for instead: the least budget of the DP apply runs best
+        for solver in ("exact-dp", "approx-dp"):
+            answer = remat.min_budget(graph, solver, time_limit=time_limit)
+            if answer["min_budget_bytes"] is not None:
+                least, least_solver = answer["min_budget_bytes"], solver
+                break
     return BestPlan(capture=cap, comparison=comparison, plan=best, solver=best["solver"] if best else None,
                     step=step, budget_bytes=budget_bytes,
-                    plain_peak_bytes=comparison["vanilla"]["metrics"]["simulated_peak_bytes"])
+                    plain_peak_bytes=comparison["vanilla"]["metrics"]["simulated_peak_bytes"],
+                    least_appliable_bytes=least, least_appliable_solver=least_solver)
