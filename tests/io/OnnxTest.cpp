@@ -195,6 +195,42 @@ TEST_CASE("ONNX inputs broadcast over the batch are parameters, and --batch leav
   CHECK(nodeNamed(g, "mask").kind == NodeKind::Input);
 }
 
+// index_table.onnx, batch 2: x[2,3,4,4] -> Conv(w) -> Add(Reshape(Gather(table[9,4], idx int64[16])))
+// -> mean over H, W -> cross entropy with labels int64[2]. idx is an integer buffer whose first dimension
+// is not the batch (x's): a parameter without gradient, left alone by --batch; the labels are data.
+TEST_CASE("ONNX integer inputs that do not carry the batch are parameters, and --batch leaves them alone",
+          "[io][onnx]") {
+  for (const std::optional<std::int64_t> batch : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{3}}) {
+    INFO("batch " << batch.value_or(0));
+    auto g = load("valid/index_table.onnx", ReadOptions{batch});
+    const std::int64_t n = batch.value_or(2);
+    CHECK(nodeNamed(g, "idx").kind == NodeKind::Param);
+    CHECK(nodeNamed(g, "idx").shape == std::vector<std::int64_t>{16});
+    CHECK(nodeNamed(g, "labels").kind == NodeKind::Input);
+    CHECK(nodeNamed(g, "labels").shape == std::vector<std::int64_t>{n});
+    CHECK(nodeNamed(g, "x").shape == std::vector<std::int64_t>{n, 3, 4, 4});
+    CHECK(nodeNamed(g, "biased").shape == std::vector<std::int64_t>{n, 4, 4, 4});
+    CHECK(g.paramBytes().value == (4LL * 3 + 9 * 4) * 4 + 16 * 8);
+  }
+}
+
+// window_pad.onnx: ten blocks, each padding H to a multiple of 7 by amounts computed from the block's
+// own input shape as torch exports F.pad (Mod, ConstantOfShape, a Slice of step -1 ending at -(2^63 - 1),
+// Transpose, Cast), then a [2, 1] convolution: 6 rows -> 7 -> 6 in every block. Each block's pads need
+// the shape the block before it gets once its own pads are folded.
+TEST_CASE("ONNX pads computed from shapes fold, block after block", "[io][onnx]") {
+  for (const std::int64_t batch : {2, 5}) {
+    INFO("batch " << batch);
+    auto g = load("valid/window_pad.onnx", ReadOptions{batch});
+    CHECK(g.opCount() == 31);  // 10 x (Pad, Conv, Relu) and the mean: the pad arithmetic is folded away
+    for (int k = 0; k < 10; ++k) {
+      const std::string b = "b" + std::to_string(k) + "_";
+      CHECK(nodeNamed(g, b + "padded").shape == std::vector<std::int64_t>{batch, 3, 7, 6});
+      CHECK(nodeNamed(g, b + "out").shape == std::vector<std::int64_t>{batch, 3, 6, 6});
+    }
+  }
+}
+
 // resize_by_shape.onnx: Resize to sizes = Concat(Slice(Shape(r), 0, 2), [8, 8]).
 TEST_CASE("ONNX shape computations fold, so the shapes after them are known", "[io][onnx]") {
   auto g = load("valid/resize_by_shape.onnx");

@@ -421,14 +421,16 @@ class OnnxImport {
   }
 
   // Shape computations that shape inference could not see through become initializers, and shapes
-  // are inferred again from them, until nothing more folds.
+  // are inferred again from them, until nothing more folds. A round can need the last one's shapes (a
+  // Swin block pads by amounts computed from the shape of the block before it: one round per block, 12
+  // in Swin-T), and each round removes at least one node, so the loop ends.
   void foldShapes() {
     auto shapeOf = [this](const std::string& name) -> std::optional<std::vector<std::int64_t>> {
       auto it = m_types.find(name);
       if (it == m_types.end() || !it->second.ranked) return std::nullopt;
       return it->second.dims;
     };
-    for (int round = 0; round < 8; ++round) {
+    while (true) {
       if (detail::foldShapeComputations(m_graph, shapeOf) == 0) break;
       indexConsumers();
       inferShapes();
@@ -465,8 +467,9 @@ class OnnxImport {
     for (const auto& in : m_graph.input()) {
       if (m_initializers.contains(in.name())) continue;
       const TensorType t = fromTypeProto(in.type());
-      // Integers and booleans are ids, labels and masks, never trained: data wherever they go (an
-      // attention mask cast and added to the scores feeds what looks like a bias).
+      // Integers and booleans are ids, labels, masks and index tables, never trained: not weights
+      // wherever they go (an attention mask cast and added to the scores feeds what looks like a bias);
+      // below, data where they carry the batch.
       const bool integral = t.elemType != 0 && !isFloating(t.elemType);
       const bool weight =
           !integral && ((isFloating(t.elemType) && t.ranked && t.dims.size() <= 1) || feedsWeight(in.name()));
@@ -482,20 +485,31 @@ class OnnxImport {
       if (t.symbols.front().empty()) return std::nullopt;
       return "'" + t.symbols.front() + "'";
     };
+    // The batch: from the floating-point inputs that feed the data operand of an op with weights (an
+    // image into a convolution) where there are any, else from the integer and boolean inputs (ids,
+    // labels), which may also be index tables or masks (Swin's relative position index, [2401]).
     std::optional<std::string> batch;
     bool agreed = true;
-    for (const auto& [name, t] : candidates) {
-      if (isFloating(t.elemType) && !feedsDataOperand(name)) continue;
-      const auto d = firstDim(t);
-      if (!d) continue;  // a scalar, or a first dimension of no known size or symbol
-      if (batch && *batch != *d) agreed = false;
-      batch = d;
+    for (const bool floating : {true, false}) {
+      for (const auto& [name, t] : candidates) {
+        if (isFloating(t.elemType) != floating || (floating && !feedsDataOperand(name))) continue;
+        const auto d = firstDim(t);
+        if (!d) continue;  // a scalar, or a first dimension of no known size or symbol
+        if (batch && *batch != *d) agreed = false;
+        batch = d;
+      }
+      if (batch) break;
     }
     for (const auto& [name, t] : candidates) {
-      // A fixed first dimension other than the batch's size or symbol.
-      const bool broadcast = agreed && batch && isFloating(t.elemType) && t.ranked && t.dims.size() >= 2 &&
-                             t.dims.front() >= 0 && firstDim(t) != batch && !feedsDataOperand(name);
-      (broadcast ? m_paramInputs : m_dataInputs).insert(name);
+      // A fixed first dimension other than the batch's size or symbol: a floating-point input of rank
+      // >= 2 that is not the data operand of an op with weights is broadcast over the batch (a layer
+      // scale, a class token); an integer or boolean one is a table or a mask (Swin's index feeds a
+      // Gather as ids do). Both are parameters (those of integer or boolean type have no gradient),
+      // which --batch leaves as they are.
+      const bool fixedOther =
+          agreed && batch && t.ranked && !t.dims.empty() && t.dims.front() >= 0 && firstDim(t) != batch;
+      const bool param = fixedOther && (isFloating(t.elemType) ? t.dims.size() >= 2 && !feedsDataOperand(name) : true);
+      (param ? m_paramInputs : m_dataInputs).insert(name);
     }
   }
 

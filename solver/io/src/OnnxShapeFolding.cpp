@@ -1,4 +1,6 @@
 #include "OnnxShapeFolding.hpp"
+#include <cstdio>
+#include <cstdlib>
 
 #include <algorithm>
 #include <cmath>
@@ -182,6 +184,36 @@ std::vector<std::size_t> sliceIndices(std::int64_t n, std::int64_t start, std::i
   return out;
 }
 
+// The operand whose shape an elementwise result takes (the operands are the same size or one has a
+// single element): more elements, or as many and a higher rank, so a scalar with a [1] gives a [1], as
+// ONNX's broadcasting does.
+const Value& wider(const Value& a, const Value& b) {
+  if (a.data.size() != b.data.size()) return a.data.size() > b.data.size() ? a : b;
+  return b.dims.size() > a.dims.size() ? b : a;
+}
+
+// The elements of `a` at the cartesian product of `kept` (per axis, the indices kept, in order), row-major.
+std::vector<double> gather(const Value& a, const std::vector<std::vector<std::size_t>>& kept) {
+  const std::size_t rank = a.dims.size();
+  std::vector<std::size_t> stride(rank, 1);
+  for (std::size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * static_cast<std::size_t>(a.dims[d]);
+  std::vector<double> out;
+  for (const auto& k : kept)
+    if (k.empty()) return out;
+  std::vector<std::size_t> at(rank, 0);  // a position in each axis's list
+  while (true) {
+    std::size_t from = 0;
+    for (std::size_t d = 0; d < rank; ++d) from += kept[d][at[d]] * stride[d];
+    out.push_back(a.data[from]);
+    std::size_t d = rank;
+    while (d-- > 0) {
+      if (++at[d] < kept[d].size()) break;
+      at[d] = 0;
+    }
+    if (d == static_cast<std::size_t>(-1)) return out;
+  }
+}
+
 class Folder {
  public:
   Folder(onnx::GraphProto& graph, const ShapeLookup& shapeOf) : m_graph(graph), m_shapeOf(shapeOf) {}
@@ -199,7 +231,16 @@ class Folder {
       } catch (const std::exception&) {
         v.reset();  // a malformed node is left to the reader's own checks
       }
-      if (!v || count(v->dims) != v->data.size() || v->data.size() > kMaxFoldedElements || !representable(*v)) continue;
+      if (v && n.op_type() == "Constant" && count(v->dims) == v->data.size() && !representable(*v)) {
+        m_wide[n.output(0)] = *v;  // left in place; a Slice's bounds may still use it
+        continue;
+      }
+      if (!v || count(v->dims) != v->data.size() || v->data.size() > kMaxFoldedElements || !representable(*v)) {
+        if (getenv("FOLD_DEBUG") && n.name().find(getenv("FOLD_DEBUG")) != std::string::npos)
+          fprintf(stderr, "not folded: %s %s known=%d v=%d\n", n.op_type().c_str(), n.name().c_str(),
+                  (int)allInputsKnown(n), (int)bool(v));
+        continue;
+      }
       m_known[n.output(0)] = *v;
       folded.push_back(k);
     }
@@ -223,7 +264,13 @@ class Folder {
   const Value* input(const onnx::NodeProto& n, int k) const {
     if (k >= n.input_size() || n.input(k).empty()) return nullptr;
     auto it = m_known.find(n.input(k));
-    return it == m_known.end() ? nullptr : &it->second;
+    if (it != m_known.end()) return &it->second;
+    // A Slice's starts and ends (operands 1 and 2) may be integers beyond 2^53, as exporters write
+    // "to the end" (INT64_MAX, or INT64_MIN with a negative step): any value past a dimension clamps to
+    // it, so their nearest doubles serve. Nothing else reads them: arithmetic on them would be inexact.
+    if (n.op_type() == "Slice" && (k == 1 || k == 2))
+      if (auto w = m_wide.find(n.input(k)); w != m_wide.end()) return &w->second;
+    return nullptr;
   }
 
   bool allInputsKnown(const onnx::NodeProto& n) const {
@@ -307,22 +354,87 @@ class Folder {
       return v;
     }
     if (op == "Slice") {
+      // Along any of its axes: F.pad's export reverses its pads as rows of a [n, 2] value (step -1).
       const Value* starts = input(n, 1);
       const Value* ends = input(n, 2);
       const Value* axes = input(n, 3);
       const Value* steps = input(n, 4);
-      if (!starts || !ends || a->dims.size() != 1 || starts->data.size() != 1 || ends->data.size() != 1)
+      const auto rank = static_cast<std::int64_t>(a->dims.size());
+      if (!starts || !ends || rank == 0 || starts->data.size() != ends->data.size() ||
+          (axes && axes->data.size() != starts->data.size()) || (steps && steps->data.size() != starts->data.size()))
         return std::nullopt;
-      if (axes && (axes->data.size() != 1 || (axes->data[0] != 0 && axes->data[0] != -1))) return std::nullopt;
-      const double step = steps && steps->data.size() == 1 ? steps->data[0] : 1;
       auto clampToInt = [](double x) {
         return std::isfinite(x) ? static_cast<std::int64_t>(std::clamp(x, -9e15, 9e15)) : 0;
       };
-      std::vector<double> out;
-      for (std::size_t i : sliceIndices(static_cast<std::int64_t>(a->data.size()), clampToInt(starts->data[0]),
-                                        clampToInt(ends->data[0]), clampToInt(step)))
-        out.push_back(a->data[i]);
-      return vector1d(std::move(out), a->type);
+      std::vector<std::vector<std::size_t>> kept(a->dims.size());  // per axis, the indices kept, in order
+      for (std::size_t d = 0; d < a->dims.size(); ++d)
+        for (std::int64_t i = 0; i < a->dims[d]; ++i) kept[d].push_back(static_cast<std::size_t>(i));
+      std::vector<bool> sliced(a->dims.size(), false);
+      for (std::size_t k = 0; k < starts->data.size(); ++k) {
+        std::int64_t axis = axes ? toInt(axes->data[k]) : static_cast<std::int64_t>(k);
+        if (axis < 0) axis += rank;
+        if (axis < 0 || axis >= rank || sliced[std::size_t(axis)]) return std::nullopt;
+        sliced[std::size_t(axis)] = true;
+        const std::int64_t step = steps ? clampToInt(steps->data[k]) : 1;
+        if (step == 0) return std::nullopt;
+        kept[std::size_t(axis)] =
+            sliceIndices(a->dims[std::size_t(axis)], clampToInt(starts->data[k]), clampToInt(ends->data[k]), step);
+      }
+      Value v;
+      v.type = a->type;
+      for (const auto& k : kept) v.dims.push_back(static_cast<std::int64_t>(k.size()));
+      if (count(v.dims) > kMaxFoldedElements) return std::nullopt;
+      v.data = gather(*a, kept);
+      return v;
+    }
+    if (op == "Transpose") {
+      const auto rank = a->dims.size();
+      std::vector<std::size_t> perm(rank);
+      for (std::size_t d = 0; d < rank; ++d) perm[d] = rank - 1 - d;  // the default: dimensions reversed
+      if (const auto* p = attribute(n, "perm")) {
+        if (static_cast<std::size_t>(p->ints_size()) != rank) return std::nullopt;
+        std::vector<bool> seen(rank, false);
+        for (std::size_t d = 0; d < rank; ++d) {
+          const std::int64_t from = p->ints(static_cast<int>(d));
+          if (from < 0 || from >= static_cast<std::int64_t>(rank) || seen[std::size_t(from)]) return std::nullopt;
+          seen[std::size_t(from)] = true;
+          perm[d] = static_cast<std::size_t>(from);
+        }
+      }
+      Value v;
+      v.type = a->type;
+      std::vector<std::size_t> stride(rank, 1);  // of the input, row-major
+      for (std::size_t d = rank; d-- > 1;) stride[d - 1] = stride[d] * static_cast<std::size_t>(a->dims[d]);
+      for (std::size_t d = 0; d < rank; ++d) v.dims.push_back(a->dims[perm[d]]);
+      std::vector<std::size_t> at(rank, 0);  // the output's index, counted row-major
+      for (std::size_t i = 0; i < a->data.size(); ++i) {
+        std::size_t from = 0;
+        for (std::size_t d = 0; d < rank; ++d) from += at[d] * stride[perm[d]];
+        v.data.push_back(a->data[from]);
+        for (std::size_t d = rank; d-- > 0;) {
+          if (++at[d] < static_cast<std::size_t>(v.dims[d])) break;
+          at[d] = 0;
+        }
+      }
+      return v;
+    }
+    if (op == "Mod") {
+      // Integer Mod takes the divisor's sign (fmod = 0, Python's %); fmod = 1 is C's fmod, the dividend's.
+      const Value* b = input(n, 1);
+      if (!b || a->type != b->type) return std::nullopt;
+      const bool cStyle = intAttribute(n, "fmod", 0) != 0;
+      if (!cStyle && !a->isInteger()) return std::nullopt;  // ONNX requires fmod = 1 for floating point
+      const bool aScalar = a->data.size() == 1;
+      const bool bScalar = b->data.size() == 1;
+      if (!aScalar && !bScalar && a->data.size() != b->data.size()) return std::nullopt;
+      Value v = wider(*a, *b);
+      for (std::size_t i = 0; i < v.data.size(); ++i) {
+        const double x = a->data[aScalar ? 0 : i];
+        const double y = b->data[bScalar ? 0 : i];
+        if (y == 0) return std::nullopt;
+        v.data[i] = cStyle ? std::fmod(x, y) : x - std::floor(x / y) * y;
+      }
+      return v;
     }
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
       const Value* b = input(n, 1);
@@ -330,7 +442,7 @@ class Folder {
       const bool aScalar = a->data.size() == 1;
       const bool bScalar = b->data.size() == 1;
       if (!aScalar && !bScalar && a->data.size() != b->data.size()) return std::nullopt;
-      Value v = a->data.size() >= b->data.size() ? *a : *b;
+      Value v = wider(*a, *b);
       for (std::size_t i = 0; i < v.data.size(); ++i) {
         const double x = a->data[aScalar ? 0 : i];
         const double y = b->data[bScalar ? 0 : i];
@@ -390,13 +502,14 @@ class Folder {
     if (op == "Equal" || op == "Where") {
       // Elementwise with scalar broadcasting: Equal(a, b); Where(condition, x, y).
       std::vector<const Value*> in;
+      in.reserve(static_cast<std::size_t>(n.input_size()));
       for (int k = 0; k < n.input_size(); ++k) in.push_back(input(n, k));
       if (in.size() != (op == "Equal" ? 2u : 3u)) return std::nullopt;
       const Value* widest = in[0];
       for (const Value* x : in) {
         if (x->data.size() != 1 && widest->data.size() != 1 && x->data.size() != widest->data.size())
           return std::nullopt;
-        if (x->data.size() > widest->data.size()) widest = x;
+        widest = &wider(*widest, *x);
       }
       Value v = *widest;
       v.type = op == "Equal" ? onnx::TensorProto::BOOL : in[1]->type;
@@ -417,6 +530,7 @@ class Folder {
   onnx::GraphProto& m_graph;
   const ShapeLookup& m_shapeOf;
   std::unordered_map<std::string, Value> m_known;
+  std::unordered_map<std::string, Value> m_wide;  ///< Constant nodes with integers beyond 2^53
 };
 
 }  // namespace
