@@ -428,6 +428,7 @@ void annealFrom(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, 
   if (!out.plan || limit.reached()) return;
   if (annealMemory(g, &out.plan->schedule).value > memoryLimitOr(memoryLimit)) return;  // too large to anneal
   const SimulationResult before = simulate(g, out.plan->schedule);
+  if (before.overhead == Ticks{0}) return;  // nothing recomputed: no plan is better
   Ticks best = before.overhead;
   for (int r = 0; r < rounds && !limit.reached(); ++r) {
     AnnealResult a = anneal(g, budget, seed + std::uint64_t(r), std::nullopt, limit, &out.plan->schedule);
