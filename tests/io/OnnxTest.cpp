@@ -210,7 +210,7 @@ TEST_CASE("ONNX integer inputs that do not carry the batch are parameters, and -
     CHECK(nodeNamed(g, "labels").shape == std::vector<std::int64_t>{n});
     CHECK(nodeNamed(g, "x").shape == std::vector<std::int64_t>{n, 3, 4, 4});
     CHECK(nodeNamed(g, "biased").shape == std::vector<std::int64_t>{n, 4, 4, 4});
-    CHECK(g.paramBytes().value == (4LL * 3 + 9 * 4) * 4 + 16 * 8);
+    CHECK(g.paramBytes().value == (4LL * 3 + 9LL * 4) * 4 + 16LL * 8);
   }
 }
 
