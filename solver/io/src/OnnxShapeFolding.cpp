@@ -418,12 +418,12 @@ class Folder {
       }
       return v;
     }
-    if (op == "Mod") {
+    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Mod") {
+      const Value* b = input(n, 1);
+      if (!b || a->type != b->type) return std::nullopt;
       // Integer Mod takes the divisor's sign (fmod = 0, Python's %); fmod = 1 is C's fmod, the dividend's.
-      const Value* b = input(n, 1);
-      if (!b || a->type != b->type) return std::nullopt;
-      const bool cStyle = intAttribute(n, "fmod", 0) != 0;
-      if (!cStyle && !a->isInteger()) return std::nullopt;  // ONNX requires fmod = 1 for floating point
+      const bool cStyle = op == "Mod" && intAttribute(n, "fmod", 0) != 0;
+      if (op == "Mod" && !cStyle && !a->isInteger()) return std::nullopt;  // ONNX: fmod = 1 for reals
       const bool aScalar = a->data.size() == 1;
       const bool bScalar = b->data.size() == 1;
       if (!aScalar && !bScalar && a->data.size() != b->data.size()) return std::nullopt;
@@ -431,24 +431,10 @@ class Folder {
       for (std::size_t i = 0; i < v.data.size(); ++i) {
         const double x = a->data[aScalar ? 0 : i];
         const double y = b->data[bScalar ? 0 : i];
-        if (y == 0) return std::nullopt;
-        v.data[i] = cStyle ? std::fmod(x, y) : x - std::floor(x / y) * y;
-      }
-      return v;
-    }
-    if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-      const Value* b = input(n, 1);
-      if (!b || a->type != b->type) return std::nullopt;
-      const bool aScalar = a->data.size() == 1;
-      const bool bScalar = b->data.size() == 1;
-      if (!aScalar && !bScalar && a->data.size() != b->data.size()) return std::nullopt;
-      Value v = wider(*a, *b);
-      for (std::size_t i = 0; i < v.data.size(); ++i) {
-        const double x = a->data[aScalar ? 0 : i];
-        const double y = b->data[bScalar ? 0 : i];
-        if (op == "Div" && y == 0) return std::nullopt;
+        if ((op == "Div" || op == "Mod") && y == 0) return std::nullopt;
         double r = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
         if (v.isInteger() && op == "Div") r = std::trunc(r);  // ONNX's integer division truncates
+        if (op == "Mod") r = cStyle ? std::fmod(x, y) : x - std::floor(x / y) * y;
         v.data[i] = r;
       }
       return v;
