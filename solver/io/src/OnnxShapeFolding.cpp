@@ -1,6 +1,4 @@
 #include "OnnxShapeFolding.hpp"
-#include <cstdio>
-#include <cstdlib>
 
 #include <algorithm>
 #include <cmath>
@@ -235,12 +233,7 @@ class Folder {
         m_wide[n.output(0)] = *v;  // left in place; a Slice's bounds may still use it
         continue;
       }
-      if (!v || count(v->dims) != v->data.size() || v->data.size() > kMaxFoldedElements || !representable(*v)) {
-        if (getenv("FOLD_DEBUG") && n.name().find(getenv("FOLD_DEBUG")) != std::string::npos)
-          fprintf(stderr, "not folded: %s %s known=%d v=%d\n", n.op_type().c_str(), n.name().c_str(),
-                  (int)allInputsKnown(n), (int)bool(v));
-        continue;
-      }
+      if (!v || count(v->dims) != v->data.size() || v->data.size() > kMaxFoldedElements || !representable(*v)) continue;
       m_known[n.output(0)] = *v;
       folded.push_back(k);
     }
