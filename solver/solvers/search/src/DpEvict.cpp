@@ -421,8 +421,8 @@ Least leastReached(const graph::ComputeGraph& g, const Backbone& b, std::uint64_
 
 // The plan found refined by annealing (fastsa's moves, starting from it, cooler): taken where it fits
 // the budget in the simulator with less overhead. `rounds` runs, each from the best plan so far with the
-// next seed (seed, seed + 1, ...): a run that stalls in a local minimum is restarted hot from the best
-// plan rather than from its own end state.
+// next seed (seed, seed + 1, ...): where a run stalls in a local minimum, the next cools again from the
+// start of its schedule, from the best plan rather than from that run's end state.
 void annealFrom(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, TimeLimit& limit, SolverOutput& out,
                 std::optional<Bytes> memoryLimit, int rounds = 1) {
   if (!out.plan || limit.reached()) return;
