@@ -214,6 +214,35 @@ TEST_CASE("ONNX integer inputs that do not carry the batch are parameters, and -
   }
 }
 
+// einsum_attention.onnx, batch 2: x[2,6,8] -> q, k = x wq, x wk -> Einsum("b i d, b j d -> b i j") [2,6,6]
+// -> Softmax -> Einsum("bij,bjd->bid", attn, x) [2,6,8] -> Einsum("...id->...d") [2,8] -> wo -> loss.
+// libonnx gives each Einsum's output its rank only; the reader gives them their shapes from the
+// equation, at the exported batch and at another.
+TEST_CASE("ONNX Einsum: output shapes from the equation, FLOPs from its loop nest", "[io][onnx]") {
+  for (const std::optional<std::int64_t> batch : {std::optional<std::int64_t>{}, std::optional<std::int64_t>{3}}) {
+    INFO("batch " << batch.value_or(0));
+    auto g = load("valid/einsum_attention.onnx", ReadOptions{batch});
+    const std::int64_t b = batch.value_or(2);
+    const auto& scores = nodeNamed(g, "scores");
+    CHECK(scores.op == "Einsum");
+    CHECK(scores.shape == std::vector<std::int64_t>{b, 6, 6});
+    CHECK(scores.bytes.value == b * 6 * 6 * 4);
+    CHECK(scores.saves == Saves{{0, 1}, false});  // both operands, as PyTorch's batched product keeps
+    CHECK(scores.bwdTime.value > scores.fwdTime.value);
+    CHECK(nodeNamed(g, "mixed").shape == std::vector<std::int64_t>{b, 6, 8});
+    CHECK(nodeNamed(g, "pooled").shape == std::vector<std::int64_t>{b, 8});
+    CHECK(nodeNamed(g, "logits").shape == std::vector<std::int64_t>{b, 3});
+    // Two operands: a multiply and an add per (b, i, j, d); one operand: one add per input element.
+    CHECK(flopsOf(g, "scores") == 2.0 * double(b) * 6 * 6 * 8);
+    CHECK(flopsOf(g, "mixed") == 2.0 * double(b) * 6 * 6 * 8);
+    CHECK(flopsOf(g, "pooled") == double(b) * 6 * 8);
+  }
+  // The equation does not fit its operands: an error at the node, naming the label.
+  const std::string errors = errorsOf("invalid/einsum_mismatch.onnx");
+  CHECK(errors.find("node 0 'contract' (Einsum): the equation 'bid,bjd->bij' does not fit its operands: the label "
+                    "'d' has sizes 8 and 4") != std::string::npos);
+}
+
 // window_pad.onnx: ten blocks, each padding H to a multiple of 7 by amounts computed from the block's
 // own input shape as torch exports F.pad (Mod, ConstantOfShape, a Slice of step -1 ending at -(2^63 - 1),
 // Transpose, Cast), then a [2, 1] convolution: 6 rows -> 7 -> 6 in every block. Each block's pads need
@@ -271,7 +300,8 @@ TEST_CASE("ONNX unknown operation: imported with warnings and conservative defau
 }
 
 TEST_CASE("ONNX round trip through native JSON gives the same graph", "[io][onnx]") {
-  for (const char* name : {"valid/mlp.onnx", "valid/conv_block.onnx", "valid/unknown_op.onnx"}) {
+  for (const char* name :
+       {"valid/mlp.onnx", "valid/conv_block.onnx", "valid/unknown_op.onnx", "valid/einsum_attention.onnx"}) {
     INFO(name);
     auto g = load(name);
     auto back = readNativeJson(writeNativeJson(g), "roundtrip.json");

@@ -4,6 +4,10 @@
 #include <array>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
+#include "remat/graph/Einsum.hpp"
+
 namespace remat::graph {
 namespace {
 
@@ -26,6 +30,8 @@ const std::vector<OpSpec>& table() {
          .weightInputs = {1, 2}});
     add({.type = "Gemm", .savesInputs = {0, 1}, .backwardFactor = 2, .flops = R::MatMul, .weightInputs = {1, 2}});
     add({.type = "MatMul", .savesInputs = {0, 1}, .backwardFactor = 2, .flops = R::MatMul, .weightInputs = {1}});
+    // PyTorch evaluates an einsum as permutes and batched products, whose backward keeps every operand.
+    add({.type = "Einsum", .savesInputs = {0, 1, 2, 3}, .backwardFactor = 2, .flops = R::Einsum});
     // Normalisations keep their input and scale (their per-channel statistics are small).
     add({.type = "BatchNormalization",
          .savesInputs = {0, 1},
@@ -189,6 +195,17 @@ OpWork opWork(const ComputeGraph& g, NodeId v) {
       if (!weight || weight->empty() || (*weight)[0] <= 0) break;
       const double perOut = elements(*weight) / double((*weight)[0]);  // Cin/g x kernel, or Cout/g x kernel
       w.flops = 2 * (s.flops == FlopsRule::Convolution ? out : in0) * perOut;
+      break;
+    }
+    case FlopsRule::Einsum: {
+      // The equation is an attribute (attrs: JSON object text); without one that fits, as elementwise.
+      const auto attrs = nlohmann::json::parse(n.attrs, nullptr, false);
+      const auto eq = attrs.is_object() ? attrs.find("equation") : attrs.end();
+      std::vector<std::vector<std::int64_t>> shapes;
+      for (NodeId u : n.inputs) shapes.push_back(g.node(u).shape);
+      const EinsumShapes e = eq != attrs.end() && eq->is_string() ? einsumShapes(eq->get<std::string>(), shapes)
+                                                                  : EinsumShapes{.error = "no equation"};
+      w.flops = !e.error.empty() ? out : (n.inputs.size() > 1 ? 2 : 1) * e.iterations;
       break;
     }
     case FlopsRule::MatMul: {

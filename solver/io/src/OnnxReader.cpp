@@ -19,6 +19,7 @@
 
 #include "OnnxShapeFolding.hpp"
 #include "remat/graph/CostModel.hpp"
+#include "remat/graph/Einsum.hpp"
 #include "remat/graph/GraphBuilder.hpp"
 #include "remat/graph/OpTable.hpp"
 #include "remat/io/Onnx.hpp"
@@ -431,11 +432,58 @@ class OnnxImport {
       return it->second.dims;
     };
     while (true) {
-      if (detail::foldShapeComputations(m_graph, shapeOf) == 0) break;
-      indexConsumers();
+      const std::size_t folded = detail::foldShapeComputations(m_graph, shapeOf);
+      if (folded > 0) indexConsumers();
+      if (folded == 0 && shapeEinsums() == 0) break;
       inferShapes();
       collectTypes();
     }
+  }
+
+  // ONNX's shape inference (libonnx 1.12) gives an Einsum's output its rank only (MaxViT's attention
+  // is one), and what follows it then has no shape either. Where every operand's shape is known, the
+  // equation gives the output's (graph::einsumShapes); an equation that does not fit its operands is
+  // an error at the node. The number of outputs given a shape.
+  std::size_t shapeEinsums() {
+    std::size_t given = 0;
+    for (int k = 0; k < m_graph.node_size(); ++k) {
+      const auto& n = m_graph.node(k);
+      if (n.op_type() != "Einsum" || !specOf(n) || n.output_size() != 1) continue;
+      auto known = m_types.find(n.output(0));
+      if (known != m_types.end() && fullyKnown(known->second)) continue;
+      std::vector<std::vector<std::int64_t>> shapes;
+      std::optional<int> elemType;
+      for (const auto& in : n.input()) {
+        auto t = m_types.find(in);
+        if (t == m_types.end() || !fullyKnown(t->second)) break;
+        shapes.push_back(t->second.dims);
+        elemType = t->second.elemType;
+      }
+      if (shapes.size() != static_cast<std::size_t>(n.input_size()) || !elemType) continue;
+      std::string equation;
+      for (const auto& a : n.attribute())
+        if (a.name() == "equation") equation = a.s();
+      const graph::EinsumShapes e = graph::einsumShapes(equation, shapes);
+      if (!e.error.empty()) {
+        if (m_einsumErrors.insert(static_cast<std::size_t>(k)).second)
+          m_diag.errorAtPath(where(static_cast<std::size_t>(k)),
+                             "the equation '" + equation + "' does not fit its operands: " + e.error);
+        continue;
+      }
+      // The rank-only entry shape inference left, replaced; or a new one.
+      onnx::ValueInfoProto* info = nullptr;
+      for (auto& v : *m_graph.mutable_value_info())
+        if (v.name() == n.output(0)) info = &v;
+      if (!info) info = m_graph.add_value_info();
+      info->set_name(n.output(0));
+      auto* tensor = info->mutable_type()->mutable_tensor_type();
+      tensor->set_elem_type(*elemType);
+      tensor->mutable_shape()->clear_dim();
+      for (std::int64_t d : e.output) tensor->mutable_shape()->add_dim()->set_dim_value(d);
+      m_types[n.output(0)] = fromTypeProto(info->type());
+      ++given;
+    }
+    return given;
   }
 
   void indexConsumers() {
@@ -965,7 +1013,8 @@ class OnnxImport {
   std::unordered_set<std::string> m_static;
   std::unordered_set<std::string> m_emitted;
   std::map<std::string, std::size_t> m_unknown;
-  std::size_t m_unknownShapes = 0;  // operation outputs left without a shape
+  std::size_t m_unknownShapes = 0;       // operation outputs left without a shape
+  std::set<std::size_t> m_einsumErrors;  // Einsum nodes whose equation was found not to fit
   std::vector<NodeSpec> m_specs;
 };
 

@@ -21,6 +21,7 @@ enum class FlopsRule : std::uint8_t {
   Convolution,    ///< 2 * |output| * |W| / W.shape[0]: each output element is a dot product over Cin/g x kernel
   ConvTranspose,  ///< 2 * |X| * |W| / W.shape[0]: each input element scatters into Cout/g x kernel outputs
   MatMul,         ///< 2 * |output| * K, K the last dimension of the first operand (Gemm: |A| / M)
+  Einsum,         ///< the iterations of the equation's loop nest (einsumShapes), twice with two operands or more
 };
 
 /// What Remat knows about one operation type (ONNX spelling). Positions refer to the operation's
