@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """The plain-run peak as remat.torch.capture predicts it, against PyTorch's own, next to the ONNX import's.
 
-For five torchvision networks at the sizes of issue 38 (random weights, cross-entropy, one training step
+For six torchvision networks (the five of issue 38 at its sizes, and MobileNetV3-large, whose
+residual adds and hard-swish blocks none of those has; random weights, cross-entropy, one training step
 on the CPU), three numbers: the peak the CPU allocator's events show for the plain step
 (remat.torch.measure, as runtime/trace_step.py records it), the simulator's plain-run peak of the graph
 `capture` makes (times and temporaries measured), and that of the same step exported to ONNX and
@@ -34,7 +35,7 @@ from remat.torch import capture, measure  # noqa: E402
 from trace_step import WithLoss, export_onnx  # noqa: E402
 
 MODELS = [("resnet50", 4, 224), ("mobilenet_v2", 4, 224), ("densenet121", 2, 224), ("vgg11", 2, 224),
-          ("resnet18", 8, 128)]
+          ("resnet18", 8, 128), ("mobilenet_v3_large", 8, 128)]
 
 
 def onnx_prediction(model, data, labels, remat_cli):
