@@ -237,6 +237,10 @@ TEST_CASE("ONNX Einsum: output shapes from the equation, FLOPs from its loop nes
     CHECK(flopsOf(g, "mixed") == 2.0 * double(b) * 6 * 6 * 8);
     CHECK(flopsOf(g, "pooled") == double(b) * 6 * 8);
   }
+  // An Einsum that is the graph's output, declared without a shape: given its shape once.
+  const auto out = load("valid/einsum_output.onnx");
+  CHECK(nodeNamed(out, "c").shape == std::vector<std::int64_t>{2, 6, 5});
+  CHECK(flopsOf(out, "c") == 2.0 * 2 * 6 * 8 * 5 * 4);  // b, i, l, j, d: l and d are summed
   // The equation does not fit its operands: an error at the node, naming the label.
   const std::string errors = errorsOf("invalid/einsum_mismatch.onnx");
   CHECK(errors.find("node 0 'contract' (Einsum): the equation 'bid,bjd->bij' does not fit its operands: the label "

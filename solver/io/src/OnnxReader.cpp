@@ -465,15 +465,24 @@ class OnnxImport {
         if (a.name() == "equation") equation = a.s();
       const graph::EinsumShapes e = graph::einsumShapes(equation, shapes);
       if (!e.error.empty()) {
-        if (m_einsumErrors.insert(static_cast<std::size_t>(k)).second)
+        // Once per node (by its output: folding renumbers the nodes between rounds).
+        if (m_einsumErrors.insert(n.output(0)).second)
           m_diag.errorAtPath(where(static_cast<std::size_t>(k)),
-                             "the equation '" + equation + "' does not fit its operands: " + e.error);
+                             detail::isValidUtf8(equation)
+                                 ? "the equation '" + equation + "' does not fit its operands: " + e.error
+                                 : std::string("the equation is not UTF-8 text"));
         continue;
       }
-      // The rank-only entry shape inference left, replaced; or a new one.
+      // Each output once: shape inference moves a graph output's type to the graph's output list and
+      // may leave it rank-only again, which must not give it a shape round after round.
+      if (!m_einsumShaped.insert(n.output(0)).second) continue;
+      // The rank-only entry shape inference left (a graph output's, or an intermediate's), replaced; or
+      // a new one.
       onnx::ValueInfoProto* info = nullptr;
-      for (auto& v : *m_graph.mutable_value_info())
+      for (auto& v : *m_graph.mutable_output())
         if (v.name() == n.output(0)) info = &v;
+      for (auto& v : *m_graph.mutable_value_info())
+        if (!info && v.name() == n.output(0)) info = &v;
       if (!info) info = m_graph.add_value_info();
       info->set_name(n.output(0));
       auto* tensor = info->mutable_type()->mutable_tensor_type();
@@ -1014,7 +1023,8 @@ class OnnxImport {
   std::unordered_set<std::string> m_emitted;
   std::map<std::string, std::size_t> m_unknown;
   std::size_t m_unknownShapes = 0;       // operation outputs left without a shape
-  std::set<std::size_t> m_einsumErrors;  // Einsum nodes whose equation was found not to fit
+  std::set<std::string> m_einsumErrors;  // outputs of Einsums whose equation was found not to fit
+  std::set<std::string> m_einsumShaped;  // outputs of Einsums given a shape from their equation
   std::vector<NodeSpec> m_specs;
 };
 
