@@ -449,6 +449,10 @@ class OnnxImport {
     for (int k = 0; k < m_graph.node_size(); ++k) {
       const auto& n = m_graph.node(k);
       if (n.op_type() != "Einsum" || !specOf(n) || n.output_size() != 1) continue;
+      // Each output once, by name (folding renumbers the nodes between rounds): an error is reported
+      // once, and shape inference moves a graph output's type to the graph's output list and may leave it
+      // rank-only again, which must not give it a shape round after round.
+      if (m_einsumDone.contains(n.output(0))) continue;
       auto known = m_types.find(n.output(0));
       if (known != m_types.end() && fullyKnown(known->second)) continue;
       std::vector<std::vector<std::int64_t>> shapes;
@@ -464,18 +468,14 @@ class OnnxImport {
       for (const auto& a : n.attribute())
         if (a.name() == "equation") equation = a.s();
       const graph::EinsumShapes e = graph::einsumShapes(equation, shapes);
+      m_einsumDone.insert(n.output(0));
       if (!e.error.empty()) {
-        // Once per node (by its output: folding renumbers the nodes between rounds).
-        if (m_einsumErrors.insert(n.output(0)).second)
-          m_diag.errorAtPath(where(static_cast<std::size_t>(k)),
-                             detail::isValidUtf8(equation)
-                                 ? "the equation '" + equation + "' does not fit its operands: " + e.error
-                                 : std::string("the equation is not UTF-8 text"));
+        m_diag.errorAtPath(where(static_cast<std::size_t>(k)),
+                           detail::isValidUtf8(equation)
+                               ? "the equation '" + equation + "' does not fit its operands: " + e.error
+                               : std::string("the equation is not UTF-8 text"));
         continue;
       }
-      // Each output once: shape inference moves a graph output's type to the graph's output list and
-      // may leave it rank-only again, which must not give it a shape round after round.
-      if (!m_einsumShaped.insert(n.output(0)).second) continue;
       // The rank-only entry shape inference left (a graph output's, or an intermediate's), replaced; or
       // a new one.
       onnx::ValueInfoProto* info = nullptr;
@@ -1022,9 +1022,8 @@ class OnnxImport {
   std::unordered_set<std::string> m_static;
   std::unordered_set<std::string> m_emitted;
   std::map<std::string, std::size_t> m_unknown;
-  std::size_t m_unknownShapes = 0;       // operation outputs left without a shape
-  std::set<std::string> m_einsumErrors;  // outputs of Einsums whose equation was found not to fit
-  std::set<std::string> m_einsumShaped;  // outputs of Einsums given a shape from their equation
+  std::size_t m_unknownShapes = 0;     // operation outputs left without a shape
+  std::set<std::string> m_einsumDone;  // outputs of Einsums given a shape, or an error, from their equation
   std::vector<NodeSpec> m_specs;
 };
 
