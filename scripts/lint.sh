@@ -55,6 +55,12 @@ for e in entries:
         copy = dict(e, file=source)
         copy["command"] = e["command"].replace(e["file"], source)
         out.append(copy)
+# LibTorch 1.13's headers do not parse as C++20 with clang 14 (its constexpr std::vector instantiates the
+# destructor of a vector of c10::IValue where IValue is still incomplete; GCC, which builds them, does
+# not), so clang-tidy would stop at errors in them: the sources that include them are checked as C++17.
+for e in out:
+    if "/torch/csrc/api/include" in e["command"]:
+        e["command"] = e["command"].replace("-std=c++20", "-std=c++17")
 json.dump(out, open(sys.argv[2], "w"), indent=1)
 PY
 # Sources the dev build compiles (a file the configuration leaves out, such as the CUDA-only parts,

@@ -257,6 +257,28 @@ TEST_CASE("the runner's baseline and a saved-gradient comparison agree") {
   CHECK(m2["gradient_check"]["reference"] == grads.string());
   // Batch norm's running statistics get a gradient buffer in the simulator's model and no contribution.
   CHECK(m2["model_only_param_grads"].size() == 8);
+
+  // Another seed's parameters and inputs against the same reference: different gradients, found parameter
+  // by parameter, and exit code 1.
+  const fs::path out3 = scratch() / "cnn-approx-seed1.json";
+  r = runner({small("cnn-skip"), "--plan", planFile.string(), "--grads-ref", grads.string(), "--seed", "1", "--warmup",
+              "0", "--iterations", "1", "-o", out3.string()});
+  CHECK(r.code == 1);
+  CHECK_THAT(r.err, Catch::Contains("DIFFERENT"));
+  const json m3 = json::parse(slurp(out3));
+  CHECK(m3["gradient_check"]["passed"] == false);
+  int weights = 0;
+  for (const json& p : m3["gradient_check"]["params"]) {
+    INFO(p["name"]);
+    const std::string name = p["name"];
+    if (name.find("weight") == std::string::npos) continue;
+    ++weights;
+    CHECK(p["ok"] == false);
+    CHECK(p["max_abs_diff"].get<double>() > 0.0);
+    CHECK(std::isfinite(p["max_abs_diff"].get<double>()));
+    CHECK(p["max_rel_diff"].get<double>() > 1e-3);
+  }
+  CHECK(weights >= 5);  // the convolutions', normalisations' and linear head's weights
 }
 
 TEST_CASE("the runner's plain framework run holds what eager PyTorch holds: within 1% of the simulator's plain run") {
