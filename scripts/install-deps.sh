@@ -15,6 +15,11 @@ packages=(
   libonnx-dev protobuf-compiler libprotobuf-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libeigen3-dev libtbb-dev
   libtorch-dev python3-torch python3-torchvision python3-onnx pybind11-dev python3-dev
+  # LibTorch's recommended BLAS, which --no-install-recommends below would leave out: without it Debian's
+  # LibTorch multiplies with the reference BLAS, and here an iteration of the reduced GPT-2 takes 2.6x as
+  # long, the DenseNet-121 test of tests/python 3x. The OpenMP build keeps to LibTorch's thread count
+  # (remat-runner --threads).
+  libopenblas0-openmp
   xvfb xauth fonts-dejavu-core poppler-utils
 )
 
