@@ -363,9 +363,9 @@ TEST_CASE("compare runs on every committed dataset") {
     if (entry.path().extension() == ".json" && entry.path().filename() != "manifest.json")
       datasets.push_back(entry.path());
   std::sort(datasets.begin(), datasets.end());
-  // Under the sanitizers every second dataset in name order (tests/support/Sanitized.hpp): a minute of
-  // compare calls under ASan, and the solvers' own code runs there on every random family besides.
-  const std::size_t stride = remat::test::kSanitized ? 2 : 1;
+  // Under the sanitizers every third dataset in name order (tests/support/Sanitized.hpp): every second
+  // took 69 s under ASan in CI, and the solvers' own code runs there on every random family besides.
+  const std::size_t stride = remat::test::kSanitized ? 3 : 1;
   int seen = 0;
   for (std::size_t i = 0; i < datasets.size(); i += stride) {
     const fs::path& dataset = datasets[i];
@@ -388,8 +388,8 @@ TEST_CASE("compare runs on every committed dataset") {
     }
     ++seen;
   }
-  // unet-small and the twelve networks of datasets/generate.py, or every second of them
-  CHECK(seen >= (remat::test::kSanitized ? 7 : 13));
+  // unet-small and the twelve networks of datasets/generate.py, or every third of them
+  CHECK(seen >= (remat::test::kSanitized ? 5 : 13));
 }
 
 TEST_CASE("compare names the winner among the plans that fit, in either model") {
@@ -967,6 +967,10 @@ TEST_CASE("golden results in the simulator's model on the repository's own netwo
                                              {"dp-evict", 0, "feasible", 455978, 3078713664},
                                              {"fastsa", 0, "feasible", 455978, 3078713664}}}}};
   for (const auto& [file, want] : golden) {
+    // Under the sanitizers (tests/support/Sanitized.hpp) ResNet-50 and U-Net, the two whose plans differ
+    // most between solvers (and the one chain-dp cannot plan): 44 s of the four under ASan in CI. The dev
+    // run checks all four's numbers.
+    if (remat::test::kSanitized && (file == "mobilenet_v2.json" || file == "vgg19.json")) continue;
     INFO(file);
     const std::string path = std::string(REMAT_SOURCE_DIR) + "/datasets/" + file;
     Run exactLeast = runRemat({"min-budget", path, "--solver", "exact-dp", "--json"});
