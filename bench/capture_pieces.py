@@ -4,9 +4,10 @@
 Each piece (a few layers with a pooled linear head, cross-entropy, one training step on the CPU) is
 captured and its plain-run peak, as the simulator predicts it, set against the CPU allocator's
 (remat.torch.measure); then approx-dp's plan for the whole network at 90 MiB (batch 8, 128 px, the plan
-`best_plan` applies there) is applied and measured. BENCHMARKS.md, CAPTURE-ERRORS, quotes the figures.
+`best_plan` applies there) is applied and measured. BENCHMARKS.md, CAPTURE-ERRORS, quotes the figures;
+the plan follows the capture's measured times, so it and its miss can differ from run to run.
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/capture_pieces.py     # about a minute here
+    PYTHONPATH=build/python /usr/bin/python3 bench/capture_pieces.py     # 6 s here
 """
 
 import torch
@@ -14,7 +15,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
-import remat  # noqa: E402  (PYTHONPATH=build/python)
+import remat  # PYTHONPATH=build/python
 from remat.torch import apply, capture, measure
 
 

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 import torchvision
 
-import remat  # noqa: E402  (PYTHONPATH=build/python)
+import remat  # PYTHONPATH=build/python
 from remat.torch import apply, capture, measure
 
 
