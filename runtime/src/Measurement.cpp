@@ -99,6 +99,8 @@ json toJson(const Measurement& m) {
     j["cpu_allocator"] = nullptr;
   }
   if (!m.cpuAllocatorNote.empty()) j["cpu_allocator_note"] = m.cpuAllocatorNote;
+  j["cpu_heap"] = m.cpuHeap.empty() ? json(nullptr) : json(m.cpuHeap);
+  j["page_faults"] = m.pageFaults;
   if (m.gradients) {
     const GradientCheck& g = *m.gradients;
     json params = json::array();

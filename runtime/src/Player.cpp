@@ -18,12 +18,17 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string_view>
 #include <unordered_set>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+#include <sys/resource.h>
 
 #include "CountingAllocator.hpp"
 #include "Ops.hpp"
@@ -222,7 +227,10 @@ class Player {
     m_paramContributed.assign(n, false);
     at::NoGradGuard noGrad;
     stepSeconds.assign(m_script.size(), 0.0);
-    if (record) steps.assign(m_script.size(), StepMeasurement{});
+    // The steps' names are written before the first iteration (nameSteps), so that recording allocates
+    // nothing between the tensors: small blocks taken from the holes big tensors left behind make the
+    // next iteration grow the heap and page-fault (what controlCpuHeap is there to avoid).
+    if (record && steps.size() != m_script.size()) nameSteps(steps);
     for (std::size_t s = 0; s < m_script.size(); ++s) {
       const ScriptStep& st = m_script[s];
       if (record && m_counter) m_counter->resetPeak();
@@ -245,9 +253,6 @@ class Player {
       if (record) {
         StepMeasurement& m = steps[s];
         if (m_counter) m.allocator = AllocatorStep{m_counter->live(), m_counter->peak(), 0};
-        m.kind = std::string(stepKindName(st.kind));
-        m.node = m_g.node(st.node).id;
-        m.recompute = st.recompute;
         account(m.during, m.duringAlias);
         if (st.kind == StepKind::Forward && m_g.successors[st.node].empty() && m_values[st.node].numel() == 1)
           loss = m_values[st.node].item<double>();
@@ -264,6 +269,17 @@ class Player {
         account(steps[s].after, steps[s].afterAlias);
         if (m_counter) steps[s].allocator->after = m_counter->live();
       }
+    }
+  }
+
+  /// One StepMeasurement per step of the schedule, with its kind, node and whether it recomputes.
+  void nameSteps(std::vector<StepMeasurement>& steps) {
+    steps.assign(m_script.size(), StepMeasurement{});
+    m_seen.resize(seenTableSize());
+    for (std::size_t s = 0; s < m_script.size(); ++s) {
+      steps[s].kind = std::string(stepKindName(m_script[s].kind));
+      steps[s].node = m_g.node(m_script[s].node).id;
+      steps[s].recompute = m_script[s].recompute;
     }
   }
 
@@ -372,17 +388,50 @@ class Player {
     }
   }
 
+  // A power of two, at least 4 entries per node: account() counts at most 2 storages per node (a
+  // parameter and its gradient, or a value and its gradient), so the table stays at most half full.
+  // (C++17 here, for clang's sake: no std::bit_ceil.)
+  std::size_t seenTableSize() const {
+    std::size_t size = 1;
+    while (size < 4 * m_g.nodes.size() + 4) size <<= 1;
+    return size;
+  }
+
+  // Whether storage s was already counted by this call of account(): an open-addressing table sized
+  // once for every tensor the tables can hold, entries of older calls told apart by their stamp, so
+  // that accounting allocates nothing.
+  bool seenBefore(const c10::StorageImpl* s) {
+    const std::size_t mask = m_seen.size() - 1;
+    // Fibonacci hashing: the product's high bits mix every bit of the address (its low bits are zero).
+    std::uint64_t h = reinterpret_cast<std::uintptr_t>(s);
+    h = (h ^ (h >> 32)) * 0x9E3779B97F4A7C15ULL;
+    std::size_t at = static_cast<std::size_t>(h >> 32) & mask;
+    for (;; at = (at + 1) & mask) {
+      auto& [storage, stamp] = m_seen[at];
+      if (stamp != m_stamp) {
+        storage = s;
+        stamp = m_stamp;
+        return false;
+      }
+      if (storage == s) return true;
+    }
+  }
+
   // Live storage of the tables, each storage once. A storage is attributed to the first holder in this
   // order: parameters, inputs, parameter gradients, values and gradients of nodes the graph counts with
   // their size, then those of zero-byte views; storage only views hold is also reported as alias bytes.
-  void account(Breakdown& b, AliasBytes& alias) const {
+  void account(Breakdown& b, AliasBytes& alias) {
     b = Breakdown{};
     alias = AliasBytes{};
-    std::unordered_set<const c10::StorageImpl*> seen;
+    if (m_seen.empty()) m_seen.resize(seenTableSize());
+    if (++m_stamp == 0) {  // the stamp wrapped: forget every entry
+      std::fill(m_seen.begin(), m_seen.end(), std::pair<const c10::StorageImpl*, std::uint32_t>{nullptr, 0});
+      m_stamp = 1;
+    }
     auto add = [&](const at::Tensor& t, std::int64_t& category, std::int64_t* aliasCategory) {
       if (!t.defined() || !t.has_storage()) return;
       const c10::StorageImpl* s = storageOf(t);
-      if (!seen.insert(s).second) return;
+      if (seenBefore(s)) return;
       const auto bytes = static_cast<std::int64_t>(s->nbytes());
       category += bytes;
       if (aliasCategory) *aliasCategory += bytes;
@@ -416,6 +465,9 @@ class Player {
   std::vector<at::Tensor>& m_resident;
   std::uint64_t m_seed;
   AllocationCounter* m_counter;  // null where the CPU allocator is not counted
+  // account()'s table of the storages it has counted (seenBefore), with the stamp of the call.
+  std::vector<std::pair<const c10::StorageImpl*, std::uint32_t>> m_seen;
+  std::uint32_t m_stamp = 0;
   std::vector<at::Tensor> m_values, m_grads, m_paramGrads;
   std::vector<bool> m_recomputed, m_paramContributed;
 };
@@ -628,6 +680,30 @@ Measurement run(const RunOptions& o) {
 
 namespace {
 
+// What the C library does with freed CPU memory, for the measurement's `cpu_heap`. By default glibc
+// serves large blocks (above a threshold that adapts up to 32 MiB) with their own mappings and unmaps
+// them when freed, and trims the heap's top: the next tensor of that size then page-faults every page
+// in again. On this project's 2-core VM a fault costs about 12 us, so a 3x3 convolution's backward over
+// 512 channels on a 2x2 map took 32 ms with its 9.4 MB weight-sized buffers fresh and 4 ms with them
+// reused, and which of the two a step got depended on what the plan had freed before it: the same
+// kernel measured 36 ms in one plan and 59 ms in another. Kept, the measured iterations reuse the
+// memory the warm-up faulted in, as a caching allocator does on CUDA, and each step's time is its own.
+std::string controlCpuHeap(bool keep) {
+  if (!keep) return "returned";
+#if defined(__GLIBC__)
+  // No mappings of their own (every block from the heap) and no trimming: both return 1 when taken.
+  // A sanitizer's allocator replaces malloc and takes neither.
+  if (mallopt(M_MMAP_MAX, 0) == 1 && mallopt(M_TRIM_THRESHOLD, INT_MAX) == 1) return "kept";
+#endif
+  return "default";
+}
+
+// The process's minor page faults so far (memory touched for the first time since it was mapped).
+std::int64_t minorPageFaults() {
+  rusage usage{};
+  return getrusage(RUSAGE_SELF, &usage) == 0 ? static_cast<std::int64_t>(usage.ru_minflt) : 0;
+}
+
 Measurement runLoaded(const RunOptions& o, Loaded& l) {
   const GraphSpec& g = l.graph;
   const Device dev = openDevice(o.device);
@@ -654,6 +730,7 @@ Measurement runLoaded(const RunOptions& o, Loaded& l) {
   // that "measured" means what the framework allocated, not only what the tables hold.
   AllocationCounter* counter = nullptr;
   if (!dev.cuda) {
+    m.cpuHeap = controlCpuHeap(o.keepHeap);
     counter = detail::installCountingCpuAllocator(m.cpuAllocatorNote);
     if (counter) m.cpuAllocator = CpuAllocatorStats{};
   }
@@ -661,17 +738,23 @@ Measurement runLoaded(const RunOptions& o, Loaded& l) {
   std::vector<at::Tensor> grads;
   if (o.planFile) {
     Player player(g, l.plan, l.script, dev, resident, o.seed, counter);
+    // Everything the loop keeps is allocated before it (see Player::iteration).
+    player.nameSteps(m.steps);
     std::vector<std::vector<double>> perStep(l.script.size());
-    std::vector<double> stepSeconds;
+    for (auto& times : perStep) times.reserve(static_cast<std::size_t>(o.iterations));
+    m.iterationSeconds.reserve(static_cast<std::size_t>(o.iterations));
+    std::vector<double> stepSeconds(l.script.size());
     for (int it = 0; it < o.warmup + o.iterations; ++it) {
       const bool measured = it >= o.warmup;
       if (it == o.warmup) resetPeak(dev);
       synchronize(dev);
+      const std::int64_t faults = minorPageFaults();
       const auto t0 = Clock::now();
       player.iteration(it == o.warmup, m.steps, stepSeconds, m.loss);
       synchronize(dev);
       if (!measured) continue;
       m.iterationSeconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      m.pageFaults += minorPageFaults() - faults;
       for (std::size_t s = 0; s < stepSeconds.size(); ++s) perStep[s].push_back(stepSeconds[s]);
     }
     for (std::size_t s = 0; s < m.steps.size(); ++s) {
@@ -692,11 +775,13 @@ Measurement runLoaded(const RunOptions& o, Loaded& l) {
       grads.clear();  // the last iteration's gradients are not part of this one
       if (counter) counter->resetPeak();
       synchronize(dev);
+      const std::int64_t faults = minorPageFaults();
       const auto t0 = Clock::now();
       grads = baselineIteration(g, resident, o.seed, m.loss);
       synchronize(dev);
       if (it < o.warmup) continue;
       m.iterationSeconds.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+      m.pageFaults += minorPageFaults() - faults;
       if (counter) m.cpuAllocator->peakBytes = std::max(m.cpuAllocator->peakBytes, counter->peak());
     }
     m.cuda = peakStats(dev);

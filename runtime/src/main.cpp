@@ -36,7 +36,8 @@ Options:
   --baseline           run the plain forward and backward() instead of a plan
   --device DEV         cpu (default), cuda or cuda:N (only when built with a CUDA LibTorch)
   --seed N             seed of parameters, inputs and dropout masks (default 0)
-  --warmup N           iterations run before measuring (default 1)
+  --warmup N           iterations run before measuring (default 2: the first settles lazy
+                       initialization, the second the C library's heap)
   --iterations N       measured iterations, at least 1 (default 3); step times are their medians
   --check-grads        also run the baseline (same seed) and compare every parameter gradient
   --grads-ref FILE     compare the parameter gradients with a file written by --grads-out
@@ -44,6 +45,9 @@ Options:
   --rtol X, --atol X   gradient tolerance: |a - b| <= atol + rtol |b| element-wise (default 1e-4, 1e-6)
   --no-liveness        free only what the schedule states (as `remat solve --no-liveness` simulates)
   --threads N          intra-op CPU threads (default: LibTorch's)
+  --return-memory      on the CPU, leave the C library's defaults, which hand large freed blocks back
+                       to the system, so that the next tensor of that size page-faults its memory in
+                       again (by default freed memory is kept for reuse: the measurement's cpu_heap)
   --dry-run            check the graph, plan and schedule, run nothing
   -o, --output FILE    write the measurement JSON ("format": "remat-measurement"); it is written to a
                        temporary file and renamed, so a failed run leaves no file
@@ -155,6 +159,8 @@ bool parse(int argc, char** argv, Cli& cli) {
       cli.run.liveness = false;
     else if (a == "--threads")
       cli.run.threads = static_cast<int>(parseInteger(a, value(), 1));
+    else if (a == "--return-memory")
+      cli.run.keepHeap = false;
     else if (a == "--dry-run")
       cli.dryRun = true;
     else if (a == "-o" || a == "--output")

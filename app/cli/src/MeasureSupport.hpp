@@ -14,7 +14,7 @@ namespace remat::cli {
 struct MeasureCliOptions {
   std::string device = "cpu";
   int iterations = 3;
-  int warmup = 1;
+  int warmup = 2;
   std::uint64_t seed = 0;
   int threads = 0;
   std::string runner;

@@ -103,6 +103,13 @@ struct Measurement {
   std::optional<CudaStats> cuda;
   std::optional<CpuAllocatorStats> cpuAllocator;
   std::string cpuAllocatorNote;  ///< why there is no CPU allocator count, when there is none on the CPU
+  /// On the CPU, what the C library did with freed memory: "kept" (reused, RunOptions::keepHeap),
+  /// "returned" (its defaults: large blocks go back to the system when freed) or "default" (keepHeap
+  /// asked, but this C library does not take the setting); empty on CUDA.
+  std::string cpuHeap;
+  /// The process's minor page faults over the measured iterations (all of them together): memory
+  /// touched for the first time, which on a VM can cost more than the kernels that touch it.
+  std::int64_t pageFaults = 0;
   std::optional<GradientCheck> gradients;
 };
 

@@ -14,7 +14,7 @@ struct RunOptions {
   std::optional<std::string> planFile;  ///< play this plan; without it, the plain baseline
   std::string device = "cpu";           ///< "cpu", "cuda" or "cuda:N"
   std::uint64_t seed = 0;
-  int warmup = 1;
+  int warmup = 2;
   int iterations = 3;
   bool checkGrads = false;              ///< also run the baseline and compare parameter gradients
   std::optional<std::string> gradsRef;  ///< compare with gradients saved by --grads-out instead
@@ -23,6 +23,9 @@ struct RunOptions {
   double atol = 1e-6;
   bool liveness = true;  ///< free every value and gradient right after its last use, as the simulator
   int threads = 0;       ///< intra-op threads; 0 keeps LibTorch's default
+  /// On the CPU, have the C library keep freed memory for reuse instead of handing it back to the
+  /// operating system (glibc's mallopt), so that the measured iterations do not page-fault fresh memory in.
+  bool keepHeap = true;
 };
 
 /// Reads the graph (and plan), checks that every operation can run and that the schedule can be played,

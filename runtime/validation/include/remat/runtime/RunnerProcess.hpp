@@ -15,7 +15,7 @@ struct MeasuredRun;
 struct MeasureOptions {
   std::string runner;  ///< the remat-runner program (findRunner)
   std::string device = "cpu";
-  int warmup = 1;
+  int warmup = 2;
   int iterations = 3;
   std::uint64_t seed = 0;
   int threads = 0;             ///< intra-op CPU threads; 0 keeps LibTorch's default
