@@ -7,9 +7,14 @@ it, how does it compare with the overall winner, and the wrapped step that train
     print(best.summary())
     loss = best.step(images, labels); loss.backward(); optimizer.step()
 
-Every figure is the engine's (`remat.compare` and `remat.simulate`: the bindings). `apply` runs
+Every prediction is the engine's (`remat.compare` and `remat.simulate`: the bindings). `apply` runs
 lower-set chains: the plans of exact-dp, approx-dp, chen-sqrtn and chen-greedy (and store-all, a single
 segment); DTR's and the MILP's schedules are compared but cannot be applied yet.
+
+With `verify` (the default), the plan is also run once, as `measure` runs a step, before it is handed
+out: one that measures over the budget (where PyTorch's autograd holds memory the simulator does not
+follow: docs/simulator.md) is set aside for the next one, so the step returned is one that was seen to
+fit on this device. The model is left as it was: gradients, buffers and the random state.
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
+import torch
 import torch.nn as nn
 
 from ._apply import AppliedStep, apply, normalize, _segments_of
 from ._capture import Capture, capture
+from ._measure import measure
 
 
 @dataclasses.dataclass
@@ -36,6 +43,14 @@ class BestPlan:
     # answer), by remat.min_budget, and the solver it is from; the budget to ask for instead.
     least_appliable_bytes: Optional[int] = None
     least_appliable_solver: Optional[str] = None
+    # With verify: each plan run, in the order tried, as {"solver", "predicted_peak_bytes",
+    # "measured_peak_bytes", "fits"}; the applied plan is the last, and the only one that fits.
+    verified: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
+
+    @property
+    def measured_peak_bytes(self) -> Optional[int]:
+        """The applied plan's peak as `measure` saw it (with verify), else None."""
+        return self.verified[-1]["measured_peak_bytes"] if self.verified and self.verified[-1]["fits"] else None
 
     @property
     def predicted_peak_bytes(self) -> Optional[int]:
@@ -60,9 +75,20 @@ class BestPlan:
                          + ("  fits" if row.get("fits") else ""))
         winner = self.comparison.get("winner")
         lines.append(f"overall winner: {winner or 'none fits'}")
+        for v in self.verified:
+            if not v["fits"]:
+                over = v["measured_peak_bytes"] - self.budget_bytes
+                lines.append(f"set aside: {v['solver']} measured {v['measured_peak_bytes']} bytes, {over} over the "
+                             f"budget (predicted {v['predicted_peak_bytes']})")
         if self.plan:
-            lines.append(f"applied: {self.solver}, predicted peak {self.predicted_peak_bytes / mib:.1f} MiB, "
-                         f"overhead {self.overhead_percent:.2f}% of the plain step")
+            measured = (f", measured {self.measured_peak_bytes / mib:.1f} MiB"
+                        if self.measured_peak_bytes is not None else "")
+            lines.append(f"applied: {self.solver}, predicted peak {self.predicted_peak_bytes / mib:.1f} MiB"
+                         f"{measured}, overhead {self.overhead_percent:.2f}% of the plain step")
+        elif self.verified:
+            least = min(v["measured_peak_bytes"] for v in self.verified)
+            lines.append("applied: none (every plan apply can run that fits the budget in the simulator measured "
+                         f"over it; the least measured was {least / mib:.1f} MiB, {least} bytes)")
         elif self.least_appliable_bytes is not None:
             lines.append(f"applied: none (no plan apply can run fits the budget); {self.least_appliable_solver}'s "
                          f"least budget is {self.least_appliable_bytes / mib:.1f} MiB "
@@ -77,12 +103,31 @@ def appliable(row: Dict[str, Any]) -> bool:
     return bool(row.get("segments")) or row.get("solver") == "store-all"
 
 
+def _measured_peak(step: AppliedStep, model: nn.Module, inputs: Sequence[Any], targets: Sequence[Any]) -> int:
+    """The peak of one step under the plan, as `measure` sees it, leaving the model as it was: its
+    parameters' gradients, its buffers (batch norm's running statistics) and the random state."""
+    grads = {p: p.grad for p in model.parameters()}
+    buffers = {k: b.detach().clone() for k, b in model.named_buffers()}
+    device = next((p.device for p in model.parameters()), torch.device("cpu"))
+    with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []):
+        try:
+            return measure(step, tuple(inputs) + tuple(targets)).peak_bytes
+        finally:
+            with torch.no_grad():
+                for k, b in model.named_buffers():
+                    b.copy_(buffers[k])
+            for p, g in grads.items():
+                p.grad = g
+
+
 def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callable] = None,
               targets: Sequence[Any] = (), *, budget: Union[int, str], solvers: Optional[List[str]] = None,
-              time_limit: Optional[float] = 60.0, cap: Optional[Capture] = None) -> BestPlan:
+              time_limit: Optional[float] = 60.0, cap: Optional[Capture] = None, verify: bool = True) -> BestPlan:
     """Captures the step (or takes `cap`), compares the solvers at `budget` (bytes or a size such as
     "6GiB"), and applies the plan with the least simulated overhead among those apply can run that fit
-    the budget in the simulator, for the chain apply actually runs (see `normalize`)."""
+    the budget in the simulator, for the chain apply actually runs (see `normalize`). With `verify`, each
+    such plan in that order is run once on `inputs` and `targets` and the first whose measured peak is
+    within the budget is applied (`BestPlan.verified` has every run)."""
     import remat  # the engine's bindings
 
     cap = cap or capture(model, inputs, loss_fn, targets)
@@ -93,7 +138,7 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
     budget_bytes = next((r["budget_bytes"] for r in comparison["rows"] if r.get("budget_bytes")), None)
     if budget_bytes is None:
         raise ValueError(f"budget {budget!r}: give a number of bytes or a size such as 6GiB")
-    best: Optional[Dict[str, Any]] = None
+    candidates: List[Dict[str, Any]] = []
     for row in comparison["rows"]:
         if not (appliable(row) and row.get("fits")):
             continue
@@ -105,13 +150,31 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
                        solver=row["solver"])
             if row["status"] not in ("optimal", "feasible"):
                 continue
-        if best is None or (row["metrics"]["overhead"], row["metrics"]["simulated_peak_bytes"]) < (
-                best["metrics"]["overhead"], best["metrics"]["simulated_peak_bytes"]):
-            best = row
-    step = apply(cap, best) if best else None
+        candidates.append(row)
+    # Least overhead first, then least peak; a plan two solvers both found is tried once.
+    candidates.sort(key=lambda r: (r["metrics"]["overhead"], r["metrics"]["simulated_peak_bytes"]))
+    best: Optional[Dict[str, Any]] = None
+    step: Optional[AppliedStep] = None
+    verified: List[Dict[str, Any]] = []
+    tried = set()
+    for row in candidates:
+        key = tuple(tuple(s) for s in row["segments"])
+        if key in tried:
+            continue
+        tried.add(key)
+        candidate = apply(cap, row)
+        if verify:
+            peak = _measured_peak(candidate, model, inputs, targets)
+            fits = peak <= budget_bytes
+            verified.append({"solver": row["solver"], "predicted_peak_bytes": row["metrics"]["simulated_peak_bytes"],
+                             "measured_peak_bytes": peak, "fits": fits})
+            if not fits:
+                continue
+        best, step = row, candidate
+        break
     least: Optional[int] = None
     least_solver: Optional[str] = None
-    if best is None:  # what to ask for instead: the least budget of the DP apply runs best
+    if best is None and not verified:  # what to ask for instead: the least budget of the DP apply runs best
         for solver in ("exact-dp", "approx-dp"):
             answer = remat.min_budget(graph, solver, time_limit=time_limit)
             if answer["min_budget_bytes"] is not None:
@@ -120,4 +183,4 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
     return BestPlan(capture=cap, comparison=comparison, plan=best, solver=best["solver"] if best else None,
                     step=step, budget_bytes=budget_bytes,
                     plain_peak_bytes=comparison["vanilla"]["metrics"]["simulated_peak_bytes"],
-                    least_appliable_bytes=least, least_appliable_solver=least_solver)
+                    least_appliable_bytes=least, least_appliable_solver=least_solver, verified=verified)
