@@ -87,6 +87,9 @@ class EndToEnd(unittest.TestCase):
             self.assertLessEqual(difference, 1e-5, f"{name}: gradients under {best.solver}")
             self.assertLessEqual(abs(m.peak_bytes / predicted - 1), PLAN_TOLERANCE, f"{name}: {best.solver}'s peak")
             self.assertLessEqual(m.peak_bytes, budget * (1 + PLAN_TOLERANCE), f"{name}: {best.solver} over budget")
+            # best_plan ran the same step once before handing it out (verify): the same peak, within it.
+            self.assertEqual(best.measured_peak_bytes, m.peak_bytes, f"{name}: {best.summary()}")
+            self.assertLessEqual(best.measured_peak_bytes, budget)
             self.assertLess(predicted, predicted_plain)
 
     def test_resnet18(self):
