@@ -251,6 +251,32 @@ class Refusals(unittest.TestCase):
         self.assertEqual((unverified.verified, unverified.measured_peak_bytes), ([], None))
 
 
+    def test_a_plan_that_runs_out_of_memory_on_the_device_is_set_aside(self):
+        # Verified on inputs larger than the capture's, the step's outer product asks the allocator for
+        # 64 TiB: a real allocation failure, which sets the plan aside instead of ending best_plan.
+        class Outer(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+
+            def forward(self, x):
+                v = self.lin(x).flatten()
+                return torch.outer(v, v).mean()
+
+        torch.manual_seed(0)
+        model = Outer()
+        cap = capture(model, (torch.randn(8, 4),), None, measure=False)
+        huge = torch.randn(1 << 20, 4)
+        best = best_plan(model, (huge,), None, budget=1 << 30, cap=cap, solvers=["store-all"])
+        self.assertIsNone(best.step, best.summary())
+        self.assertEqual(len(best.verified), 1)
+        run = best.verified[0]
+        self.assertEqual((run["solver"], run["measured_peak_bytes"], run["fits"]), ("store-all", None, False))
+        self.assertIn("allocate", run["error"])
+        self.assertIn("set aside: store-all ran out of memory on the device", best.summary())
+        self.assertIn("measured over it or ran out of memory)", best.summary())
+        self.assertTrue(all(p.grad is None for p in model.parameters()))
+
 
 class Bindings(unittest.TestCase):
     """The engine from Python: the same answers as the command line, bad input as ValueError with its place."""

@@ -13,8 +13,8 @@ segment); DTR's and the MILP's schedules are compared but cannot be applied yet.
 
 With `verify` (the default), the plan is also run once, as `measure` runs a step, before it is handed
 out: one that measures over the budget (where PyTorch's autograd holds memory the simulator does not
-follow: docs/simulator.md) is set aside for the next one, so the step returned is one that was seen to
-fit on this device. The model is left as it was: gradients, buffers and the random state.
+follow: docs/simulator.md), or runs out of the device's memory, is set aside for the next one, so the
+step returned is one that was seen to fit on this device. The model is left as it was: gradients, buffers and the random state.
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ class BestPlan:
     least_appliable_bytes: Optional[int] = None
     least_appliable_solver: Optional[str] = None
     # With verify: each plan run, in the order tried, as {"solver", "predicted_peak_bytes",
-    # "measured_peak_bytes", "fits"}; the applied plan is the last, and the only one that fits.
+    # "measured_peak_bytes", "fits", "error"}; the applied plan is the last, and the only one that fits. A
+    # run that ran out of memory on the device has no measured peak and the allocator's message as error.
     verified: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
@@ -76,7 +77,12 @@ class BestPlan:
         winner = self.comparison.get("winner")
         lines.append(f"overall winner: {winner or 'none fits'}")
         for v in self.verified:
-            if not v["fits"]:
+            if v["fits"]:
+                continue
+            if v["measured_peak_bytes"] is None:
+                lines.append(f"set aside: {v['solver']} ran out of memory on the device (predicted "
+                             f"{v['predicted_peak_bytes']}): {v['error']}")
+            else:
                 over = v["measured_peak_bytes"] - self.budget_bytes
                 lines.append(f"set aside: {v['solver']} measured {v['measured_peak_bytes']} bytes, {over} over the "
                              f"budget (predicted {v['predicted_peak_bytes']})")
@@ -86,9 +92,11 @@ class BestPlan:
             lines.append(f"applied: {self.solver}, predicted peak {self.predicted_peak_bytes / mib:.1f} MiB"
                          f"{measured}, overhead {self.overhead_percent:.2f}% of the plain step")
         elif self.verified:
-            least = min(v["measured_peak_bytes"] for v in self.verified)
+            measured = [v["measured_peak_bytes"] for v in self.verified if v["measured_peak_bytes"] is not None]
+            least = (f"; the least measured was {min(measured) / mib:.1f} MiB, {min(measured)} bytes" if measured
+                     else "")
             lines.append("applied: none (every plan apply can run that fits the budget in the simulator measured "
-                         f"over it; the least measured was {least / mib:.1f} MiB, {least} bytes)")
+                         f"over it or ran out of memory{least})")
         elif self.least_appliable_bytes is not None:
             lines.append(f"applied: none (no plan apply can run fits the budget); {self.least_appliable_solver}'s "
                          f"least budget is {self.least_appliable_bytes / mib:.1f} MiB "
@@ -118,6 +126,13 @@ def _measured_peak(step: AppliedStep, model: nn.Module, inputs: Sequence[Any], t
                     b.copy_(buffers[k])
             for p, g in grads.items():
                 p.grad = g
+
+
+def _out_of_memory(error: BaseException) -> bool:
+    """Whether a step failed for want of device memory: CUDA's out-of-memory error (a RuntimeError, its
+    own class from torch 1.13 on), or the CPU allocator's refusal."""
+    text = str(error).lower()
+    return isinstance(error, MemoryError) or "out of memory" in text or "can't allocate memory" in text
 
 
 def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callable] = None,
@@ -164,10 +179,18 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
         tried.add(key)
         candidate = apply(cap, row)
         if verify:
-            peak = _measured_peak(candidate, model, inputs, targets)
-            fits = peak <= budget_bytes
+            error: Optional[str] = None
+            try:
+                peak: Optional[int] = _measured_peak(candidate, model, inputs, targets)
+            except (RuntimeError, MemoryError) as failure:  # a plan over the device's memory: the next one
+                if not _out_of_memory(failure):
+                    raise
+                peak, error = None, str(failure).strip().splitlines()[0] if str(failure).strip() else "out of memory"
+                if torch.cuda.is_available():
+                    torch.cuda.empty_cache()
+            fits = peak is not None and peak <= budget_bytes
             verified.append({"solver": row["solver"], "predicted_peak_bytes": row["metrics"]["simulated_peak_bytes"],
-                             "measured_peak_bytes": peak, "fits": fits})
+                             "measured_peak_bytes": peak, "fits": fits, "error": error})
             if not fits:
                 continue
         best, step = row, candidate
