@@ -14,7 +14,8 @@ segment); DTR's and the MILP's schedules are compared but cannot be applied yet.
 With `verify` (the default), the plan is also run once, as `measure` runs a step, before it is handed
 out: one that measures over the budget (where PyTorch's autograd holds memory the simulator does not
 follow: docs/simulator.md), or runs out of the device's memory, is set aside for the next one, so the
-step returned is one that was seen to fit on this device. The model is left as it was: gradients, buffers and the random state.
+step returned is one that was seen to fit on this device. The model is left as it was: its gradients,
+buffers and the random state.
 """
 
 from __future__ import annotations
