@@ -13,9 +13,10 @@ segment); DTR's and the MILP's schedules are compared but cannot be applied yet.
 
 With `verify` (the default), the plan is also run once, as `measure` runs a step, before it is handed
 out: one that measures over the budget (where PyTorch's autograd holds memory the simulator does not
-follow: docs/simulator.md), or runs out of the device's memory, is set aside for the next one, so the
-step returned is one that was seen to fit on this device. The model is left as it was: its gradients,
-buffers and the random state.
+follow: docs/simulator.md), or runs out of the device's memory, is set aside for the next one, and where
+all do, the solvers plan again for the budget less the most a plan measured above its prediction. So
+the step returned is one that was seen to fit on this device. The model is left as it was: its
+gradients, buffers and the random state.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ class BestPlan:
     # answer), by remat.min_budget, and the solver it is from; the budget to ask for instead.
     least_appliable_bytes: Optional[int] = None
     least_appliable_solver: Optional[str] = None
-    # With verify: each plan run, in the order tried, as {"solver", "predicted_peak_bytes",
+    # With verify: each plan run, in the order tried, as {"solver", "planned_at_bytes" (the budget it was
+    # solved for: the budget, or less where every plan before measured over it), "predicted_peak_bytes",
     # "measured_peak_bytes", "fits", "error"}; the applied plan is the last, and the only one that fits. A
     # run that ran out of memory on the device has no measured peak and the allocator's message as error.
     verified: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
@@ -77,27 +79,33 @@ class BestPlan:
                          + ("  fits" if row.get("fits") else ""))
         winner = self.comparison.get("winner")
         lines.append(f"overall winner: {winner or 'none fits'}")
+        def planned(v: Dict[str, Any]) -> str:
+            return (f", planned at {v['planned_at_bytes']} bytes" if v["planned_at_bytes"] != self.budget_bytes
+                    else "")
+
         for v in self.verified:
             if v["fits"]:
                 continue
             if v["measured_peak_bytes"] is None:
                 lines.append(f"set aside: {v['solver']} ran out of memory on the device (predicted "
-                             f"{v['predicted_peak_bytes']}): {v['error']}")
+                             f"{v['predicted_peak_bytes']}{planned(v)}): {v['error']}")
             else:
                 over = v["measured_peak_bytes"] - self.budget_bytes
                 lines.append(f"set aside: {v['solver']} measured {v['measured_peak_bytes']} bytes, {over} over the "
-                             f"budget (predicted {v['predicted_peak_bytes']})")
+                             f"budget (predicted {v['predicted_peak_bytes']}{planned(v)})")
         if self.plan:
             measured = (f", measured {self.measured_peak_bytes / mib:.1f} MiB"
                         if self.measured_peak_bytes is not None else "")
-            lines.append(f"applied: {self.solver}, predicted peak {self.predicted_peak_bytes / mib:.1f} MiB"
+            again = (planned(self.verified[-1]) + " (the budget less the most a plan measured over its prediction)"
+                     if self.verified and planned(self.verified[-1]) else "")
+            lines.append(f"applied: {self.solver}{again}, predicted peak {self.predicted_peak_bytes / mib:.1f} MiB"
                          f"{measured}, overhead {self.overhead_percent:.2f}% of the plain step")
         elif self.verified:
             measured = [v["measured_peak_bytes"] for v in self.verified if v["measured_peak_bytes"] is not None]
             least = (f"; the least measured was {min(measured) / mib:.1f} MiB, {min(measured)} bytes" if measured
                      else "")
-            lines.append("applied: none (every plan apply can run that fits the budget in the simulator measured "
-                         f"over it or ran out of memory{least})")
+            lines.append("applied: none (every plan apply can run that fits in the simulator, planned for the budget "
+                         f"or for less, measured over the budget or ran out of memory{least})")
         elif self.least_appliable_bytes is not None:
             lines.append(f"applied: none (no plan apply can run fits the budget); {self.least_appliable_solver}'s "
                          f"least budget is {self.least_appliable_bytes / mib:.1f} MiB "
@@ -110,6 +118,11 @@ class BestPlan:
 def appliable(row: Dict[str, Any]) -> bool:
     """Whether apply can run a plan: a lower-set chain (its plan JSON has `segments`), or the plain run."""
     return bool(row.get("segments")) or row.get("solver") == "store-all"
+
+
+# How many times best_plan plans again, for a budget less what the plans measured above their prediction,
+# when every plan it verified measured over the budget.
+_REPLANS = 3
 
 
 def _measured_peak(step: AppliedStep, model: nn.Module, inputs: Sequence[Any], targets: Sequence[Any]) -> int:
@@ -143,7 +156,9 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
     "6GiB"), and applies the plan with the least simulated overhead among those apply can run that fit
     the budget in the simulator, for the chain apply actually runs (see `normalize`). With `verify`, each
     such plan in that order is run once on `inputs` and `targets` and the first whose measured peak is
-    within the budget is applied (`BestPlan.verified` has every run)."""
+    within the budget is applied; where every one measures over, the solvers that gave them plan again
+    for the budget less the most any measured above its prediction, up to three times
+    (`BestPlan.verified` has every run)."""
     import remat  # the engine's bindings
 
     cap = cap or capture(model, inputs, loss_fn, targets)
@@ -154,48 +169,68 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
     budget_bytes = next((r["budget_bytes"] for r in comparison["rows"] if r.get("budget_bytes")), None)
     if budget_bytes is None:
         raise ValueError(f"budget {budget!r}: give a number of bytes or a size such as 6GiB")
-    candidates: List[Dict[str, Any]] = []
-    for row in comparison["rows"]:
-        if not (appliable(row) and row.get("fits")):
-            continue
-        if not row.get("segments"):  # the plain run: one segment, nothing recomputed
-            row = dict(row, segments=[graph.op_ids])
-        segments = normalize(cap, _segments_of(row))
-        if segments != [list(s) for s in row["segments"]]:
-            row = dict(remat.simulate(graph, segments, budget=budget_bytes, label=row["solver"]),
-                       solver=row["solver"])
-            if row["status"] not in ("optimal", "feasible"):
+
+    def candidates(rows: List[Dict[str, Any]], asked: int) -> List[Dict[str, Any]]:
+        """The plans of `rows` that apply can run and that fit `asked` in the simulator, as apply runs
+        them, least overhead first, then least peak."""
+        out: List[Dict[str, Any]] = []
+        for row in rows:
+            if not (appliable(row) and row.get("fits")):
                 continue
-        candidates.append(row)
-    # Least overhead first, then least peak; a plan two solvers both found is tried once.
-    candidates.sort(key=lambda r: (r["metrics"]["overhead"], r["metrics"]["simulated_peak_bytes"]))
+            if not row.get("segments"):  # the plain run: one segment, nothing recomputed
+                row = dict(row, segments=[graph.op_ids])
+            segments = normalize(cap, _segments_of(row))
+            if segments != [list(s) for s in row["segments"]]:
+                row = dict(remat.simulate(graph, segments, budget=asked, label=row["solver"]), solver=row["solver"])
+                if row["status"] not in ("optimal", "feasible"):
+                    continue
+            out.append(row)
+        out.sort(key=lambda r: (r["metrics"]["overhead"], r["metrics"]["simulated_peak_bytes"]))
+        return out
+
     best: Optional[Dict[str, Any]] = None
     step: Optional[AppliedStep] = None
     verified: List[Dict[str, Any]] = []
-    tried = set()
-    for row in candidates:
-        key = tuple(tuple(s) for s in row["segments"])
-        if key in tried:
-            continue
-        tried.add(key)
-        candidate = apply(cap, row)
-        if verify:
-            error: Optional[str] = None
-            try:
-                peak: Optional[int] = _measured_peak(candidate, model, inputs, targets)
-            except (RuntimeError, MemoryError) as failure:  # a plan over the device's memory: the next one
-                if not _out_of_memory(failure):
-                    raise
-                peak, error = None, str(failure).strip().splitlines()[0] if str(failure).strip() else "out of memory"
-                if torch.cuda.is_available():
-                    torch.cuda.empty_cache()
-            fits = peak is not None and peak <= budget_bytes
-            verified.append({"solver": row["solver"], "predicted_peak_bytes": row["metrics"]["simulated_peak_bytes"],
-                             "measured_peak_bytes": peak, "fits": fits, "error": error})
-            if not fits:
+    tried = set()  # a plan two solvers (or two rounds) found is run once
+    rows, asked = comparison["rows"], budget_bytes
+    first = candidates(rows, asked)
+    replan = sorted({row["solver"] for row in first})
+    for attempt in range(1 + (_REPLANS if verify else 0)):
+        for row in first if attempt == 0 else candidates(rows, asked):
+            key = tuple(tuple(s) for s in row["segments"])
+            if key in tried:
                 continue
-        best, step = row, candidate
-        break
+            tried.add(key)
+            candidate = apply(cap, row)
+            if verify:
+                error: Optional[str] = None
+                try:
+                    peak: Optional[int] = _measured_peak(candidate, model, inputs, targets)
+                except (RuntimeError, MemoryError) as failure:  # a plan over the device's memory: the next one
+                    if not _out_of_memory(failure):
+                        raise
+                    text = str(failure).strip()
+                    peak, error = None, text.splitlines()[0] if text else "out of memory"
+                    if torch.cuda.is_available():
+                        torch.cuda.empty_cache()
+                fits = peak is not None and peak <= budget_bytes
+                verified.append({"solver": row["solver"], "planned_at_bytes": asked,
+                                 "predicted_peak_bytes": row["metrics"]["simulated_peak_bytes"],
+                                 "measured_peak_bytes": peak, "fits": fits, "error": error})
+                if not fits:
+                    continue
+            best, step = row, candidate
+            break
+        if best is not None or not verify:
+            break
+        # Every plan measured over the budget: plan again for the budget less the most any of them measured
+        # above its prediction, so that a plan erring as much still fits (then verified like the others).
+        excess = max((v["measured_peak_bytes"] - v["predicted_peak_bytes"] for v in verified
+                      if v["measured_peak_bytes"] is not None), default=0)
+        if excess <= 0 or budget_bytes - excess >= asked or not replan:
+            break
+        asked = budget_bytes - excess
+        rows = remat.compare(graph, budget=asked, solvers=replan, time_limit=time_limit)["rows"]
     least: Optional[int] = None
     least_solver: Optional[str] = None
     if best is None and not verified:  # what to ask for instead: the least budget of the DP apply runs best
