@@ -230,7 +230,7 @@ class Player {
     // The steps' names are written before the first iteration (nameSteps), so that recording allocates
     // nothing between the tensors: small blocks taken from the holes big tensors left behind make the
     // next iteration grow the heap and page-fault (what controlCpuHeap is there to avoid).
-    if (record && steps.size() != m_script.size()) nameSteps(steps);
+    if (record && (steps.size() != m_script.size() || m_seen.empty())) nameSteps(steps);
     for (std::size_t s = 0; s < m_script.size(); ++s) {
       const ScriptStep& st = m_script[s];
       if (record && m_counter) m_counter->resetPeak();
@@ -397,9 +397,9 @@ class Player {
     return size;
   }
 
-  // Whether storage s was already counted by this call of account(): an open-addressing table sized
-  // once for every tensor the tables can hold, entries of older calls told apart by their stamp, so
-  // that accounting allocates nothing.
+  // Whether storage s was already counted by this call of account(): an open-addressing table, sized
+  // once by nameSteps (which every recording iteration has run) for every tensor the tables can hold,
+  // entries of older calls told apart by their stamp, so that accounting allocates nothing.
   bool seenBefore(const c10::StorageImpl* s) {
     const std::size_t mask = m_seen.size() - 1;
     // Fibonacci hashing: the product's high bits mix every bit of the address (its low bits are zero).
@@ -423,7 +423,6 @@ class Player {
   void account(Breakdown& b, AliasBytes& alias) {
     b = Breakdown{};
     alias = AliasBytes{};
-    if (m_seen.empty()) m_seen.resize(seenTableSize());
     if (++m_stamp == 0) {  // the stamp wrapped: forget every entry
       std::fill(m_seen.begin(), m_seen.end(), std::pair<const c10::StorageImpl*, std::uint32_t>{nullptr, 0});
       m_stamp = 1;

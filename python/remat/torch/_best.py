@@ -28,7 +28,7 @@ import torch
 import torch.nn as nn
 
 from ._apply import AppliedStep, apply, normalize, _segments_of
-from ._capture import Capture, capture
+from ._capture import Capture, capture, state_kept
 from ._measure import measure
 
 
@@ -128,18 +128,9 @@ _REPLANS = 3
 def _measured_peak(step: AppliedStep, model: nn.Module, inputs: Sequence[Any], targets: Sequence[Any]) -> int:
     """The peak of one step under the plan, as `measure` sees it, leaving the model as it was: its
     parameters' gradients, its buffers (batch norm's running statistics) and the random state."""
-    grads = {p: p.grad for p in model.parameters()}
-    buffers = {k: b.detach().clone() for k, b in model.named_buffers()}
     device = next((p.device for p in model.parameters()), torch.device("cpu"))
-    with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []):
-        try:
-            return measure(step, tuple(inputs) + tuple(targets)).peak_bytes
-        finally:
-            with torch.no_grad():
-                for k, b in model.named_buffers():
-                    b.copy_(buffers[k])
-            for p, g in grads.items():
-                p.grad = g
+    with state_kept(model, device):
+        return measure(step, tuple(inputs) + tuple(targets)).peak_bytes
 
 
 def _out_of_memory(error: BaseException) -> bool:

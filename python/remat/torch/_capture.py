@@ -32,6 +32,7 @@ restored, parameters' `.grad` untouched.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import inspect
 import json
@@ -266,23 +267,30 @@ def capture(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callable]
     device = next((p.device for p in model.parameters()), torch.device("cpu"))
     examples = inputs + targets
 
-    saved_buffers = {k: b.detach().clone() for k, b in step.named_buffers()}
-    rng_devices = [device.index or 0] if device.type == "cuda" else []
-    with torch.random.fork_rng(devices=rng_devices):
+    with state_kept(step, device):
+        gm = trace(step, examples)
+        recorder = _Recorder(gm)
+        loss = recorder.run(*examples)
+        graph, fx_name = _build_graph(gm, step, recorder, loss, name or type(model).__name__, device,
+                                      measure, repeats)
+    return Capture(graph=graph, module=gm, fx_name=fx_name, n_inputs=len(inputs))
+
+
+@contextlib.contextmanager
+def state_kept(module: nn.Module, device: torch.device):
+    """Runs steps of `module` and leaves it as it was: its parameters' gradients, its buffers (batch
+    norm's running statistics) and the random state (of the CPU and of `device`), even where a step fails."""
+    grads = {p: p.grad for p in module.parameters()}
+    buffers = {k: b.detach().clone() for k, b in module.named_buffers()}
+    with torch.random.fork_rng(devices=[device.index or 0] if device.type == "cuda" else []):
         try:
-            gm = trace(step, examples)
-            recorder = _Recorder(gm)
-            saved_grads = {id(p): p.grad for p in step.parameters()}
-            loss = recorder.run(*examples)
-            graph, fx_name = _build_graph(gm, step, recorder, loss, name or type(model).__name__, device,
-                                          measure, repeats)
-            for p in step.parameters():
-                p.grad = saved_grads[id(p)]
+            yield
         finally:
             with torch.no_grad():
-                for k, b in step.named_buffers():
-                    b.copy_(saved_buffers[k])
-    return Capture(graph=graph, module=gm, fx_name=fx_name, n_inputs=len(inputs))
+                for k, b in module.named_buffers():
+                    b.copy_(buffers[k])
+            for p, g in grads.items():
+                p.grad = g
 
 
 def _build_graph(gm: fx.GraphModule, step: nn.Module, rec: _Recorder, loss: Any, name: str,
