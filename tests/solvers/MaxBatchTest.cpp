@@ -208,9 +208,12 @@ TEST_CASE("max-batch: the time limit is the whole search's, shared by its solves
   CHECK_THAT(r.message, Catch::Contains("time limit") && Catch::Contains("not proven the largest"));
   CHECK(r.solves < 20);
   CHECK(took < std::chrono::seconds(2));  // a bound far above the 200 ms: the search stops, it does not run 40 solves
-  // The first solve may take all of it; each later one at most half of what was left.
+  // The first solve may take all that is left of it, which is the 200 ms less the milliseconds spent
+  // before it (one, in a sanitizer run of stop 58: 199 ms); each later one at most half of what was left.
   REQUIRE(slow.m_limits.size() >= 2);
-  CHECK(slow.m_limits.front() == milliseconds(200));
+  REQUIRE(slow.m_limits.front());
+  CHECK(*slow.m_limits.front() <= milliseconds(200));
+  CHECK(*slow.m_limits.front() > milliseconds(150));
   for (std::size_t k = 1; k < slow.m_limits.size(); ++k) {
     REQUIRE(slow.m_limits[k]);
     CHECK(*slow.m_limits[k] <= milliseconds(100));
