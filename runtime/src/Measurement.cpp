@@ -100,7 +100,7 @@ json toJson(const Measurement& m) {
   }
   if (!m.cpuAllocatorNote.empty()) j["cpu_allocator_note"] = m.cpuAllocatorNote;
   j["cpu_heap"] = m.cpuHeap.empty() ? json(nullptr) : json(m.cpuHeap);
-  j["page_faults"] = m.pageFaults;
+  j["page_faults"] = m.pageFaults ? json(*m.pageFaults) : json(nullptr);
   if (m.gradients) {
     const GradientCheck& g = *m.gradients;
     json params = json::array();

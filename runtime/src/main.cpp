@@ -58,7 +58,8 @@ Measurement: per step the live tensor storage (each storage counted once) during
 allocated, nothing freed) and after its frees, split as the simulator splits memory (params,
 param_grads, inputs, values, recomputed, grads; workspace is not in the tables and is null), the storage
 only zero-byte views hold (*_view_alias; the simulator counts views as 0 bytes), the median step time,
-the per-iteration times, the process's minor page faults over the measured iterations (page_faults), on
+the per-iteration times, the process's minor page faults over the measured iterations (page_faults;
+null where the kernel does not count them), on
 the CPU what the C library did with freed memory (cpu_heap: kept, returned or default), on CUDA the
 caching allocator's peak and reserved bytes, and the gradient check.
 

@@ -108,8 +108,9 @@ struct Measurement {
   /// asked, but this C library does not take the setting); empty on CUDA.
   std::string cpuHeap;
   /// The process's minor page faults over the measured iterations (all of them together): memory
-  /// touched for the first time, which on a VM can cost more than the kernels that touch it.
-  std::int64_t pageFaults = 0;
+  /// touched for the first time, which on a VM can cost more than the kernels that touch it. Empty
+  /// where the kernel does not count them (it reports none for fresh pages touched).
+  std::optional<std::int64_t> pageFaults;
   std::optional<GradientCheck> gradients;
 };
 
