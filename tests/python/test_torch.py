@@ -305,6 +305,94 @@ class Refusals(unittest.TestCase):
         self.assertTrue(all(p.grad is None for p in model.parameters()))
 
 
+class InPlace(unittest.TestCase):
+    """An operation that writes its operand in place must not be recomputed from the value it overwrote:
+    EfficientNet's `SiLU(inplace=True)` after batch norm, with the cut between them, trained with wrong
+    gradients until apply moved such writes into the segment that made the value."""
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+            self.conv2, self.bn2 = nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8)
+            self.down, self.bn3 = nn.Conv2d(3, 8, 1), nn.BatchNorm2d(8)
+            self.head = nn.Linear(8, 4)
+
+        def forward(self, x):
+            h = F.silu(self.bn1(self.conv1(x)), inplace=True)
+            out = self.bn2(self.conv2(h))
+            out += self.bn3(self.down(x))  # the shortcut is made after bn2: the write reads a later value
+            out = F.silu(out, inplace=True)
+            return self.head(out.mean((2, 3)))
+
+    def gradients(self, model, step, x, y):
+        model.zero_grad(set_to_none=True)
+        step(x, y).backward() if step is not None else F.cross_entropy(model(x), y).backward()
+        return [p.grad.clone() for p in model.parameters()]
+
+    def test_writes_run_in_the_segment_that_made_their_value(self):
+        torch.manual_seed(0)
+        model = self.Block()
+        x, y = torch.randn(2, 3, 8, 8), torch.randint(0, 4, (2,))
+        cap = capture(model, (x,), F.cross_entropy, (y,), measure=False)
+        ops = remat.Graph.from_json(cap.graph).op_ids
+        nodes = {n["id"]: n for n in cap.graph["nodes"]}
+        fx_nodes = {n.name: n for n in cap.module.graph.nodes}
+        writes = [i for i in ops if nodes[i]["op"] != "Saved" and fx_nodes[cap.fx_name[i]].meta["writes"]]
+        self.assertEqual(writes, ["silu", "iadd", "silu_1"], ops)
+        reference = self.gradients(model, None, x, y)
+
+        def cut(*after):  # the chain's segments, each ending at one of `after`, the rest last
+            segments, current = [], []
+            for ident in ops:
+                current.append(ident)
+                if ident in after:
+                    segments.append(current)
+                    current = []
+            return segments + [current]
+
+        # Cut between bn1 and its in-place SiLU, and between bn2 and the in-place add: the SiLU moves back
+        # to bn1's segment; the add cannot (it reads the shortcut of a later segment), so bn2 moves on.
+        plan = cut("model_bn1", "model_bn2", "iadd")
+        step = apply(cap, plan)
+        self.assertLess(max_relative_difference(reference, self.gradients(model, step, x, y)), 1e-5)
+        where = {i: k for k, seg in enumerate(step.segments) for i in seg}
+        self.assertEqual(where["silu"], where["model_bn1"], step.segments)
+        self.assertEqual(where["model_bn2"], where["iadd"], step.segments)
+
+
+    class Residual(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+            self.conv2, self.bn2 = nn.Conv2d(8, 8, 3, padding=1), nn.BatchNorm2d(8)
+            self.head = nn.Linear(8, 4)
+
+        def forward(self, x):
+            h = self.bn1(self.conv1(x))
+            out = h + 0  # a value of its own for the add to write into
+            out += h
+            return self.head(self.bn2(self.conv2(out)).mean((2, 3)))
+
+    def test_a_write_into_an_earlier_segment_s_value_is_not_run_twice(self):
+        # `x += y` keeps nothing for its backward, so it stays in the segment the plan gave it; when that
+        # segment is recomputed (conv2's output, which bn2 keeps, is rebuilt from the add's result), the
+        # add is not run again on the value the forward already wrote.
+        torch.manual_seed(0)
+        model = self.Residual()
+        x, y = torch.randn(2, 3, 8, 8), torch.randint(0, 4, (2,))
+        cap = capture(model, (x,), F.cross_entropy, (y,), measure=False)
+        ops = remat.Graph.from_json(cap.graph).op_ids
+        reference = self.gradients(model, None, x, y)
+        at = ops.index("add") + 1
+        rest = ops[at:]
+        middle = rest[:rest.index("model_bn2") + 1]
+        plan = [ops[:at], middle, rest[len(middle):]]
+        step = apply(cap, plan)
+        self.assertEqual([s[0] for s in step.segments][1], "iadd", step.segments)
+        self.assertLess(max_relative_difference(reference, self.gradients(model, step, x, y)), 1e-5)
+
+
 class Bindings(unittest.TestCase):
     """The engine from Python: the same answers as the command line, bad input as ValueError with its place."""
 

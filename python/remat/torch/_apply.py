@@ -68,6 +68,7 @@ def normalize(cap: Capture, segments: List[List[str]]) -> List[List[str]]:
     if missing or len(seg_of) != len(ops):
         raise PlanError(f"the plan's segments do not cover this graph's operations exactly "
                         f"({len(missing)} missing, e.g. {missing[:3]}); was it made for another graph?")
+    _move_in_place_writes(cap, nodes, ops, seg_of)
     for ident in ops:
         node = nodes[ident]
         if node["op"] == "Saved":
@@ -81,6 +82,59 @@ def normalize(cap: Capture, segments: List[List[str]]) -> List[List[str]]:
     for ident in ops:
         out[seg_of[ident]].append(ident)
     return [s for s in out if s]
+
+
+def _move_in_place_writes(cap: Capture, nodes: Dict[str, Dict[str, Any]], ops: List[str],
+                          seg_of: Dict[str, int]) -> None:
+    """Puts each in-place write whose backward keeps the value from before the write (a tensor of its
+    own: SiLU's, Hardswish's and ReLU6's input) into the segment of the operation that made the value,
+    with the writes of the same value before it: its segment's recomputation would otherwise re-run it
+    on the value it already overwrote (`silu(x, inplace=True)` applied twice). The writes move earlier,
+    or else the value's maker and its writes move later; PlanError where neither keeps the chain's sets
+    lower sets. Writes that keep nothing of their own (`x += y`, ReLU's, which keeps its result) stay
+    where the plan put them: the recomputation does not re-run a write into a value from an earlier
+    segment (`_Run._recompute`)."""
+    fx_nodes = {n.name: n for n in cap.module.graph.nodes}
+    consumers: Dict[str, List[str]] = {}
+    for ident in ops:
+        for u in nodes[ident]["inputs"]:
+            consumers.setdefault(u, []).append(ident)
+    saved_of = {nodes[i]["attrs"]["of"]: i for i in ops if nodes[i]["op"] == "Saved"}
+    writes_of: Dict[str, List[str]] = {}  # a value's maker -> the writes into it so far, in order
+    single = len(set(seg_of.values())) <= 1
+    for ident in ops:
+        node = nodes[ident]
+        fxn = fx_nodes.get(cap.fx_name.get(ident, ""))
+        if node["op"] == "Saved" or fxn is None or not fxn.meta.get("writes"):
+            continue
+        # A write returns the value it wrote, a zero-byte alias whose first input is the storage's maker.
+        maker = node["inputs"][0] if node["bytes"] == 0 and node["inputs"] else None
+        if maker is None or maker not in seg_of:
+            if single or ident not in saved_of:
+                continue
+            raise PlanError(f"{ident} writes {'the step input ' + maker if maker else 'an operand'} in place "
+                            "and keeps the value from before: apply cannot recompute it; only the plain step runs")
+        group = writes_of.setdefault(maker, [])
+        group.append(ident)
+        if ident not in saved_of:
+            continue
+        members = [maker] + group
+        here, there = seg_of[ident], seg_of[maker]
+        if all(seg_of[m] == there for m in members):
+            continue
+        own = {saved_of.get(m) for m in members}
+        reads = [u for m in group for u in nodes[m]["inputs"] if u not in members and u not in own]
+        if all(seg_of.get(u, 0) <= there for u in reads):
+            for m in group:
+                seg_of[m] = there  # the writes, earlier: what they read is made by then
+        elif all(seg_of[c] >= here for m in members for c in consumers.get(m, [])
+                 if c not in members and c not in own):
+            for m in members:
+                seg_of[m] = here  # the maker and the writes, later: nothing reads them before
+        else:
+            raise PlanError(f"{ident} writes {maker}'s value in place in segment {here + 1} and keeps the value "
+                            f"from before, which segment {there + 1} made and a segment between them reads: "
+                            "no chain of lower sets near this plan lets apply recompute it")
 
 
 class _Holder:
@@ -310,30 +364,16 @@ class _Run:
                 return _fetch(step.gm, str(p.target))
             return self.outside[seg][p]
 
+        # Storages this segment read from earlier ones: a write into one of them is in it already (the
+        # forward made it), and running it again would write twice (see _move_in_place_writes).
+        outside_keys = {_memory.storage_key(t) for v in self.outside[seg].values() for t in _tensors(v)} - {0}
         with torch.enable_grad():
             for n in order:
-                args = fx.node.map_arg(n.args, value_of)
-                kwargs = fx.node.map_arg(n.kwargs, value_of)
-                count = 0
-
-                def inner_pack(t: torch.Tensor, n=n):
-                    nonlocal count
-                    k = count
-                    count += 1
-                    ref = self.handles.get((n, k))
-                    holder = ref() if ref is not None else None
-                    if holder is not None and recipes.get((n, k), ("",))[0] == "own":
-                        self.storage[holder] = t.detach()
-                    return None
-
-                buffers = _buffers_of(step.gm, n)
-                saved = [b.detach().clone() for b in buffers]
-                with _rng_restored(self.rng.get(n)), \
-                        torch.autograd.graph.saved_tensors_hooks(inner_pack, lambda _: None):
-                    value = _evaluate(step.gm, n.op, n.target, args, kwargs)
-                with torch.no_grad():
-                    for b, s in zip(buffers, saved):
-                        b.copy_(s)
+                written = [value_of(p) for p in n.all_input_nodes if p.name in n.meta.get("writes", ())]
+                if written and all(_memory.storage_key(t) in outside_keys for t in written):
+                    value = written[0]  # what the write returned: the value it wrote into
+                else:
+                    value = self._rerun(n, seg, args_of=value_of)
                 if n in wanted or n in last_use:
                     env[n] = value
                 del value  # re-run for its own tensors alone: its output goes at once
@@ -350,6 +390,35 @@ class _Run:
             self.storage[holder] = base.as_strided(size, stride, offset)
         self.outside[seg].clear()
         self.done.add(seg)
+
+
+    def _rerun(self, n: fx.Node, seg: int, args_of) -> Any:
+        """Runs node n of segment `seg` again as its forward ran it (its random state, its batch norm's
+        statistics put back), filling the handles of the tensors of its own that its backward reads."""
+        step = self.step
+        recipes = self.rebuild[seg]
+        args = fx.node.map_arg(n.args, args_of)
+        kwargs = fx.node.map_arg(n.kwargs, args_of)
+        count = 0
+
+        def inner_pack(t: torch.Tensor):
+            nonlocal count
+            k = count
+            count += 1
+            ref = self.handles.get((n, k))
+            holder = ref() if ref is not None else None
+            if holder is not None and recipes.get((n, k), ("",))[0] == "own":
+                self.storage[holder] = t.detach()
+            return None
+
+        buffers = _buffers_of(step.gm, n)
+        saved = [b.detach().clone() for b in buffers]
+        with _rng_restored(self.rng.get(n)), torch.autograd.graph.saved_tensors_hooks(inner_pack, lambda _: None):
+            value = _evaluate(step.gm, n.op, n.target, args, kwargs)
+        with torch.no_grad():
+            for b, s in zip(buffers, saved):
+                b.copy_(s)
+        return value
 
 
 def _fetch(gm: fx.GraphModule, target: str) -> Any:

@@ -170,13 +170,27 @@ class _Recorder(fx.Interpreter):
                 return t
 
             state = torch.get_rng_state()
+            # The operands' version counters: an operation that writes one in place (`relu_`, `x += y`,
+            # `silu(x, inplace=True)`) bumps it, and apply must not recompute such a write from a value
+            # that it already overwrote (apply.normalize).
+            operands = [(p, t, t._version) for p in n.all_input_nodes if p.op != "get_attr"
+                        for t in _tensors_of(self.values.get(p))]
             with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
                 value = super().run_node(n)
+            n.meta["writes"] = sorted({p.name for p, t, version in operands if t._version != version})
             self.packed[n] = packed
             # A node that draws random numbers (dropout) is re-run by apply with the state it had.
             n.meta["random"] = not torch.equal(state, torch.get_rng_state()) or _draws_on_cuda(n, value)
         self.values[n] = value
         return value
+
+
+def _tensors_of(value: Any) -> List[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [v for v in value if isinstance(v, torch.Tensor)]
+    return []
 
 
 def _draws_on_cuda(n: fx.Node, value: Any) -> bool:
