@@ -439,6 +439,9 @@ void annealFrom(const graph::ComputeGraph& g, Bytes budget, std::uint64_t seed, 
     best = after.overhead;
   }
   if (best == before.overhead) return;
+  // The schedule is no longer the chain's canonical one: a plan that kept the chain would be run as
+  // the chain (remat.torch's apply runs `segments`) while reporting the annealed schedule's figures.
+  out.plan->lowerSets.reset();
   out.message += ", then annealed (overhead " + std::to_string(before.overhead.value) + " -> " +
                  std::to_string(best.value) + (rounds > 1 ? ", " + std::to_string(rounds) + " rounds" : "") + ")";
 }
