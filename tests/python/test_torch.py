@@ -23,7 +23,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(__file__))
 
 import remat  # noqa: E402
-from remat.torch import CaptureError, apply, best_plan, capture, measure  # noqa: E402
+from remat.torch import CaptureError, PlanError, apply, best_plan, capture, measure  # noqa: E402
 from tiny_gpt import TinyGPT, gpt_loss  # noqa: E402
 
 PLAIN_TOLERANCE = 0.015
@@ -391,6 +391,36 @@ class InPlace(unittest.TestCase):
         step = apply(cap, plan)
         self.assertEqual([s[0] for s in step.segments][1], "iadd", step.segments)
         self.assertLess(max_relative_difference(reference, self.gradients(model, step, x, y)), 1e-5)
+
+
+    class ReadBeforeWrite(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv, self.bn = nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8)
+            self.short = nn.Conv2d(3, 8, 1)
+            self.head = nn.Linear(8, 4)
+
+        def forward(self, x):
+            h = self.bn(self.conv(x))
+            m = h.mean((2, 3))  # reads h before the writes (and keeps nothing of it)
+            h += self.short(x)
+            h = F.silu(h, inplace=True)
+            return self.head(h.mean((2, 3)) + m)
+
+    def test_a_write_neither_move_can_place_is_refused_with_the_reason(self):
+        # The SiLU keeps the value from before its write, so it must run where bn made the value; the add
+        # before it reads the shortcut of a later segment, and the mean reads bn's value in between.
+        torch.manual_seed(0)
+        model = self.ReadBeforeWrite()
+        cap = capture(model, (torch.randn(2, 3, 8, 8),), F.cross_entropy, (torch.randint(0, 4, (2,)),),
+                      measure=False)
+        ops = remat.Graph.from_json(cap.graph).op_ids
+        first = ops[:ops.index("model_bn") + 1]
+        second = [i for i in ops[len(first):] if i in ("mean", "model_short", "iadd")]
+        plan = [first, second, [i for i in ops if i not in first and i not in second]]
+        with self.assertRaises(PlanError) as caught:
+            apply(cap, plan)
+        self.assertIn("writes model_bn's value in place in segment 3", str(caught.exception))
 
 
 class Bindings(unittest.TestCase):

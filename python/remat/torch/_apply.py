@@ -391,7 +391,6 @@ class _Run:
         self.outside[seg].clear()
         self.done.add(seg)
 
-
     def _rerun(self, n: fx.Node, seg: int, args_of) -> Any:
         """Runs node n of segment `seg` again as its forward ran it (its random state, its batch norm's
         statistics put back), filling the handles of the tensors of its own that its backward reads."""

@@ -27,7 +27,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 import torch
 import torch.nn as nn
 
-from ._apply import AppliedStep, apply, normalize, _segments_of
+from ._apply import AppliedStep, PlanError, apply, normalize, _segments_of
 from ._capture import Capture, capture, state_kept
 from ._measure import measure
 
@@ -50,6 +50,9 @@ class BestPlan:
     # "measured_peak_bytes", "fits", "error"}; the applied plan is the last, and the only one that fits. A
     # run that ran out of memory on the device has no measured peak and the allocator's message as error.
     verified: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
+    # Plans that fit in the simulator but that apply cannot run as they stand (an in-place write it cannot
+    # recompute, apply.normalize): {"solver", "reason"}, each once.
+    unappliable: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
     def measured_peak_bytes(self) -> Optional[int]:
@@ -83,6 +86,8 @@ class BestPlan:
             return (f", planned at {v['planned_at_bytes']} bytes" if v["planned_at_bytes"] != self.budget_bytes
                     else "")
 
+        for u in self.unappliable:
+            lines.append(f"not applied: {u['solver']}'s plan: {u['reason']}")
         for v in self.verified:
             if v["fits"]:
                 continue
@@ -161,6 +166,8 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
     if budget_bytes is None:
         raise ValueError(f"budget {budget!r}: give a number of bytes or a size such as 6GiB")
 
+    unappliable: List[Dict[str, Any]] = []
+
     def candidates(rows: List[Dict[str, Any]], asked: int) -> List[Dict[str, Any]]:
         """The plans of `rows` that apply can run and that fit `asked` in the simulator, as apply runs
         them, least overhead first, then least peak."""
@@ -170,7 +177,12 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
                 continue
             if not row.get("segments"):  # the plain run: one segment, nothing recomputed
                 row = dict(row, segments=[graph.op_ids])
-            segments = normalize(cap, _segments_of(row))
+            try:
+                segments = normalize(cap, _segments_of(row))
+            except PlanError as reason:
+                if all(u["solver"] != row["solver"] for u in unappliable):
+                    unappliable.append({"solver": row["solver"], "reason": str(reason)})
+                continue
             if segments != [list(s) for s in row["segments"]]:
                 row = dict(remat.simulate(graph, segments, budget=asked, label=row["solver"]), solver=row["solver"])
                 if row["status"] not in ("optimal", "feasible"):
@@ -233,4 +245,5 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
     return BestPlan(capture=cap, comparison=comparison, plan=best, solver=best["solver"] if best else None,
                     step=step, budget_bytes=budget_bytes,
                     plain_peak_bytes=comparison["vanilla"]["metrics"]["simulated_peak_bytes"],
-                    least_appliable_bytes=least, least_appliable_solver=least_solver, verified=verified)
+                    least_appliable_bytes=least, least_appliable_solver=least_solver, verified=verified,
+                    unappliable=unappliable)
