@@ -330,36 +330,41 @@ class InPlace(unittest.TestCase):
         step(x, y).backward() if step is not None else F.cross_entropy(model(x), y).backward()
         return [p.grad.clone() for p in model.parameters()]
 
-    def test_writes_run_in_the_segment_that_made_their_value(self):
+    @staticmethod
+    def captured(module):
+        """The module (seeded), a batch, its capture and the graph's operations in order."""
         torch.manual_seed(0)
-        model = self.Block()
+        model = module()
         x, y = torch.randn(2, 3, 8, 8), torch.randint(0, 4, (2,))
         cap = capture(model, (x,), F.cross_entropy, (y,), measure=False)
-        ops = remat.Graph.from_json(cap.graph).op_ids
+        return model, x, y, cap, remat.Graph.from_json(cap.graph).op_ids
+
+    @staticmethod
+    def cut(ops, *after):
+        """The chain's segments, each ending at one of `after`, the rest last."""
+        segments, current = [], []
+        for ident in ops:
+            current.append(ident)
+            if ident in after:
+                segments.append(current)
+                current = []
+        return segments + [current]
+
+    def test_writes_run_in_the_segment_that_made_their_value(self):
+        model, x, y, cap, ops = self.captured(self.Block)
         nodes = {n["id"]: n for n in cap.graph["nodes"]}
         fx_nodes = {n.name: n for n in cap.module.graph.nodes}
         writes = [i for i in ops if nodes[i]["op"] != "Saved" and fx_nodes[cap.fx_name[i]].meta["writes"]]
         self.assertEqual(writes, ["silu", "iadd", "silu_1"], ops)
         reference = self.gradients(model, None, x, y)
-
-        def cut(*after):  # the chain's segments, each ending at one of `after`, the rest last
-            segments, current = [], []
-            for ident in ops:
-                current.append(ident)
-                if ident in after:
-                    segments.append(current)
-                    current = []
-            return segments + [current]
-
         # Cut between bn1 and its in-place SiLU, and between bn2 and the in-place add: the SiLU moves back
         # to bn1's segment; the add cannot (it reads the shortcut of a later segment), so bn2 moves on.
-        plan = cut("model_bn1", "model_bn2", "iadd")
+        plan = self.cut(ops, "model_bn1", "model_bn2", "iadd")
         step = apply(cap, plan)
         self.assertLess(max_relative_difference(reference, self.gradients(model, step, x, y)), 1e-5)
         where = {i: k for k, seg in enumerate(step.segments) for i in seg}
         self.assertEqual(where["silu"], where["model_bn1"], step.segments)
         self.assertEqual(where["model_bn2"], where["iadd"], step.segments)
-
 
     class Residual(nn.Module):
         def __init__(self):
@@ -378,20 +383,11 @@ class InPlace(unittest.TestCase):
         # `x += y` keeps nothing for its backward, so it stays in the segment the plan gave it; when that
         # segment is recomputed (conv2's output, which bn2 keeps, is rebuilt from the add's result), the
         # add is not run again on the value the forward already wrote.
-        torch.manual_seed(0)
-        model = self.Residual()
-        x, y = torch.randn(2, 3, 8, 8), torch.randint(0, 4, (2,))
-        cap = capture(model, (x,), F.cross_entropy, (y,), measure=False)
-        ops = remat.Graph.from_json(cap.graph).op_ids
+        model, x, y, cap, ops = self.captured(self.Residual)
         reference = self.gradients(model, None, x, y)
-        at = ops.index("add") + 1
-        rest = ops[at:]
-        middle = rest[:rest.index("model_bn2") + 1]
-        plan = [ops[:at], middle, rest[len(middle):]]
-        step = apply(cap, plan)
+        step = apply(cap, self.cut(ops, "add", "model_bn2"))
         self.assertEqual([s[0] for s in step.segments][1], "iadd", step.segments)
         self.assertLess(max_relative_difference(reference, self.gradients(model, step, x, y)), 1e-5)
-
 
     class ReadBeforeWrite(nn.Module):
         def __init__(self):
@@ -410,11 +406,7 @@ class InPlace(unittest.TestCase):
     def test_a_write_neither_move_can_place_is_refused_with_the_reason(self):
         # The SiLU keeps the value from before its write, so it must run where bn made the value; the add
         # before it reads the shortcut of a later segment, and the mean reads bn's value in between.
-        torch.manual_seed(0)
-        model = self.ReadBeforeWrite()
-        cap = capture(model, (torch.randn(2, 3, 8, 8),), F.cross_entropy, (torch.randint(0, 4, (2,)),),
-                      measure=False)
-        ops = remat.Graph.from_json(cap.graph).op_ids
+        _, _, _, cap, ops = self.captured(self.ReadBeforeWrite)
         first = ops[:ops.index("model_bn") + 1]
         second = [i for i in ops[len(first):] if i in ("mean", "model_short", "iadd")]
         plan = [first, second, [i for i in ops if i not in first and i not in second]]
