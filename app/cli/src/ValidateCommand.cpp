@@ -200,8 +200,9 @@ int runValidate(const ValidateOptions& o) {
   } else {
     std::cout << "Graph " << report.graph << " on " << report.device << ": " << report.operations << " operations, "
               << report.rows.size() << " plans, median of " << report.iterations << " iterations after "
-              << report.warmup << " warm-up; predicted by the simulator with the '" << report.costModel
-              << "' cost model (time unit " << report.timeUnit << ")\n\n";
+              << report.warmup << (report.device == "cpu" ? " or more" : "")
+              << " warm-up; predicted by the simulator with the '" << report.costModel << "' cost model (time unit "
+              << report.timeUnit << ")\n\n";
     printTable(runtime::validationTable(report), o.table, 1);
     const auto timeError = report.maxAbsTimeErrorPercent();
     double worstPeakPercent = 0;

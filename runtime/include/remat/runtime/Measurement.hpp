@@ -92,7 +92,7 @@ struct Measurement {
   std::string device;
   std::string torchVersion;
   std::uint64_t seed = 0;
-  int warmup = 0;
+  int warmup = 0;  ///< warm-up iterations run (RunOptions::warmup, or more while the heap settled)
   int iterations = 0;
   bool liveness = true;
   bool deterministic = true;

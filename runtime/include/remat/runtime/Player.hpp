@@ -14,6 +14,8 @@ struct RunOptions {
   std::optional<std::string> planFile;  ///< play this plan; without it, the plain baseline
   std::string device = "cpu";           ///< "cpu", "cuda" or "cuda:N"
   std::uint64_t seed = 0;
+  /// Unmeasured iterations first; on the CPU with keepHeap and faults counted, up to 8 more until two
+  /// in a row page-fault under 1 MiB each (Measurement::warmup is the number run).
   int warmup = 2;
   int iterations = 3;
   bool checkGrads = false;              ///< also run the baseline and compare parameter gradients
