@@ -23,6 +23,7 @@
 #include "remat/sim/MemoryBounds.hpp"
 #include "remat/sim/Schedule.hpp"
 #include "remat/solvers/Comparison.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/Solver.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
@@ -98,6 +99,8 @@ struct RequestOptions {
   std::optional<double> timeLimit;
   std::optional<std::uint64_t> workLimit;
   bool liveness = true;
+  std::vector<std::string> keep;       ///< operations pinned keep (docs/pins.md)
+  std::vector<std::string> recompute;  ///< operations pinned recompute
 };
 
 solvers::SolveRequest requestOf(const Graph& graph, std::optional<Bytes> budget, const RequestOptions& o) {
@@ -114,6 +117,7 @@ solvers::SolveRequest requestOf(const Graph& graph, std::optional<Bytes> budget,
   }
   r.workLimit = o.workLimit;
   r.liveness = o.liveness;
+  r.pins = unwrap(solvers::pinsFromNames(graph.g, o.keep, o.recompute));
   return r;
 }
 
@@ -245,8 +249,9 @@ PYBIND11_MODULE(_remat, m) {
       "solve",
       [](const Graph& graph, const std::string& solver, const py::object& budget, const std::string& strategy,
          const std::string& model, std::optional<double> timeLimit, std::optional<std::uint64_t> workLimit,
-         bool timeline) {
-        const auto request = requestOf(graph, budgetOf(budget), {strategy, model, timeLimit, workLimit, true});
+         bool timeline, const std::vector<std::string>& keep, const std::vector<std::string>& recompute) {
+        const auto request =
+            requestOf(graph, budgetOf(budget), {strategy, model, timeLimit, workLimit, true, keep, recompute});
         solvers::SolveResult r;
         {
           py::gil_scoped_release release;
@@ -256,13 +261,17 @@ PYBIND11_MODULE(_remat, m) {
       },
       py::arg("graph"), py::arg("solver"), py::arg("budget") = py::none(), py::arg("strategy") = "time",
       py::arg("model") = "simulator", py::arg("time_limit") = py::none(), py::arg("work_limit") = py::none(),
-      py::arg("timeline") = false,
-      "One solver at a budget (bytes or a size such as '2GiB'); the plan JSON of `remat solve --json` as a dict");
+      py::arg("timeline") = false, py::arg("keep") = std::vector<std::string>{},
+      py::arg("recompute") = std::vector<std::string>{},
+      "One solver at a budget (bytes or a size such as '2GiB'), with operations pinned keep or recompute by name "
+      "(docs/pins.md); the plan JSON of `remat solve --json` as a dict");
 
   m.def(
       "min_budget",
-      [](const Graph& graph, const std::string& solver, const std::string& model, std::optional<double> timeLimit) {
-        const auto request = requestOf(graph, std::nullopt, {"time", model, timeLimit, std::nullopt, true});
+      [](const Graph& graph, const std::string& solver, const std::string& model, std::optional<double> timeLimit,
+         const std::vector<std::string>& keep, const std::vector<std::string>& recompute) {
+        const auto request =
+            requestOf(graph, std::nullopt, {"time", model, timeLimit, std::nullopt, true, keep, recompute});
         solvers::Solver::MinBudget r;
         {
           py::gil_scoped_release release;
@@ -277,15 +286,18 @@ PYBIND11_MODULE(_remat, m) {
         return d;
       },
       py::arg("graph"), py::arg("solver"), py::arg("model") = "simulator", py::arg("time_limit") = py::none(),
-      "The least budget the solver can meet (exact to the byte for the DPs), as `remat min-budget --json`");
+      py::arg("keep") = std::vector<std::string>{}, py::arg("recompute") = std::vector<std::string>{},
+      "The least budget the solver can meet (exact to the byte for the DPs), under pins by name, as `remat "
+      "min-budget --json`");
 
   m.def(
       "compare",
       [](const Graph& graph, const py::object& budget, std::optional<std::vector<std::string>> ids,
-         const std::string& strategy, std::optional<double> timeLimit, bool timeline) {
+         const std::string& strategy, std::optional<double> timeLimit, bool timeline,
+         const std::vector<std::string>& keep, const std::vector<std::string>& recompute) {
         const bool least = py::isinstance<py::str>(budget) && budget.cast<std::string>() == "least";
         const auto request = requestOf(graph, least ? std::nullopt : budgetOf(budget),
-                                       {strategy, "simulator", timeLimit, std::nullopt, true});
+                                       {strategy, "simulator", timeLimit, std::nullopt, true, keep, recompute});
         std::vector<const solvers::Solver*> chosen;
         if (ids) {
           for (const auto& id : *ids) chosen.push_back(&solverOf(id));
@@ -313,9 +325,11 @@ PYBIND11_MODULE(_remat, m) {
         return d;
       },
       py::arg("graph"), py::arg("budget") = py::none(), py::arg("solvers") = py::none(), py::arg("strategy") = "time",
-      py::arg("time_limit") = py::none(), py::arg("timeline") = false,
+      py::arg("time_limit") = py::none(), py::arg("timeline") = false, py::arg("keep") = std::vector<std::string>{},
+      py::arg("recompute") = std::vector<std::string>{},
       "Solvers side by side at one budget (or 'least': each at its own least budget), judged by the simulator "
-      "as `remat compare` judges them: rows (plan dicts with `fits` and `overhead_percent`), best, winner");
+      "as `remat compare` judges them, under pins by name (docs/pins.md): rows (plan dicts with `fits` and "
+      "`overhead_percent`), best, winner");
 
   m.def(
       "simulate",

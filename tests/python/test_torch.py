@@ -23,7 +23,8 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(__file__))
 
 import remat  # noqa: E402
-from remat.torch import CaptureError, PlanError, apply, best_plan, capture, measure  # noqa: E402
+from remat.torch import (CaptureError, PlanError, apply, best_plan, capture, in_place_pins, measure,  # noqa: E402
+                          normalize)
 from tiny_gpt import TinyGPT, gpt_loss  # noqa: E402
 
 PLAIN_TOLERANCE = 0.015
@@ -278,6 +279,53 @@ class Refusals(unittest.TestCase):
         self.assertEqual(unverified.solver, "store-all")
         self.assertEqual((unverified.verified, unverified.measured_peak_bytes), ([], None))
 
+    def test_a_plan_ahead_of_the_one_that_fits_is_planned_again(self):
+        # Captured with the temporaries taken out of the graph, every plan measures above its prediction,
+        # by what its convolutions' temporaries add at its peak. (Times in proportion to the bytes made, so
+        # that the plans' order does not depend on the machine's speed.) At 95% of the plain peak, exact-dp's
+        # plan measures over and Chen's lower plan fits: exact-dp plans again for less, and its new plan,
+        # which fits with less overhead than Chen's, is the one applied.
+        torch.manual_seed(0)
+        layers = [nn.Conv2d(3, 16, 3, padding=1), nn.ReLU()]
+        for _ in range(7):
+            layers += [nn.Conv2d(16, 16, 3, padding=1), nn.Tanh()]
+        model = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+        images, labels = torch.randn(4, 3, 64, 64), torch.tensor([1, 2, 3, 4])
+        cap = capture(model, (images,), F.cross_entropy, (labels,))
+        for node in cap.graph["nodes"]:
+            node.pop("workspace", None)
+            node.pop("bwd_workspace", None)
+            if "fwd_time" in node:  # times that repeat on any machine: a nanosecond per byte made, twice back
+                node["fwd_time"], node["bwd_time"] = max(node["bytes"], 1), 2 * max(node["bytes"], 1)
+        graph = remat.Graph.from_json(cap.graph)
+        budget = int(0.95 * graph.info()["vanilla_peak_bytes"])
+        best = best_plan(model, (images,), F.cross_entropy, (labels,), budget=budget, cap=cap,
+                         solvers=["store-all", "exact-dp", "chen-sqrtn", "chen-greedy"])
+        first = best.verified[0]
+        if first["fits"]:
+            self.skipTest(f"exact-dp's plan measured {first['measured_peak_bytes']} bytes, within the budget: "
+                          "on this machine the convolutions allocate no temporaries to leave out")
+        self.assertEqual(first["solver"], "exact-dp", best.summary())
+        self.assertIsNotNone(best.step, best.summary())
+        applied = best.applied_run
+        self.assertEqual([v for v in best.verified if v["applied"]], [applied])
+        passed_over = [v for v in best.verified if v["fits"] and not v["applied"]]
+        self.assertEqual(len(passed_over), 1, best.summary())
+        self.assertIn(passed_over[0]["solver"], ("chen-sqrtn", "chen-greedy"))
+        self.assertLess(best.verified.index(passed_over[0]), best.verified.index(applied))
+        self.assertEqual(passed_over[0]["planned_at_bytes"], budget)
+        # the re-plan: exact-dp, for the budget less the most a plan measured over its prediction
+        excess = max(v["measured_peak_bytes"] - v["predicted_peak_bytes"] for v in best.verified
+                     if v is not applied)
+        self.assertEqual((best.solver, applied["planned_at_bytes"]), ("exact-dp", budget - excess))
+        self.assertLessEqual(applied["measured_peak_bytes"], budget)
+        self.assertEqual(measure(best.step, (images, labels)).peak_bytes, applied["measured_peak_bytes"])
+        # ... with less overhead than the plan passed over, as the simulator predicts both
+        chen = next(r for r in best.comparison["rows"] if r["solver"] == passed_over[0]["solver"])
+        self.assertLess(best.plan["metrics"]["overhead"], chen["metrics"]["overhead"])
+        self.assertIn(f"passed over: {passed_over[0]['solver']} measured", best.summary())
+        self.assertIn(f"applied: exact-dp, planned at {budget - excess} bytes", best.summary())
+
     def test_a_plan_that_runs_out_of_memory_on_the_device_is_set_aside(self):
         # Verified on inputs larger than the capture's, the step's outer product asks the allocator for
         # 64 TiB: a real allocation failure, which sets the plan aside instead of ending best_plan.
@@ -415,6 +463,46 @@ class InPlace(unittest.TestCase):
         self.assertIn("writes model_bn's value in place in segment 3", str(caught.exception))
 
 
+    def test_the_dps_plan_only_chains_apply_runs_as_planned(self):
+        # A value an in-place SiLU overwrites survives only in the copy the SiLU keeps: pinned recompute,
+        # its maker is never a checkpoint, so the DPs cannot keep it past the write and rebuild the copy
+        # from it for free (what the unpinned exact-dp plans do here, and apply must move).
+        _, _, _, block, _ = self.captured(self.Block)
+        self.assertEqual(in_place_pins(block), ["model_bn1", "model_bn2", "iadd"])
+        torch.manual_seed(0)
+        layers, channels = [], 3
+        for _ in range(6):
+            layers += [nn.Conv2d(channels, 16, 3, padding=1), nn.BatchNorm2d(16), nn.SiLU(inplace=True)]
+            channels = 16
+        model = nn.Sequential(*layers, nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 10))
+        x, y = torch.randn(4, 3, 32, 32), torch.randint(0, 10, (4,))
+        cap = capture(model, (x,), F.cross_entropy, (y,))
+        pins = in_place_pins(cap)
+        self.assertEqual(pins, [f"model_{3 * k + 1}" for k in range(6)])  # each batch norm
+        graph = remat.Graph.from_json(cap.graph)
+        plain = graph.info()["vanilla_peak_bytes"]
+        moved = 0
+        for fraction in (0.6, 0.7, 0.8):
+            for recompute in ([], pins):
+                plan = remat.solve(graph, "exact-dp", budget=int(fraction * plain), recompute=recompute)
+                self.assertEqual(plan["status"], "optimal", (fraction, recompute))
+                segments = [list(s) for s in plan["segments"]]
+                as_run = normalize(cap, segments)
+                if recompute:
+                    self.assertEqual(as_run, segments, fraction)
+                else:
+                    moved += as_run != segments
+        self.assertGreater(moved, 0)
+        reference = self.gradients(model, None, x, y)
+        best = best_plan(model, (x,), F.cross_entropy, (y,), budget=int(0.7 * plain), cap=cap,
+                         solvers=["exact-dp"])
+        self.assertEqual((best.solver, best.pinned), ("exact-dp", pins), best.summary())
+        row = next(r for r in best.comparison["rows"] if r["solver"] == "exact-dp")
+        self.assertEqual(best.plan["metrics"]["overhead"], row["metrics"]["overhead"])  # applied as planned
+        self.assertIn("pinned recompute: 6 operations", best.summary())
+        self.assertLessEqual(best.measured_peak_bytes, best.budget_bytes)
+        self.assertLess(max_relative_difference(reference, self.gradients(model, best.step, x, y)), 1e-5)
+
 class Bindings(unittest.TestCase):
     """The engine from Python: the same answers as the command line, bad input as ValueError with its place."""
 
@@ -452,7 +540,39 @@ class Bindings(unittest.TestCase):
             remat.simulate(graph, [ops[-1:], ops])  # the last operation first: not a lower set
         with self.assertRaisesRegex(ValueError, "not an operation"):
             remat.simulate(graph, [["no-such-node"]])
+        with self.assertRaisesRegex(ValueError, "no-such-node"):
+            remat.compare(graph, budget="least", solvers=["exact-dp"], recompute=["no-such-node"])
 
+    def test_pins_are_the_command_line_s(self):
+        # An MLP whose activations outweigh its parameters: pinned keep, its first layer's output is never
+        # recomputed, and exact-dp's least budget rises; the same number from Python and the command line.
+        import json
+        import subprocess
+        import tempfile
+        torch.manual_seed(0)
+        layers = []
+        for _ in range(6):
+            layers += [nn.Linear(64, 64), nn.Tanh()]
+        model = nn.Sequential(*layers, nn.Linear(64, 10))
+        cap = capture(model, (torch.randn(512, 64),), F.cross_entropy, (torch.randint(0, 10, (512,)),), measure=False)
+        graph = remat.Graph.from_json(cap.graph)
+        first = graph.op_ids[0]
+        pinned = remat.min_budget(graph, "exact-dp", keep=[first])["min_budget_bytes"]
+        self.assertGreater(pinned, remat.min_budget(graph, "exact-dp")["min_budget_bytes"])
+        self.assertEqual(remat.min_budget(graph, "exact-dp", recompute=[first])["min_budget_bytes"],
+                         remat.min_budget(graph, "exact-dp")["min_budget_bytes"])
+        cli = os.path.join(os.path.dirname(remat.__file__), "..", "..", "bin", "remat")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "mlp.json")
+            cap.write(path)
+            out = json.loads(subprocess.run([cli, "min-budget", path, "--solver", "exact-dp", "--keep", first, "--json"],
+                                            check=True, capture_output=True, text=True).stdout)
+        self.assertEqual(out["min_budget_bytes"], pinned)
+        plan = remat.solve(graph, "exact-dp", budget=pinned, keep=[first])
+        self.assertEqual((plan["status"], plan["pins"]["keep"]), ("optimal", [first]))
+        self.assertEqual(remat.solve(graph, "exact-dp", budget=pinned - 1, keep=[first])["status"], "infeasible")
+        row = remat.compare(graph, budget=pinned, solvers=["exact-dp"], recompute=[first])["rows"][0]
+        self.assertEqual(row["pins"]["recompute"], [first])
 
 if __name__ == "__main__":
     unittest.main()

@@ -53,6 +53,37 @@ def _segments_of(plan: Union[Dict[str, Any], str, Sequence[Sequence[str]]]) -> L
     return [list(s) for s in plan]
 
 
+def in_place_pins(cap: Capture) -> List[str]:
+    """The operations to pin `recompute` (docs/pins.md: never a checkpoint of a lower-set chain) so that the
+    DPs plan only chains `apply` runs as planned: for each in-place write whose backward keeps the value from
+    before the write (SiLU's, Hardswish's and ReLU6's input), the operation that made the value and the
+    writes into it before this one. None of them a checkpoint, the write stays in its maker's segment, where
+    `normalize` would otherwise move it after the DP has costed the chain. `best_plan` passes them to every
+    solver; exact-dp, approx-dp and milp honour them.
+
+        remat.compare(graph, budget=b, recompute=in_place_pins(cap))"""
+    nodes = {n["id"]: n for n in cap.graph["nodes"]}
+    ops = [n["id"] for n in cap.graph["nodes"] if n["kind"] == "op"]
+    fx_nodes = {n.name: n for n in cap.module.graph.nodes}
+    keeps_before = {nodes[i]["attrs"]["of"] for i in ops if nodes[i]["op"] == "Saved"}
+    writes_of: Dict[str, List[str]] = {}  # a value's maker -> the writes into it so far, in order
+    pins: List[str] = []
+    for ident in ops:
+        node = nodes[ident]
+        fxn = fx_nodes.get(cap.fx_name.get(ident, ""))
+        if node["op"] == "Saved" or fxn is None or not fxn.meta.get("writes"):
+            continue
+        # A write returns the value it wrote, a zero-byte alias whose first input is the storage's maker.
+        maker = node["inputs"][0] if node["bytes"] == 0 and node["inputs"] else None
+        if maker is None or nodes[maker]["kind"] != "op":  # a step input's: normalize refuses such a plan
+            continue
+        group = writes_of.setdefault(maker, [])
+        if ident in keeps_before:
+            pins.extend(m for m in [maker] + group if m not in pins)
+        group.append(ident)
+    return pins
+
+
 def normalize(cap: Capture, segments: List[List[str]]) -> List[List[str]]:
     """The chain apply runs: the plan's, except that a node's own saved tensors (`ID:saved`) go with the
     node that makes them, and an operation that writes a value in place runs in the segment of the

@@ -13,9 +13,11 @@ segment); DTR's and the MILP's schedules are compared but cannot be applied yet.
 
 With `verify` (the default), the plan is also run once, as `measure` runs a step, before it is handed
 out: one that measures over the budget (where PyTorch's autograd holds memory the simulator does not
-follow: docs/simulator.md), or runs out of the device's memory, is set aside for the next one, and where
-all do, the solvers plan again for the budget less the most a plan measured above its prediction. So
-the step returned is one that was seen to fit on this device. The model is left as it was: its
+follow: docs/simulator.md), or runs out of the device's memory, is set aside for the next one. The solvers
+of plans set aside plan again for the budget less the most a plan measured above its prediction, and a
+plan of theirs that fits with less overhead than the next one replaces it. So the step returned is one
+that was seen to fit on this device, and a plan a few kilobytes over does not hand the choice to one
+with far more recomputation. The model is left as it was: its
 gradients, buffers and the random state.
 """
 
@@ -27,7 +29,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 import torch
 import torch.nn as nn
 
-from ._apply import AppliedStep, PlanError, apply, normalize, _segments_of
+from ._apply import AppliedStep, PlanError, apply, in_place_pins, normalize, _segments_of
 from ._capture import Capture, capture, state_kept
 from ._measure import measure
 
@@ -47,17 +49,27 @@ class BestPlan:
     least_appliable_solver: Optional[str] = None
     # With verify: each plan run, in the order tried, as {"solver", "planned_at_bytes" (the budget it was
     # solved for: the budget, or less where every plan before measured over it), "predicted_peak_bytes",
-    # "measured_peak_bytes", "fits", "error"}; the applied plan is the last, and the only one that fits. A
-    # run that ran out of memory on the device has no measured peak and the allocator's message as error.
+    # "measured_peak_bytes", "fits", "error", "applied"}; the applied plan is the one with "applied" true. A
+    # plan that fits is passed over only for a re-planned one that fits with less overhead. A run that ran
+    # out of memory on the device has no measured peak and the allocator's message as error.
     verified: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
     # Plans that fit in the simulator but that apply cannot run as they stand (an in-place write it cannot
     # recompute, apply.normalize): {"solver", "reason"}, each once.
     unappliable: List[Dict[str, Any]] = dataclasses.field(default_factory=list)
+    # The operations every solver was asked to pin `recompute` (in_place_pins: the makers of values an
+    # in-place write overwrites and keeps a copy of); the DPs honour them, and the summary says how many.
+    pinned: List[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def applied_run(self) -> Optional[Dict[str, Any]]:
+        """The applied plan's entry in `verified` (with verify), else None."""
+        return next((v for v in self.verified if v["applied"]), None)
 
     @property
     def measured_peak_bytes(self) -> Optional[int]:
         """The applied plan's peak as `measure` saw it (with verify), else None."""
-        return self.verified[-1]["measured_peak_bytes"] if self.verified and self.verified[-1]["fits"] else None
+        run = self.applied_run
+        return run["measured_peak_bytes"] if run else None
 
     @property
     def predicted_peak_bytes(self) -> Optional[int]:
@@ -82,6 +94,9 @@ class BestPlan:
                          + ("  fits" if row.get("fits") else ""))
         winner = self.comparison.get("winner")
         lines.append(f"overall winner: {winner or 'none fits'}")
+        if self.pinned:
+            lines.append(f"pinned recompute: {len(self.pinned)} operations whose value an in-place write keeps a copy "
+                         "of, so that the write stays in their segment (exact-dp, approx-dp and milp honour it)")
         def planned(v: Dict[str, Any]) -> str:
             return (f", planned at {v['planned_at_bytes']} bytes" if v["planned_at_bytes"] != self.budget_bytes
                     else "")
@@ -89,9 +104,13 @@ class BestPlan:
         for u in self.unappliable:
             lines.append(f"not applied: {u['solver']}'s plan: {u['reason']}")
         for v in self.verified:
-            if v["fits"]:
+            if v["applied"]:
                 continue
-            if v["measured_peak_bytes"] is None:
+            if v["fits"]:
+                lines.append(f"passed over: {v['solver']} measured {v['measured_peak_bytes']} bytes, within the "
+                             f"budget (predicted {v['predicted_peak_bytes']}{planned(v)}); a plan made again for "
+                             "less has less overhead")
+            elif v["measured_peak_bytes"] is None:
                 lines.append(f"set aside: {v['solver']} ran out of memory on the device (predicted "
                              f"{v['predicted_peak_bytes']}{planned(v)}): {v['error']}")
             else:
@@ -101,8 +120,9 @@ class BestPlan:
         if self.plan:
             measured = (f", measured {self.measured_peak_bytes / mib:.1f} MiB"
                         if self.measured_peak_bytes is not None else "")
-            again = (planned(self.verified[-1]) + " (the budget less the most a plan measured over its prediction)"
-                     if self.verified and planned(self.verified[-1]) else "")
+            run = self.applied_run
+            again = (planned(run) + " (the budget less the most a plan measured over its prediction)"
+                     if run and planned(run) else "")
             lines.append(f"applied: {self.solver}{again}, predicted peak {self.predicted_peak_bytes / mib:.1f} MiB"
                          f"{measured}, overhead {self.overhead_percent:.2f}% of the plain step")
         elif self.verified:
@@ -152,8 +172,9 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
     "6GiB"), and applies the plan with the least simulated overhead among those apply can run that fit
     the budget in the simulator, for the chain apply actually runs (see `normalize`). With `verify`, each
     such plan in that order is run once on `inputs` and `targets` and the first whose measured peak is
-    within the budget is applied; where every one measures over, the solvers that gave them plan again
-    for the budget less the most any measured above its prediction, up to three times
+    within the budget is chosen. Where plans ahead of it (or all) measured over, the solvers that gave
+    those plan again for the budget less the most any plan measured above its prediction, up to three
+    times, and a re-planned plan that fits and has less overhead replaces the one chosen
     (`BestPlan.verified` has every run)."""
     import remat  # the engine's bindings
 
@@ -161,7 +182,8 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
     graph = remat.Graph.from_json(cap.graph, cap.graph.get("name", "captured"))
     if solvers is None:  # the MILP and its LP bound take minutes on networks of this size: only when named
         solvers = [s["id"] for s in remat.solvers() if not s["wants_time_limit"]]
-    comparison = remat.compare(graph, budget=budget, solvers=solvers, time_limit=time_limit)
+    pinned = in_place_pins(cap)
+    comparison = remat.compare(graph, budget=budget, solvers=solvers, time_limit=time_limit, recompute=pinned)
     budget_bytes = next((r["budget_bytes"] for r in comparison["rows"] if r.get("budget_bytes")), None)
     if budget_bytes is None:
         raise ValueError(f"budget {budget!r}: give a number of bytes or a size such as 6GiB")
@@ -191,19 +213,28 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
         out.sort(key=lambda r: (r["metrics"]["overhead"], r["metrics"]["simulated_peak_bytes"]))
         return out
 
+    def ahead(row: Dict[str, Any], of: Optional[Dict[str, Any]]) -> bool:
+        """Whether `row` would be chosen before `of` (None: before nothing chosen yet)."""
+        def order(r: Dict[str, Any]):
+            return (r["metrics"]["overhead"], r["metrics"]["simulated_peak_bytes"])
+        return of is None or order(row) < order(of)
+
     best: Optional[Dict[str, Any]] = None
     step: Optional[AppliedStep] = None
     verified: List[Dict[str, Any]] = []
-    tried = set()  # a plan two solvers (or two rounds) found is run once
-    rows, asked = comparison["rows"], budget_bytes
-    first = candidates(rows, asked)
-    replan = sorted({row["solver"] for row in first})
+    tried: Dict[Any, bool] = {}  # a plan two solvers (or two rounds) found is run once: whether it fit
+    asked = budget_bytes
+    pool = candidates(comparison["rows"], asked)
     for attempt in range(1 + (_REPLANS if verify else 0)):
-        for row in first if attempt == 0 else candidates(rows, asked):
+        over = set()  # the solvers whose plans, ahead of the one chosen, measured over the budget this round
+        for row in pool:
+            if not ahead(row, best):  # a re-planned round only looks for a plan ahead of the one it has
+                break
             key = tuple(tuple(s) for s in row["segments"])
             if key in tried:
+                if not tried[key]:  # measured over already: this solver plans again too
+                    over.add(row["solver"])
                 continue
-            tried.add(key)
             candidate = apply(cap, row)
             if verify:
                 error: Optional[str] = None
@@ -217,28 +248,35 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
                     if torch.cuda.is_available():
                         torch.cuda.empty_cache()
                 fits = peak is not None and peak <= budget_bytes
+                tried[key] = fits
                 verified.append({"solver": row["solver"], "planned_at_bytes": asked,
                                  "predicted_peak_bytes": row["metrics"]["simulated_peak_bytes"],
-                                 "measured_peak_bytes": peak, "fits": fits, "error": error})
+                                 "measured_peak_bytes": peak, "fits": fits, "error": error, "applied": False})
                 if not fits:
+                    over.add(row["solver"])
                     continue
             best, step = row, candidate
+            if verify:
+                for v in verified:
+                    v["applied"] = v is verified[-1]
             break
-        if best is not None or not verify:
+        if not verify or not over:
             break
-        # Every plan measured over the budget: plan again for the budget less the most any of them measured
-        # above its prediction, so that a plan erring as much still fits (then verified like the others).
+        # Plans ahead of the one chosen (or all of them) measured over the budget: their solvers plan again
+        # for the budget less the most any plan measured above its prediction, so that a plan erring as much
+        # still fits; a re-planned plan that is verified to fit and is still ahead replaces the one chosen.
         excess = max((v["measured_peak_bytes"] - v["predicted_peak_bytes"] for v in verified
                       if v["measured_peak_bytes"] is not None), default=0)
-        if excess <= 0 or budget_bytes - excess >= asked or not replan:
+        if excess <= 0 or budget_bytes - excess >= asked:
             break
         asked = budget_bytes - excess
-        rows = remat.compare(graph, budget=asked, solvers=replan, time_limit=time_limit)["rows"]
+        pool = candidates(remat.compare(graph, budget=asked, solvers=sorted(over), time_limit=time_limit,
+                                        recompute=pinned)["rows"], asked)
     least: Optional[int] = None
     least_solver: Optional[str] = None
     if best is None and not verified:  # what to ask for instead: the least budget of the DP apply runs best
         for solver in ("exact-dp", "approx-dp"):
-            answer = remat.min_budget(graph, solver, time_limit=time_limit)
+            answer = remat.min_budget(graph, solver, time_limit=time_limit, recompute=pinned)
             if answer["min_budget_bytes"] is not None:
                 least, least_solver = answer["min_budget_bytes"], solver
                 break
@@ -246,4 +284,4 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
                     step=step, budget_bytes=budget_bytes,
                     plain_peak_bytes=comparison["vanilla"]["metrics"]["simulated_peak_bytes"],
                     least_appliable_bytes=least, least_appliable_solver=least_solver, verified=verified,
-                    unappliable=unappliable)
+                    unappliable=unappliable, pinned=pinned)
