@@ -180,6 +180,32 @@ class Refusals(unittest.TestCase):
             capture(nn.Linear(4, 3), (torch.randn(2, 4),), None, measure=False)
         self.assertIn("scalar loss", str(caught.exception))
 
+    def test_a_traced_module_s_own_parameters_are_captured(self):
+        # A module outside torch.nn is traced through, and its forward reads its parameters as attributes
+        # (ConvNeXt's LayerNorm2d): the capture used to look each one up through fx's patched __getattr__,
+        # which made it a proxy again, without end.
+        class LayerNorm2d(nn.LayerNorm):
+            def forward(self, x):
+                x = F.layer_norm(x.permute(0, 2, 3, 1), self.normalized_shape, self.weight, self.bias, self.eps)
+                return x.permute(0, 3, 1, 2)
+
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), LayerNorm2d(8), nn.GELU(), nn.Conv2d(8, 8, 3, padding=1),
+                              LayerNorm2d(8), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 4))
+        x, y = torch.randn(2, 3, 16, 16), torch.tensor([0, 3])
+        cap = capture(model, (x,), F.cross_entropy, (y,), measure=False)
+        graph = remat.Graph.from_json(cap.graph)
+        params = {n["id"] for n in cap.graph["nodes"] if n["kind"] == "param"}
+        self.assertEqual(len(params), len(list(model.parameters())), params)
+        ops = graph.op_ids
+        step = apply(cap, [ops[:len(ops) // 2], ops[len(ops) // 2:]])
+        model.zero_grad(set_to_none=True)
+        F.cross_entropy(model(x), y).backward()
+        reference = [p.grad.clone() for p in model.parameters()]
+        model.zero_grad(set_to_none=True)
+        step(x, y).backward()
+        self.assertLess(max_relative_difference(reference, [p.grad for p in model.parameters()]), 1e-5)
+
     def test_state_is_left_as_it_was(self):
         import torchvision
         torch.manual_seed(0)

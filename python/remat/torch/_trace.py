@@ -160,9 +160,16 @@ class RealTracer(fx.Tracer):
             self._placeholders += 1
             return node
         if kind == "get_attr":
-            value = self.root
-            for atom in str(target).split("."):
-                value = getattr(value, atom)
+            # Looked up as the module holds it: during the trace, fx's Module.__getattr__ would make the
+            # parameter a proxy again, and this node again (a traced module's `self.weight`: ConvNeXt's
+            # LayerNorm2d recursed without end).
+            value, computing = self.root, self._computing
+            self._computing = True
+            try:
+                for atom in str(target).split("."):
+                    value = getattr(value, atom)
+            finally:
+                self._computing = computing
             node.meta["real"] = value
             node.meta["data"] = isinstance(value, torch.Tensor)
             return node
