@@ -48,7 +48,7 @@ class BestPlan:
     least_appliable_bytes: Optional[int] = None
     least_appliable_solver: Optional[str] = None
     # With verify: each plan run, in the order tried, as {"solver", "planned_at_bytes" (the budget it was
-    # solved for: the budget, or less where every plan before measured over it), "predicted_peak_bytes",
+    # solved for: the budget, or less where plans before it measured over it), "predicted_peak_bytes",
     # "measured_peak_bytes", "fits", "error", "applied"}; the applied plan is the one with "applied" true. A
     # plan that fits is passed over only for a re-planned one that fits with less overhead. A run that ran
     # out of memory on the device has no measured peak and the allocator's message as error.
