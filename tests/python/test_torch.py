@@ -528,6 +528,18 @@ class InPlace(unittest.TestCase):
         self.assertIn("pinned recompute: 6 operations", best.summary())
         self.assertLessEqual(best.measured_peak_bytes, best.budget_bytes)
         self.assertLess(max_relative_difference(reference, self.gradients(model, best.step, x, y)), 1e-5)
+        # The same plan from the command line, on the written graph with the written pins
+        import json
+        import subprocess
+        import tempfile
+        cli = os.path.join(os.path.dirname(remat.__file__), "..", "..", "bin", "remat")
+        with tempfile.TemporaryDirectory() as tmp:
+            cap.write(os.path.join(tmp, "chain.json"))
+            cap.write_pins(os.path.join(tmp, "chain.pins.json"))
+            out = subprocess.run([cli, "solve", os.path.join(tmp, "chain.json"), "--solver", "exact-dp", "--budget",
+                                  str(best.budget_bytes), "--pins", os.path.join(tmp, "chain.pins.json"), "--json"],
+                                 check=True, capture_output=True, text=True).stdout
+        self.assertEqual(json.loads(out)["metrics"]["overhead"], row["metrics"]["overhead"])
 
 class Bindings(unittest.TestCase):
     """The engine from Python: the same answers as the command line, bad input as ValueError with its place."""

@@ -88,6 +88,13 @@ class Capture:
         with open(path, "w", encoding="utf-8") as out:
             out.write(self.json())
 
+    def write_pins(self, path: str) -> None:
+        """Writes the pins file (docs/pins.md) of `in_place_pins`: `remat compare GRAPH --pins PATH` then
+        plans for the written graph only the chains `apply` runs as planned, as `best_plan` does."""
+        from ._apply import in_place_pins  # _apply imports this module
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(json.dumps({"recompute": in_place_pins(self)}, indent=1) + "\n")
+
 
 class TrainingStep(nn.Module):
     """The model and its loss in one module: (inputs..., targets...) -> the scalar loss."""
