@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import weakref
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 import torch
 import torch.fx as fx
@@ -64,17 +64,10 @@ def in_place_pins(cap: Capture) -> List[str]:
         remat.compare(graph, budget=b, recompute=in_place_pins(cap))"""
     nodes = {n["id"]: n for n in cap.graph["nodes"]}
     ops = [n["id"] for n in cap.graph["nodes"] if n["kind"] == "op"]
-    fx_nodes = {n.name: n for n in cap.module.graph.nodes}
     keeps_before = {nodes[i]["attrs"]["of"] for i in ops if nodes[i]["op"] == "Saved"}
     writes_of: Dict[str, List[str]] = {}  # a value's maker -> the writes into it so far, in order
     pins: List[str] = []
-    for ident in ops:
-        node = nodes[ident]
-        fxn = fx_nodes.get(cap.fx_name.get(ident, ""))
-        if node["op"] == "Saved" or fxn is None or not fxn.meta.get("writes"):
-            continue
-        # A write returns the value it wrote, a zero-byte alias whose first input is the storage's maker.
-        maker = node["inputs"][0] if node["bytes"] == 0 and node["inputs"] else None
+    for ident, maker in _in_place_writes(cap, nodes, ops):
         if maker is None or nodes[maker]["kind"] != "op":  # a step input's: normalize refuses such a plan
             continue
         group = writes_of.setdefault(maker, [])
@@ -82,6 +75,20 @@ def in_place_pins(cap: Capture) -> List[str]:
             pins.extend(m for m in [maker] + group if m not in pins)
         group.append(ident)
     return pins
+
+
+def _in_place_writes(cap: Capture, nodes: Dict[str, Dict[str, Any]],
+                     ops: List[str]) -> Iterator[Tuple[str, Optional[str]]]:
+    """Each operation that writes an operand in place (capture marks it: fx meta `writes`), in the graph's
+    order, with the operation that made the storage it wrote (None where the graph does not say)."""
+    fx_nodes = {n.name: n for n in cap.module.graph.nodes}
+    for ident in ops:
+        node = nodes[ident]
+        fxn = fx_nodes.get(cap.fx_name.get(ident, ""))
+        if node["op"] == "Saved" or fxn is None or not fxn.meta.get("writes"):
+            continue
+        # A write returns the value it wrote, a zero-byte alias whose first input is the storage's maker.
+        yield ident, (node["inputs"][0] if node["bytes"] == 0 and node["inputs"] else None)
 
 
 def normalize(cap: Capture, segments: List[List[str]]) -> List[List[str]]:
@@ -125,7 +132,6 @@ def _move_in_place_writes(cap: Capture, nodes: Dict[str, Dict[str, Any]], ops: L
     lower sets. Writes that keep nothing of their own (`x += y`, ReLU's, which keeps its result) stay
     where the plan put them: the recomputation does not re-run a write into a value from an earlier
     segment (`_Run._recompute`)."""
-    fx_nodes = {n.name: n for n in cap.module.graph.nodes}
     consumers: Dict[str, List[str]] = {}
     for ident in ops:
         for u in nodes[ident]["inputs"]:
@@ -133,13 +139,7 @@ def _move_in_place_writes(cap: Capture, nodes: Dict[str, Dict[str, Any]], ops: L
     saved_of = {nodes[i]["attrs"]["of"]: i for i in ops if nodes[i]["op"] == "Saved"}
     writes_of: Dict[str, List[str]] = {}  # a value's maker -> the writes into it so far, in order
     single = len(set(seg_of.values())) <= 1
-    for ident in ops:
-        node = nodes[ident]
-        fxn = fx_nodes.get(cap.fx_name.get(ident, ""))
-        if node["op"] == "Saved" or fxn is None or not fxn.meta.get("writes"):
-            continue
-        # A write returns the value it wrote, a zero-byte alias whose first input is the storage's maker.
-        maker = node["inputs"][0] if node["bytes"] == 0 and node["inputs"] else None
+    for ident, maker in _in_place_writes(cap, nodes, ops):
         if maker is None or maker not in seg_of:
             if single or ident not in saved_of:
                 continue
