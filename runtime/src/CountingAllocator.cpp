@@ -6,6 +6,7 @@
 
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace remat::runtime::detail {
 namespace {
@@ -19,7 +20,13 @@ struct State {
   std::int64_t peak = 0;
   c10::Allocator* inner = nullptr;
   c10::DeleterFnPtr innerDeleter = nullptr;
+  // With keepLargeBlocks: freed blocks of kLargeBlock bytes or more, by size, for the next allocation of
+  // exactly that size (never handed back: an iteration asks for the same sizes as the one before).
+  bool keepLargeBlocks = false;
+  std::unordered_map<std::int64_t, std::vector<void*>> freeBlocks;
 };
+
+constexpr std::int64_t kLargeBlock = std::int64_t{1} << 20;
 
 State& state() {
   static State* s = new State;  // leaked on purpose (see State)
@@ -31,8 +38,13 @@ void countingDelete(void* data) {
   {
     const std::lock_guard lock(s.mutex);
     if (const auto it = s.sizes.find(data); it != s.sizes.end()) {
-      s.live -= it->second;
+      const std::int64_t n = it->second;
+      s.live -= n;
       s.sizes.erase(it);
+      if (s.keepLargeBlocks && n >= kLargeBlock) {
+        s.freeBlocks[n].push_back(data);
+        return;
+      }
     }
   }
   s.innerDeleter(data);
@@ -45,6 +57,18 @@ class CountingAllocator final : public c10::Allocator {
  public:
   c10::DataPtr allocate(std::size_t n) const override {
     State& s = state();
+    const auto bytes = static_cast<std::int64_t>(n);
+    if (bytes >= kLargeBlock) {
+      const std::lock_guard lock(s.mutex);
+      if (const auto it = s.freeBlocks.find(bytes); it != s.freeBlocks.end() && !it->second.empty()) {
+        void* data = it->second.back();
+        it->second.pop_back();
+        s.sizes[data] = bytes;
+        s.live += bytes;
+        if (s.live > s.peak) s.peak = s.live;
+        return {data, data, &countingDelete, c10::Device(c10::DeviceType::CPU)};
+      }
+    }
     c10::DataPtr inner = s.inner->allocate(n);
     void* data = inner.get();
     if (data == nullptr) return inner;  // zero bytes: nothing held
@@ -81,6 +105,12 @@ void AllocationCounter::resetPeak() {
   State& s = state();
   const std::lock_guard lock(s.mutex);
   s.peak = s.live;
+}
+
+void AllocationCounter::keepLargeBlocks() {
+  State& s = state();
+  const std::lock_guard lock(s.mutex);
+  s.keepLargeBlocks = true;
 }
 
 AllocationCounter* installCountingCpuAllocator(std::string& why) {

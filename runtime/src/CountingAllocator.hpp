@@ -20,6 +20,10 @@ class AllocationCounter {
   [[nodiscard]] std::int64_t peak() const;
   /// Starts a new peak at the bytes held now.
   void resetPeak();
+  /// From now on, a freed block of 1 MiB or more is kept for the next allocation of exactly its size
+  /// instead of going back to the C library, as PyTorch's caching allocator does on CUDA: the measured
+  /// iterations then reuse the warm-up's blocks whatever glibc's heap would have done with them.
+  void keepLargeBlocks();
 };
 
 /// Installs the counting allocator as c10's CPU allocator (once per process; later calls return the

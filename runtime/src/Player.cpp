@@ -722,25 +722,24 @@ bool minorPageFaultsCounted() {
   return after > before;
 }
 
-// A warm-up iteration that page-faults fewer pages than this found the heap it needed.
+// A warm-up iteration that page-faults fewer pages than this found the memory it needed.
 constexpr std::int64_t kQuietFaultPages = 256;
-// The most warm-up iterations run beyond those asked for while the heap has not settled.
+// The most warm-up iterations run beyond those asked for while the memory has not settled.
 constexpr int kMoreWarmup = 8;
 
 // Runs `iteration` `asked` times, unmeasured. With `settle` (and at least one asked), it goes on, up to
-// kMoreWarmup more times, until the last two each page-faulted fewer than kQuietFaultPages. With freed
-// memory kept, glibc's heap can still grow after a quiet iteration: the MLP of RunnerTest faulted 72 MiB
-// in its third iteration, none in its second, as a large block found no hole big enough among the earlier
-// iterations' small blocks. That third iteration would have been the first measured one.
+// kMoreWarmup more times, while the last one page-faulted kQuietFaultPages or more: memory LibTorch
+// takes outside the counting allocator's block cache (a library's own malloc) may need more than one
+// iteration to reach its high-water mark, and that iteration would have been a measured one.
 // Returns how many it ran.
 template <class Iteration>
 int warmUp(int asked, bool settle, Iteration&& iteration) {
   int run = 0;
-  int quiet = 0;  // how many of the last iterations in a row faulted fewer than kQuietFaultPages
-  while (run < asked || (settle && run > 0 && run < asked + kMoreWarmup && quiet < 2)) {
+  std::int64_t lastFaults = 0;
+  while (run < asked || (settle && run > 0 && run < asked + kMoreWarmup && lastFaults >= kQuietFaultPages)) {
     const std::int64_t before = minorPageFaults();
     iteration();
-    quiet = minorPageFaults() - before < kQuietFaultPages ? quiet + 1 : 0;
+    lastFaults = minorPageFaults() - before;
     ++run;
   }
   return run;
@@ -775,6 +774,9 @@ Measurement runLoaded(const RunOptions& o, Loaded& l) {
     m.cpuHeap = controlCpuHeap(o.keepHeap);
     counter = detail::installCountingCpuAllocator(m.cpuAllocatorNote);
     if (counter) m.cpuAllocator = CpuAllocatorStats{};
+    // glibc's heap, kept, can still grow in a late iteration (a large block finds no hole big enough
+    // among the small blocks freed around it): LibTorch's large blocks are kept by size instead.
+    if (counter && m.cpuHeap == "kept") counter->keepLargeBlocks();
   }
   // Where the heap is kept and faults are counted, the warm-up goes on until the heap has settled.
   const bool settleHeap = m.cpuHeap == "kept" && m.pageFaults.has_value();

@@ -38,7 +38,7 @@ Options:
   --seed N             seed of parameters, inputs and dropout masks (default 0)
   --warmup N           iterations run before measuring (default 2: the first settles lazy
                        initialization, the second the C library's heap); on the CPU with the
-                       heap kept, up to 8 more, until two in a row page-fault under 1 MiB each
+                       heap kept, up to 8 more while the last one page-faulted 1 MiB or more
   --iterations N       measured iterations, at least 1 (default 3); step times are their medians
   --check-grads        also run the baseline (same seed) and compare every parameter gradient
   --grads-ref FILE     compare the parameter gradients with a file written by --grads-out

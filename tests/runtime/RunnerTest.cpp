@@ -344,13 +344,12 @@ fs::path widenedMlp(std::int64_t batch) {
 TEST_CASE("the runner keeps freed CPU memory for reuse: no page faults once warm, unless --return-memory") {
   // The MLP at a batch of 147,456 has hidden values and gradients of 36 MiB. Under glibc's defaults a
   // block over 32 MiB (the most its sliding mmap threshold reaches) always gets a mapping of its own,
-  // unmapped when freed, so every iteration page-faults each of them in again; kept, the measured
-  // iterations reuse what the warm-ups touched. (A graph whose blocks stay under 32 MiB, ResNet-18's
-  // 9.4 MB weight-gradient buffers for one, may or may not be handed back: that depends on the order of
-  // the C library's earlier frees, and on one CI machine they never were.)
-  // Played as a plan (store-all's), whose loop allocates nothing of its own. (The --baseline loop is eager
-  // autograd, whose own small blocks can land between the large ones and grow the heap once more in a
-  // later iteration: 1,440 to 7,202 faults in one of 8 measured iterations here.)
+  // unmapped when freed, so every iteration page-faults each of them in again; kept (glibc's heap, and the
+  // counting allocator's blocks of 1 MiB or more by size), the measured iterations reuse what the
+  // warm-ups touched. Glibc's kept heap alone grew again in later iterations here, depending on the
+  // scratch folder's path. (A graph whose blocks stay under 32 MiB, ResNet-18's 9.4 MB weight-gradient
+  // buffers for one, may or may not be handed back: that depends on the order of the C library's earlier
+  // frees, and on one CI machine they never were.) Played as store-all's plan.
   // Under a sanitizer only the heap's labels are checked (its allocator takes no setting): the MLP as it is.
   const fs::path graph = widenedMlp(remat::test::kSanitized ? 4 : 147456);
   const auto g = load(graph.string());

@@ -14,8 +14,8 @@ struct RunOptions {
   std::optional<std::string> planFile;  ///< play this plan; without it, the plain baseline
   std::string device = "cpu";           ///< "cpu", "cuda" or "cuda:N"
   std::uint64_t seed = 0;
-  /// Unmeasured iterations first; on the CPU with keepHeap and faults counted, up to 8 more until two
-  /// in a row page-fault under 1 MiB each (Measurement::warmup is the number run).
+  /// Unmeasured iterations first; on the CPU with keepHeap and faults counted, up to 8 more while the
+  /// last one page-faulted 1 MiB or more (Measurement::warmup is the number run).
   int warmup = 2;
   int iterations = 3;
   bool checkGrads = false;              ///< also run the baseline and compare parameter gradients
@@ -26,7 +26,8 @@ struct RunOptions {
   bool liveness = true;  ///< free every value and gradient right after its last use, as the simulator
   int threads = 0;       ///< intra-op threads; 0 keeps LibTorch's default
   /// On the CPU, have the C library keep freed memory for reuse instead of handing it back to the
-  /// operating system (glibc's mallopt), so that the measured iterations do not page-fault fresh memory in.
+  /// operating system (glibc's mallopt), and keep LibTorch's freed blocks of 1 MiB or more by size for
+  /// reuse, so that the measured iterations do not page-fault fresh memory in.
   bool keepHeap = true;
 };
 
