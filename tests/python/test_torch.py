@@ -1,7 +1,7 @@
 """remat.torch end to end on the CPU: capture, plan, apply, one training step, measure (issue 38).
 
-For torchvision's ResNet-18, MobileNetV2 and DenseNet-121 at small sizes and a small GPT written in
-plain PyTorch (tiny_gpt.py): the captured plain-run peak within 1.5% of the plain step as the allocator
+For torchvision's ResNet-18, MobileNetV2, DenseNet-121 and ViT at small sizes and a small GPT written
+in plain PyTorch (tiny_gpt.py): the captured plain-run peak within 1.5% of the plain step as the allocator
 measures it; store-all applied, and the best plan apply can run at two budgets, train with gradients
 equal to the plain step's and a measured peak within 3% of the engine's prediction and at most the
 budget plus 3%. The budgets are 50% and 70% of the plain peak where a plan can meet them (MobileNetV2 and
@@ -114,6 +114,15 @@ class EndToEnd(unittest.TestCase):
         self.check("densenet121", model, (torch.randn(8, 3, 96, 96),), F.cross_entropy,
                    (torch.randint(0, 10, (8,)),))
 
+    def test_vit(self):
+        # torchvision's ViT: nn.MultiheadAttention traced through (its projections, scores, softmax and
+        # attention dropout are nodes), the class token expanded to the batch size read from a later value.
+        from torchvision.models.vision_transformer import VisionTransformer
+        torch.manual_seed(0)
+        model = VisionTransformer(image_size=64, patch_size=8, num_layers=2, num_heads=4, hidden_dim=64,
+                                  mlp_dim=128, num_classes=10, attention_dropout=0.1)
+        self.check("vit", model, (torch.randn(16, 3, 64, 64),), F.cross_entropy, (torch.randint(0, 10, (16,)),))
+
     def test_tiny_gpt(self):
         torch.manual_seed(0)
         model = TinyGPT(vocab=256, dim=64, heads=4, layers=2, context=128)
@@ -205,6 +214,44 @@ class Refusals(unittest.TestCase):
         model.zero_grad(set_to_none=True)
         step(x, y).backward()
         self.assertLess(max_relative_difference(reference, [p.grad for p in model.parameters()]), 1e-5)
+
+    def test_torch_nn_transformer_layers_are_traced_through(self):
+        # fx keeps torch.nn's modules whole; a transformer layer kept whole would be one node holding all
+        # its backward keeps. Traced through, a plan recomputes inside the layers, with exact gradients.
+        torch.manual_seed(0)
+        layer = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.1, batch_first=True)
+        model = nn.Sequential(nn.Linear(16, 32), nn.TransformerEncoder(layer, 2), nn.Flatten(), nn.Linear(32 * 24, 5))
+        x, y = torch.randn(8, 24, 16), torch.randint(0, 5, (8,))
+        cap = capture(model, (x,), F.cross_entropy, (y,), measure=False)
+        ops = {n["op"] for n in cap.graph["nodes"] if n["kind"] == "op"}
+        self.assertFalse(ops & {"TransformerEncoder", "TransformerEncoderLayer", "MultiheadAttention"}, ops)
+        self.assertTrue({"Softmax", "bmm", "Dropout", "LayerNormalization"} <= ops, ops)
+        graph = remat.Graph.from_json(cap.graph)
+        torch.manual_seed(1)
+        plain = measure(model, (x,), F.cross_entropy, (y,))
+        reference = [p.grad.clone() for p in model.parameters()]
+        predicted = graph.info()["vanilla_peak_bytes"]
+        self.assertLessEqual(abs(predicted / plain.peak_bytes - 1), PLAIN_TOLERANCE)
+        plan = remat.solve(graph, "exact-dp", budget=int(0.6 * predicted))
+        self.assertEqual(plan["status"], "optimal")
+        inside = {i for seg in plan["segments"][:-1] for i in seg}
+        self.assertTrue(any("self_attn" in cap.fx_name.get(i, "") or cap.fx_name.get(i, "").startswith(("bmm", "softmax"))
+                            for i in inside), plan["segments"])
+        step = apply(cap, plan)
+        torch.manual_seed(1)
+        measured = measure(step, (x, y))
+        self.assertLessEqual(max_relative_difference(reference, [p.grad for p in model.parameters()]), 1e-5)
+        self.assertLessEqual(measured.peak_bytes, int(0.6 * predicted))
+
+    def test_the_step_refuses_inputs_of_other_shapes(self):
+        # The graph, and every size in it, is the example's: another batch size is refused with the input.
+        model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))
+        cap = capture(model, (torch.randn(8, 4),), F.cross_entropy, (torch.randint(0, 2, (8,)),), measure=False)
+        step = apply(cap, [[n["id"] for n in cap.graph["nodes"] if n["kind"] == "op"]])
+        with self.assertRaisesRegex(ValueError, r"input: the plan is for the captured shapes, \(8, 4\) "
+                                                r"torch.float32, got \(5, 4\)"):
+            step(torch.randn(5, 4), torch.randint(0, 2, (5,)))
+        self.assertEqual(step(torch.randn(8, 4), torch.randint(0, 2, (8,))).dim(), 0)
 
     def test_state_is_left_as_it_was(self):
         import torchvision
@@ -353,22 +400,25 @@ class Refusals(unittest.TestCase):
         self.assertIn(f"applied: exact-dp, planned at {budget - excess} bytes", best.summary())
 
     def test_a_plan_that_runs_out_of_memory_on_the_device_is_set_aside(self):
-        # Verified on inputs larger than the capture's, the step's outer product asks the allocator for
-        # 64 TiB: a real allocation failure, which sets the plan aside instead of ending best_plan.
+        # After the capture, the buffer the step's outer product reads becomes 2^44 elements long (a view
+        # of one stored element): verified, the product asks the allocator for 2 PiB, a real allocation
+        # failure, which sets the plan aside instead of ending best_plan.
         class Outer(nn.Module):
             def __init__(self):
                 super().__init__()
                 self.lin = nn.Linear(4, 4)
+                self.register_buffer("w", torch.ones(8))
 
             def forward(self, x):
                 v = self.lin(x).flatten()
-                return torch.outer(v, v).mean()
+                return torch.outer(v, self.w).mean()
 
         torch.manual_seed(0)
         model = Outer()
-        cap = capture(model, (torch.randn(8, 4),), None, measure=False)
-        huge = torch.randn(1 << 20, 4)
-        best = best_plan(model, (huge,), None, budget=1 << 30, cap=cap, solvers=["store-all"])
+        x = torch.randn(8, 4)
+        cap = capture(model, (x,), None, measure=False)
+        model.w.set_(torch.ones(1).storage(), 0, (1 << 44,), (0,))
+        best = best_plan(model, (x,), None, budget=1 << 30, cap=cap, solvers=["store-all"])
         self.assertIsNone(best.step, best.summary())
         self.assertEqual(len(best.verified), 1)
         run = best.verified[0]

@@ -194,8 +194,16 @@ class AppliedStep(nn.Module):
         last = len(self.segments) - 1
         self._order: List[fx.Node] = []
         self._segment: Dict[fx.Node, int] = {}
+        # Facts about shapes (`x.shape[0]`, `d // heads`): the graph is specialised to the example's shapes
+        # (forward checks that the inputs have them), so these are its values, not operations to run. Run,
+        # they would tie a node to a value it only takes the size of, which no edge of the Remat graph
+        # records: ViT's class token is expanded to `x.shape[0]` of a value a later segment makes.
+        self._constants: Dict[fx.Node, Any] = {
+            n: n.meta["real"] for n in self.gm.graph.nodes
+            if n.op in ("call_function", "call_method") and not n.meta.get("data", True) and not _tensors(n.meta.get("real"))}
+        self._examples = [(str(n.target), n.meta["real"]) for n in self.gm.graph.nodes if n.op == "placeholder"]
         for n in self.gm.graph.nodes:
-            if n.op == "output":
+            if n.op == "output" or n in self._constants:
                 continue
             producers = [self._segment[p] for p in n.all_input_nodes if p in self._segment]
             floor = max(producers, default=0)
@@ -203,7 +211,7 @@ class AppliedStep(nn.Module):
             if seg < floor:
                 raise PlanError(f"{n.name} runs in segment {seg + 1} but reads a value of segment {floor + 1}")
             self._segment[n] = seg
-        nodes = [n for n in self.gm.graph.nodes if n.op != "output"]
+        nodes = [n for n in self.gm.graph.nodes if n.op != "output" and n not in self._constants]
         position = {n: k for k, n in enumerate(nodes)}
         self._order = sorted(nodes, key=lambda n: (self._segment[n], position[n]))
         self._output = next(n for n in self.gm.graph.nodes if n.op == "output")
@@ -211,17 +219,28 @@ class AppliedStep(nn.Module):
         self._boundary: Set[fx.Node] = set()
         for n in nodes:
             for u in n.users:
-                if u.op != "output" and self._segment.get(u, last) > self._segment[n]:
+                if u.op != "output" and u not in self._constants and self._segment.get(u, last) > self._segment[n]:
                     self._boundary.add(n)
         # When each value is last read, in the order they run, so that nothing lives longer than there.
         self._last_use: Dict[fx.Node, fx.Node] = {}
         for n in self._order:
             for p in n.all_input_nodes:
-                self._last_use[p] = n
+                if p not in self._constants:
+                    self._last_use[p] = n
         self._last = last
         self._random = {n for n in nodes if n.meta.get("random", False)}
 
     def forward(self, *args):
+        if len(args) != len(self._examples):
+            raise TypeError(f"the step takes {len(self._examples)} arguments (the inputs, then the targets), "
+                            f"got {len(args)}")
+        for (name, example), given in zip(self._examples, args):
+            if isinstance(example, torch.Tensor) and (not isinstance(given, torch.Tensor) or
+                                                      given.shape != example.shape or given.dtype != example.dtype):
+                got = f"{tuple(given.shape)} {given.dtype}" if isinstance(given, torch.Tensor) else type(given).__name__
+                raise ValueError(f"{name}: the plan is for the captured shapes, {tuple(example.shape)} "
+                                 f"{example.dtype}, got {got}; capture and plan again for other shapes (a last, "
+                                 "smaller batch: drop it, as DataLoader(drop_last=True) does, or pad it)")
         run = _Run(self)
         return run.forward(args)
 
@@ -253,6 +272,7 @@ class _Run:
         step = self.step
         placeholders = iter(args)
         current = 0
+        self.env.update(step._constants)
         for n in step._order:
             seg = step._segment[n]
             while current < seg:
@@ -309,6 +329,8 @@ class _Run:
         if n in step._random:
             self.rng[n] = _rng_state()
         for p in n.all_input_nodes:  # what the recomputation will read from outside this segment
+            if p in step._constants:
+                continue
             if (step._segment[p] != seg or p.op == "placeholder") and p in self.env:
                 self.outside[seg].setdefault(p, self.env[p])
         count = 0
@@ -360,7 +382,7 @@ class _Run:
         stack = [recipe[1] for recipe in self.rebuild[seg].values()]
         while stack:
             n = stack.pop()
-            if n in needed or step._segment[n] != seg or n.op in ("placeholder", "get_attr"):
+            if n in needed or n in step._constants or step._segment[n] != seg or n.op in ("placeholder", "get_attr"):
                 continue
             needed.add(n)
             stack.extend(n.all_input_nodes)
@@ -391,6 +413,8 @@ class _Run:
         def value_of(p: fx.Node):
             if p in env:
                 return env[p]
+            if p in step._constants:
+                return step._constants[p]
             if p.op == "get_attr":
                 return _fetch(step.gm, str(p.target))
             return self.outside[seg][p]

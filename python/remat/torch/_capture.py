@@ -5,7 +5,8 @@
     cap.write("model.json")            # remat solve model.json --budget 2GiB ...
 
 What a node is: one call of the traced forward (torch.fx, leaf modules as fx has them: torch.nn's own
-modules are one node each, everything else is traced through), run as one unit by `apply`. For each
+modules are one node each, everything else is traced through, and so are torch.nn's transformer layers
+and nn.MultiheadAttention, down to the operations of their attention), run as one unit by `apply`. For each
 node the capture runs the step once, node by node, and measures rather than guesses:
 
 - its output's bytes: the storage it allocates (a view, an in-place operation or `x += y` allocates none
@@ -292,9 +293,29 @@ def capture(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callable]
         gm = trace(step, examples)
         recorder = _Recorder(gm)
         loss = recorder.run(*examples)
+        _read_writes(gm, recorder)
         graph, fx_name = _build_graph(gm, step, recorder, loss, name or type(model).__name__, device,
                                       measure, repeats)
     return Capture(graph=graph, module=gm, fx_name=fx_name, n_inputs=len(inputs))
+
+
+def _read_writes(gm: fx.GraphModule, rec: "_Recorder") -> None:
+    """Makes the nodes that read a value after an in-place write read the write instead: where Python
+    keeps using the variable (`m = zeros_like(a); m.masked_fill_(a, -inf); baddbmm(m, q, k)`, as
+    nn.MultiheadAttention turns a padding mask into an additive one), fx records baddbmm reading the
+    zeros. Run in order that is the same tensor, but apply, recomputing baddbmm's segment, would run
+    what it reads and not the write: attention without its mask, and wrong gradients. Only writes that
+    return the tensor they wrote (`masked_fill_`, `relu_`, `x += y`) are linked so."""
+    order = {n: k for k, n in enumerate(gm.graph.nodes)}
+    for w in gm.graph.nodes:
+        written = [p for p in w.all_input_nodes if p.name in w.meta.get("writes", ())]
+        if len(written) != 1 or rec.values.get(w) is not rec.values.get(written[0]):
+            continue
+        v = written[0]
+        for u in list(v.users):
+            if u is not w and order[u] > order[w]:
+                u.replace_input_with(v, w)
+    gm.recompile()
 
 
 @contextlib.contextmanager

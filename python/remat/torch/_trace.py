@@ -15,10 +15,13 @@ records an out-of-place add there, which allocates a tensor the module never all
 from __future__ import annotations
 
 import operator
+import types
 from typing import Any, Dict, List, Tuple
 
 import torch
 import torch.fx as fx
+import torch.nn as nn
+import torch.nn.functional as F
 from torch.fx.proxy import Attribute
 
 
@@ -34,7 +37,17 @@ class CaptureError(ValueError):
 # Results of these are facts about shapes and types, known from the example without reading any data.
 _STATIC_METHODS = {"size", "dim", "numel", "nelement", "ndimension", "element_size", "is_contiguous", "get_device",
                    "is_floating_point", "is_complex"}
-_STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse", "T"}
+_STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse", "T",
+                      "is_nested", "is_quantized", "is_meta", "is_mps"}
+# Of those, the ones that are types rather than numbers: a traced step takes them as constants.
+_TYPE_ATTRIBUTES = {"dtype", "device", "layout"}
+
+# torch.nn's modules that fx keeps as one call each but that are made of other modules and functions:
+# the transformer's. Kept whole, a transformer layer would be one node holding everything its backward
+# keeps (a captured nn.TransformerEncoder was one operation, and nothing inside it could be recomputed);
+# traced through, attention's projections, scores, softmax and dropout are nodes of their own.
+_TRACED_THROUGH = (nn.MultiheadAttention, nn.TransformerEncoderLayer, nn.TransformerEncoder,
+                   nn.TransformerDecoderLayer, nn.TransformerDecoder, nn.Transformer)
 
 
 def _real(a: Any) -> Any:
@@ -64,6 +77,11 @@ class _RealProxy(fx.Proxy):
     """A proxy that answers what Python needs to know from the example's value, shapes only."""
 
     def __getattr__(self, k):
+        real = self.node.meta.get("real")
+        if k in _TYPE_ATTRIBUTES and isinstance(real, torch.Tensor):
+            # What torch's argument parser takes only as itself (`zeros_like(m, dtype=q.dtype)`, which
+            # nn.MultiheadAttention runs on a mask): a fact of the example, as a constant.
+            return getattr(real, k)
         return _RealAttribute(self, k)
 
     def _static(self, what: str):
@@ -124,7 +142,8 @@ def _evaluate(root: torch.nn.Module, kind: str, target: Any, args: Tuple[Any, ..
 
 
 class RealTracer(fx.Tracer):
-    """fx's tracer with leaf modules as fx has them (torch.nn's own modules), plus the example's values."""
+    """fx's tracer with leaf modules as fx has them (torch.nn's own modules, but for the transformer's:
+    _TRACED_THROUGH), plus the example's values."""
 
     def __init__(self, example_inputs: Tuple[Any, ...]):
         super().__init__()
@@ -136,6 +155,11 @@ class RealTracer(fx.Tracer):
 
     def proxy(self, node: fx.Node) -> fx.Proxy:
         return _RealProxy(node, self)
+
+    def is_leaf_module(self, m: torch.nn.Module, module_qualified_name: str) -> bool:
+        if isinstance(m, _TRACED_THROUGH):
+            return False
+        return super().is_leaf_module(m, module_qualified_name)
 
     def call_module(self, m, forward, args, kwargs):
         if self._computing:
@@ -206,6 +230,22 @@ _FACTORIES = ("arange", "zeros", "ones", "full", "empty", "randn", "rand", "rand
               "tensor", "as_tensor", "tril_indices", "triu_indices")
 
 
+def _body_traced(fn):
+    """A function of torch.nn.functional written in Python (attention's), with its own first check for
+    `__torch_function__` answered "no": given proxies, fx records it as one call of the whole function;
+    this runs its body instead, so that each operation in it is recorded. Only the function's own check
+    changes (a copy of its globals); the functions it calls keep theirs."""
+    scope = dict(fn.__globals__)
+    scope["has_torch_function"] = lambda *_: False
+    body = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
+    body.__kwdefaults__ = fn.__kwdefaults__
+    return body
+
+
+# Traced op by op (see _TRACED_THROUGH): the attention that nn.MultiheadAttention calls.
+_FUNCTIONS_TRACED_THROUGH = ("multi_head_attention_forward",)
+
+
 def _flatten_args(a: Any) -> List[Any]:
     out: List[Any] = []
 
@@ -223,6 +263,8 @@ def trace(module: torch.nn.Module, example_inputs: Tuple[Any, ...]) -> fx.GraphM
     qualified name of the module that called it, "" at the top)."""
     tracer = RealTracer(example_inputs)
     originals = {name: getattr(torch, name) for name in _FACTORIES if hasattr(torch, name)}
+    functionals = {name: getattr(F, name) for name in _FUNCTIONS_TRACED_THROUGH
+                   if isinstance(getattr(F, name, None), types.FunctionType)}
 
     def recorded(fn):
         def call(*args, **kwargs):
@@ -235,6 +277,8 @@ def trace(module: torch.nn.Module, example_inputs: Tuple[Any, ...]) -> fx.GraphM
     try:
         for name, fn in originals.items():
             setattr(torch, name, recorded(fn))
+        for name, fn in functionals.items():
+            setattr(F, name, _body_traced(fn))
         graph = tracer.trace(module)
     except CaptureError:
         raise
@@ -243,6 +287,8 @@ def trace(module: torch.nn.Module, example_inputs: Tuple[Any, ...]) -> fx.GraphM
     finally:
         for name, fn in originals.items():
             setattr(torch, name, fn)
+        for name, fn in functionals.items():
+            setattr(F, name, fn)
     gm = fx.GraphModule(tracer.root, graph, type(module).__name__)
     return gm
 
