@@ -255,6 +255,35 @@ class Refusals(unittest.TestCase):
         self.assertLessEqual(max_relative_difference(reference, [p.grad for p in model.parameters()]), 1e-5)
         self.assertLessEqual(measured.peak_bytes, int(0.6 * predicted))
 
+    def test_a_transformer_module_that_cannot_be_traced_through_is_kept_whole(self):
+        # As on PyTorch versions whose attention asks a question of the data (here a stand-in for
+        # F.multi_head_attention_forward that does): the capture keeps nn.MultiheadAttention whole and
+        # says so, rather than refusing a model it captured before.
+        from unittest import mock
+        original = F.multi_head_attention_forward
+
+        def asks_the_data(query, *args, **kwargs):
+            if query.sum() > 1e30:
+                raise AssertionError("not reached")
+            return original(query, *args, **kwargs)
+
+        model = nn.MultiheadAttention(8, 2, batch_first=True)
+
+        class Step(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.attention = model
+
+            def forward(self, x):
+                return self.attention(x, x, x, need_weights=False)[0].mean()
+
+        x = torch.randn(2, 5, 8)
+        with mock.patch.object(F, "multi_head_attention_forward", asks_the_data):
+            with self.assertWarnsRegex(UserWarning, r"MultiheadAttention kept whole .*data-dependent control flow"):
+                cap = capture(Step(), (x,), measure=False)
+        ops = [n["op"] for n in cap.graph["nodes"] if n["kind"] == "op"]
+        self.assertIn("MultiheadAttention", ops)
+
     def test_the_step_refuses_inputs_of_other_shapes(self):
         # The graph, and every size in it, is the example's: another batch size is refused with the input.
         model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))

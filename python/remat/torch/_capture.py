@@ -193,6 +193,15 @@ class _Recorder(fx.Interpreter):
         return value
 
 
+def _single_tensor(value: Any) -> Optional[torch.Tensor]:
+    """The one tensor of a tuple whose other elements are None (a module's `(output, None)`), else None."""
+    if isinstance(value, (tuple, list)) and all(v is None or isinstance(v, torch.Tensor) for v in value):
+        tensors = [v for v in value if v is not None]
+        if len(tensors) == 1:
+            return tensors[0]
+    return None
+
+
 def _tensors_of(value: Any) -> List[torch.Tensor]:
     if isinstance(value, torch.Tensor):
         return [value]
@@ -254,6 +263,7 @@ def _measure_node(node: fx.Node, root: nn.Module, values: Dict[fx.Node, Any], de
         out = _evaluate(root, node.op, node.target, args, kwargs)
         _sync(device)
         forward_times.append(time.perf_counter_ns() - start)
+        out = _single_tensor(out) if _single_tensor(out) is not None else out
         wrt = grad_inputs()
         if not (isinstance(out, torch.Tensor) and out.requires_grad and wrt):
             backward_times.append(0)
@@ -267,6 +277,7 @@ def _measure_node(node: fx.Node, root: nn.Module, values: Dict[fx.Node, Any], de
     # Memory, once, on fresh operands: the most held beyond what stays.
     args, kwargs = fresh()
     out, peak, end = _memory.extra_during(device, lambda: _evaluate(root, node.op, node.target, args, kwargs))
+    out = _single_tensor(out) if _single_tensor(out) is not None else out
     fwd_ws = max(0, peak - end)
     wrt = grad_inputs()
     if isinstance(out, torch.Tensor) and out.requires_grad and wrt:
@@ -413,6 +424,9 @@ def _build_graph(gm: fx.GraphModule, step: nn.Module, rec: _Recorder, loss: Any,
             if isinstance(value, torch.Tensor):
                 rid[fxn] = tensor_id.get(id(value)) or resident(fxn, value, "constant")
             continue
+        single = _single_tensor(value)
+        if single is not None:
+            value = single  # nn.MultiheadAttention's (output, None): a node with one output
         if isinstance(value, (tuple, list)) and any(isinstance(v, torch.Tensor) for v in value):
             fresh = [v for v in value if isinstance(v, torch.Tensor) and _memory.storage_key(v) not in owner]
             if fresh and any(v.requires_grad for v in fresh):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import operator
 import types
+import warnings
 from typing import Any, Dict, List, Tuple
 
 import torch
@@ -39,6 +40,7 @@ _STATIC_METHODS = {"size", "dim", "numel", "nelement", "ndimension", "element_si
                    "is_floating_point", "is_complex"}
 _STATIC_ATTRIBUTES = {"shape", "ndim", "dtype", "device", "is_cuda", "requires_grad", "layout", "is_sparse", "T",
                       "is_nested", "is_quantized", "is_meta", "is_mps"}
+_STATIC_FUNCTIONS = {torch.is_floating_point, torch.is_complex, torch.numel}
 # Of those, the ones that are types rather than numbers: a traced step takes them as constants.
 _TYPE_ATTRIBUTES = {"dtype", "device", "layout"}
 
@@ -95,7 +97,7 @@ class _RealProxy(fx.Proxy):
         """A tensor's or a tuple of tensors' length is a matter of shapes, known from the example."""
         real = self.node.meta["real"]
         if isinstance(real, torch.Tensor) or (isinstance(real, (tuple, list)) and
-                                               all(isinstance(x, torch.Tensor) for x in real)):
+                                               all(x is None or isinstance(x, torch.Tensor) for x in real)):
             return real
         return self._static(what)
 
@@ -145,8 +147,9 @@ class RealTracer(fx.Tracer):
     """fx's tracer with leaf modules as fx has them (torch.nn's own modules, but for the transformer's:
     _TRACED_THROUGH), plus the example's values."""
 
-    def __init__(self, example_inputs: Tuple[Any, ...]):
+    def __init__(self, example_inputs: Tuple[Any, ...], through: bool = True):
         super().__init__()
+        self._through = through
         self.record_stack_traces = True
         self._examples = list(example_inputs)
         self._placeholders = 0
@@ -157,7 +160,7 @@ class RealTracer(fx.Tracer):
         return _RealProxy(node, self)
 
     def is_leaf_module(self, m: torch.nn.Module, module_qualified_name: str) -> bool:
-        if isinstance(m, _TRACED_THROUGH):
+        if self._through and isinstance(m, _TRACED_THROUGH):
             return False
         return super().is_leaf_module(m, module_qualified_name)
 
@@ -206,6 +209,7 @@ class RealTracer(fx.Tracer):
             self._computing = False
         node.meta["real"] = value
         static = (kind == "call_method" and target in _STATIC_METHODS) or (
+            kind == "call_function" and target in _STATIC_FUNCTIONS) or (
             kind == "call_function" and target is getattr and len(node.args) > 1 and node.args[1] in _STATIC_ATTRIBUTES)
         node.meta["data"] = not static and _depends_on_data((node.args, node.kwargs))
         return node
@@ -260,11 +264,33 @@ def _flatten_args(a: Any) -> List[Any]:
 def trace(module: torch.nn.Module, example_inputs: Tuple[Any, ...]) -> fx.GraphModule:
     """The module's forward as an fx GraphModule whose nodes carry `meta["real"]` (the example's value),
     `meta["data"]` (whether it depends on the inputs' or parameters' data) and `meta["module"]` (the
-    qualified name of the module that called it, "" at the top)."""
-    tracer = RealTracer(example_inputs)
+    qualified name of the module that called it, "" at the top).
+
+    Where tracing through torch.nn's transformer modules fails (their code differs between PyTorch
+    versions; PyTorch 2's nn.TransformerEncoder compares a mask given as an input with a causal one, a
+    question about the data), they are kept whole, one node each, as fx keeps them, with a warning that
+    says why: nothing inside them can then be recomputed."""
+    through = [type(m).__name__ for m in module.modules() if isinstance(m, _TRACED_THROUGH)]
+    try:
+        return _trace(module, example_inputs, through=True)
+    except Exception as first:  # noqa: BLE001 - any failure inside torch.nn's own code, then tried without
+        if not through:
+            raise
+        try:
+            gm = _trace(module, example_inputs, through=False)
+        except Exception:
+            raise first from None
+        kept = ", ".join(sorted(set(through)))
+        warnings.warn(f"remat.torch: {kept} kept whole (one node each, nothing inside recomputed): tracing "
+                      f"through failed: {first}", stacklevel=3)
+        return gm
+
+
+def _trace(module: torch.nn.Module, example_inputs: Tuple[Any, ...], through: bool) -> fx.GraphModule:
+    tracer = RealTracer(example_inputs, through)
     originals = {name: getattr(torch, name) for name in _FACTORIES if hasattr(torch, name)}
     functionals = {name: getattr(F, name) for name in _FUNCTIONS_TRACED_THROUGH
-                   if isinstance(getattr(F, name, None), types.FunctionType)}
+                   if through and isinstance(getattr(F, name, None), types.FunctionType)}
 
     def recorded(fn):
         def call(*args, **kwargs):
