@@ -15,6 +15,7 @@ and 70% of the way from that least budget to the plain peak.
 import os
 import sys
 import unittest
+import warnings
 
 import torch
 import torch.nn as nn
@@ -607,8 +608,13 @@ class InPlace(unittest.TestCase):
                 as_run = normalize(cap, segments)
                 if recompute:
                     self.assertEqual(as_run, segments, fraction)
-                else:
-                    moved += as_run != segments
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("error")  # applied as planned: nothing to warn of
+                        apply(cap, plan)
+                elif as_run != segments:
+                    moved += 1
+                    with self.assertWarnsRegex(UserWarning, r"moved to another segment .*in_place_pins"):
+                        apply(cap, plan)  # the plan's figures are not the moved chain's: said so
         self.assertGreater(moved, 0)
         reference = self.gradients(model, None, x, y)
         best = best_plan(model, (x,), F.cross_entropy, (y,), budget=int(0.7 * plain), cap=cap,

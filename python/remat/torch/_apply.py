@@ -24,6 +24,7 @@ chain apply runs: `AppliedStep.segments`.
 from __future__ import annotations
 
 import json
+import warnings
 import weakref
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
@@ -530,4 +531,22 @@ def apply(cap: Capture, plan: Union[Dict[str, Any], str, Sequence[Sequence[str]]
     """The captured step under `plan` (plan JSON as a dict or a file, or the segments as lists of node ids)."""
     if isinstance(plan, dict) and not plan.get("segments") and plan.get("solver") == "store-all":
         plan = [[n["id"] for n in cap.graph["nodes"] if n["kind"] == "op"]]  # the plain run: one segment
-    return AppliedStep(cap, normalize(cap, _segments_of(plan)))
+    given = _segments_of(plan)
+    chain = normalize(cap, given)
+    # The plan's figures are the chain's it was made for; where writes moved they no longer hold.
+    saved = {n["id"] for n in cap.graph["nodes"] if n["kind"] == "op" and n["op"] == "Saved"}
+    before = {i: frozenset(seg) - saved for seg in given for i in seg if i not in saved}
+    after = {i: frozenset(seg) - saved for seg in chain for i in seg if i not in saved}
+    if len(given) == len(chain):  # the same segments, some operations elsewhere: name those
+        index = {i: k for k, seg in enumerate(chain) for i in seg}
+        moved = sorted(i for k, seg in enumerate(given) for i in seg if i not in saved and index[i] != k)
+    else:  # a segment emptied: every operation whose segment changed
+        moved = sorted(i for i in before if before[i] != after[i])
+    if moved:
+        warnings.warn(f"remat.torch.apply: {len(moved)} operation(s) moved to another segment (in-place writes "
+                      f"kept with the value they overwrite, e.g. {', '.join(moved[:3])}): the plan's predicted "
+                      "peak and overhead are for the chain it was made for, not this one. Simulate "
+                      "`step.segments` again (remat.simulate), or plan with `recompute=in_place_pins(cap)` "
+                      "(`--pins` of Capture.write_pins on the command line), whose plans apply runs as planned",
+                      stacklevel=2)
+    return AppliedStep(cap, chain)

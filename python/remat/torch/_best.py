@@ -24,6 +24,7 @@ gradients, buffers and the random state.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import torch
@@ -235,7 +236,9 @@ def best_plan(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callabl
                 if not tried[key]:  # measured over already: this solver plans again too
                     over.add(row["solver"])
                 continue
-            candidate = apply(cap, row)
+            with warnings.catch_warnings():  # its chain is apply's already, simulated again (candidates)
+                warnings.simplefilter("ignore")
+                candidate = apply(cap, row)
             if verify:
                 error: Optional[str] = None
                 try:
