@@ -1,15 +1,15 @@
 #!/usr/bin/python3
 """The plain-run peak as remat.torch.capture predicts it, against PyTorch's own, next to the ONNX import's.
 
-For six torchvision networks (the five of issue 38 at its sizes, and MobileNetV3-large, whose
-residual adds and hard-swish blocks none of those has; random weights, cross-entropy, one training step
-on the CPU), three numbers: the peak the CPU allocator's events show for the plain step
+For seven torchvision networks (the five of issue 38 at its sizes, MobileNetV3-large, whose residual
+adds and hard-swish blocks none of those has, and ViT-B/16, whose nn.MultiheadAttention the capture
+traces through; random weights, cross-entropy, one training step on the CPU), three numbers: the peak the CPU allocator's events show for the plain step
 (remat.torch.measure, as runtime/trace_step.py records it), the simulator's plain-run peak of the graph
 `capture` makes (times and temporaries measured), and that of the same step exported to ONNX and
 imported (`remat convert`, as datasets/generate.py exports: no weights, training mode, opset 14) with
 `--workspace libtorch-cpu`, the import's best. Rewrites BENCHMARKS.md's CAPTURE-ERRORS section.
 
-    PYTHONPATH=build/python /usr/bin/python3 bench/torch-capture.py [--only resnet18,vgg11]   # ~5 min here
+    PYTHONPATH=build/python /usr/bin/python3 bench/torch-capture.py [--only resnet18,vgg11]   # ~7 min here
 
 Memory is deterministic here (one run each); the capture's seconds are one run's wall time.
 """
@@ -35,7 +35,7 @@ from remat.torch import capture, measure  # noqa: E402
 from trace_step import WithLoss, export_onnx  # noqa: E402
 
 MODELS = [("resnet50", 4, 224), ("mobilenet_v2", 4, 224), ("densenet121", 2, 224), ("vgg11", 2, 224),
-          ("resnet18", 8, 128), ("mobilenet_v3_large", 8, 128)]
+          ("resnet18", 8, 128), ("mobilenet_v3_large", 8, 128), ("vit_b_16", 2, 224)]
 
 
 def onnx_prediction(model, data, labels, remat_cli):
