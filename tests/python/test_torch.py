@@ -153,6 +153,16 @@ class Refusals(unittest.TestCase):
         self.assertIn("data-dependent control flow", str(caught.exception))
         self.assertIn("gt", caught.exception.node)
 
+    def test_hasattr_is_the_example_s_answer(self):
+        # A loss written for models that return an object with logits and for those that return a tensor:
+        # fx's proxies have every attribute, so the tensor's `logits` was read; the example says it has none.
+        def loss(out, y):
+            return F.cross_entropy(out.logits if hasattr(out, "logits") else out, y)
+
+        cap = capture(nn.Linear(4, 3), (torch.randn(5, 4),), loss, (torch.randint(0, 3, (5,)),), measure=False)
+        self.assertEqual([n["op"] for n in cap.graph["nodes"] if n["kind"] == "op"],
+                         ["Gemm", "Saved", "SoftmaxCrossEntropyLoss"])
+
     def test_shape_control_flow_is_captured(self):
         class ByShape(nn.Module):
             def __init__(self):

@@ -79,7 +79,13 @@ class _RealProxy(fx.Proxy):
     """A proxy that answers what Python needs to know from the example's value, shapes only."""
 
     def __getattr__(self, k):
-        real = self.node.meta.get("real")
+        if "real" not in self.node.meta:
+            return _RealAttribute(self, k)
+        real = self.node.meta["real"]
+        if not hasattr(real, k):
+            # `hasattr(out, "logits")` in a loss: the example's value answers, where fx's proxies have every
+            # attribute (and the loss then read a tensor's `logits`).
+            raise AttributeError(f"{type(real).__name__!r} object has no attribute {k!r}")
         if k in _TYPE_ATTRIBUTES and isinstance(real, torch.Tensor):
             # What torch's argument parser takes only as itself (`zeros_like(m, dtype=q.dtype)`, which
             # nn.MultiheadAttention runs on a mask): a fact of the example, as a constant.
