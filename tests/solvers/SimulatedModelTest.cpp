@@ -467,6 +467,39 @@ TEST_CASE("exact-dp and approx-dp under pins equal a brute force over the chains
   CHECK(restricted >= sampled(60));
 }
 
+TEST_CASE("a plan whose solver ignored some pins never wins a comparison") {
+  // DTR honours keep pins only, dp-evict none; exact-dp and store-all every one. Under recompute pins,
+  // whatever DTR and dp-evict find (often less overhead: they ignore a constraint) is listed, says what
+  // it ignored, and loses to the best plan that honours them all.
+  const auto& registry = SolverRegistry::builtin();
+  const std::vector<const Solver*> chosen{registry.find("store-all"), registry.find("exact-dp"), registry.find("dtr"),
+                                          registry.find("dp-evict")};
+  std::size_t checked = 0, wouldHaveWon = 0;
+  for (const auto& entry : graphs(40)) {
+    const ComputeGraph& g = entry.second;
+    Pins pins = randomPins(g, entry.first);
+    if (pins.recompute.empty()) continue;
+    const SolveResult plain = chosen[0]->solve({.graph = &g});
+    REQUIRE(plain.plan);
+    const Comparison c = compareSolvers(
+        chosen, {.graph = &g, .budget = Bytes{plain.metrics.simulatedPeak.value * 9 / 10}, .pins = pins}, false);
+    INFO("seed " << entry.first);
+    CHECK(c.rows[0].pinsIgnored.empty());
+    CHECK(c.rows[1].pinsIgnored.empty());
+    if (c.rows[2].plan) CHECK(c.rows[2].pinsIgnored == "recompute");  // said of a plan: none, nothing said
+    if (c.rows[3].plan) CHECK(c.rows[3].pinsIgnored == (pins.keep.empty() ? "recompute" : "keep and recompute"));
+    if (c.best) CHECK(*c.best < 2);
+    // Without the rule, the least overhead among the plans that fit.
+    std::optional<std::size_t> any;
+    for (std::size_t k = 0; k < c.rows.size(); ++k)
+      if (fitsBudget(c.rows[k]) && (!any || beats(c.rows[k].metrics, c.rows[*any].metrics, false))) any = k;
+    wouldHaveWon += any && *any >= 2;
+    ++checked;
+  }
+  CHECK(checked >= sampled(10));
+  CHECK(wouldHaveWon > 0);  // the rule decides some of them
+}
+
 TEST_CASE("DTR never evicts a value pinned keep, and the others say they ignore pins") {
   const Solver& dtr = *SolverRegistry::builtin().find("dtr");
   const Solver& chen = *SolverRegistry::builtin().find("chen-sqrtn");

@@ -92,12 +92,15 @@ class BestPlan:
             lines.append(f"  {row['solver']:<14} {row['status']:<12} "
                          + (f"peak {peak / mib:8.1f} MiB  overhead {row['overhead_percent']:6.2f}%" if peak else
                             row.get("message", ""))  # without a plan, why (often the least budget it reaches)
-                         + ("  fits" if row.get("fits") else ""))
+                         + ("  fits" if row.get("fits") else "")
+                         + ("  (ignores the in-place pins: not a winner)" if row.get("pins_ignored") and peak else ""))
         winner = self.comparison.get("winner")
-        lines.append(f"overall winner: {winner or 'none fits'}")
+        lines.append(f"overall winner: {winner or 'none fits'}"
+                     + (" (among the solvers that honour the pins)" if self.pinned else ""))
         if self.pinned:
             lines.append(f"pinned recompute: {len(self.pinned)} operations whose value an in-place write keeps a copy "
-                         "of, so that the write stays in their segment (exact-dp, approx-dp and milp honour it)")
+                         "of, so that the write stays in their segment (exact-dp, approx-dp, milp and store-all "
+                         "honour it; a schedule that ignores it may rebuild a copy from the overwritten value)")
         def planned(v: Dict[str, Any]) -> str:
             return (f", planned at {v['planned_at_bytes']} bytes" if v["planned_at_bytes"] != self.budget_bytes
                     else "")

@@ -32,7 +32,7 @@ std::optional<std::size_t> bestResult(const std::vector<SolveResult>& rows, bool
   std::optional<std::size_t> best;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const SolveResult& r = rows[k];
-    if (!fitsBudget(r)) continue;
+    if (!fitsBudget(r) || !r.pinsIgnored.empty()) continue;  // it answers another question than the one asked
     if (!best) {
       best = k;
       continue;

@@ -202,6 +202,7 @@ SolveResult evaluateOutput(const Solver& solver, const SolveRequest& request, Pr
       if (!recompute && !request.pins.recompute.empty()) ignored += ignored.empty() ? "recompute" : " and recompute";
       if (!ignored.empty())
         result.message += (result.message.empty() ? "" : "; ") + solver.info().id + " ignores " + ignored + " pins";
+      result.pinsIgnored = ignored;
     }
     const bool solved = result.status == SolveStatus::Optimal || result.status == SolveStatus::Feasible ||
                         result.status == SolveStatus::TimeLimit;

@@ -56,6 +56,9 @@ json planToJson(const graph::ComputeGraph& g, const SolveResult& r) {
   j["metrics"] = metricsToJson(r.metrics, r.plan.has_value());
   j["overhead_lower_bound"] = r.overheadLowerBound ? json(r.overheadLowerBound->value) : json(nullptr);
   j["pins"] = r.pins.empty() ? json(nullptr) : json::parse(pinsJson(g, r.pins));
+  // The pins the solver did not honour ("keep", "recompute", "keep and recompute"): such a plan does not
+  // win a comparison.
+  j["pins_ignored"] = r.pinsIgnored.empty() ? json(nullptr) : json(r.pinsIgnored);
   auto names = [&g](const graph::NodeSet& s) {
     json list = json::array();
     s.forEach([&](graph::OpIndex i) { list.push_back(g.node(g.opNode(i)).name); });

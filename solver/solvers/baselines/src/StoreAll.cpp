@@ -11,7 +11,9 @@ const SolverInfo& StoreAll::info() const {
       .citation = "the framework's plain run with liveness analysis",
       .problemClass = "any DAG",
       .exact = true,
-      .pins = PinSupport::Keep,  // it recomputes nothing
+      // It recomputes nothing, and keeps every value through its one segment, the whole step, as a
+      // recompute pin allows (docs/pins.md).
+      .pins = PinSupport::KeepAndRecompute,
       .scheduleClass = ScheduleClass::KeepAll,
       .plainRun = true,
       .asGiven = true,

@@ -41,7 +41,8 @@ struct Comparison {
   std::optional<OverheadBound> bound;  ///< only when every row has the same budget
   /// The winner, an index into rows: at one budget, the least simulated overhead among the plans that
   /// fit it (ties: the lower simulated peak, then the earlier row); with each solver at its own least
-  /// budget, the lowest simulated peak (ties: the lower overhead). None when no plan fits.
+  /// budget, the lowest simulated peak (ties: the lower overhead). Under pins, only among the plans
+  /// whose solvers honour them all (SolveResult::pinsIgnored empty). None when no such plan fits.
   std::optional<std::size_t> best;
 
   /// The overhead of a row as a percentage of the plain run's step time.

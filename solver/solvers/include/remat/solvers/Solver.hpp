@@ -161,6 +161,10 @@ struct SolveResult {
   PlanMetrics metrics;
   sim::SimulationResult simulation;
   Pins pins;  ///< the request's pins, which the plan was made under
+  /// The pins the solver did not honour ("keep", "recompute" or "keep and recompute"; empty when it
+  /// honoured every one). Its plan answers another question than the one asked: it never wins a
+  /// comparison (bestResult).
+  std::string pinsIgnored;
   /// Answered by solveFromFront from a whole front computed before: metrics.solveSeconds is the look-up's,
   /// frontSeconds what computing the front took.
   bool fromFront = false;
