@@ -266,6 +266,31 @@ class Refusals(unittest.TestCase):
         self.assertLessEqual(max_relative_difference(reference, [p.grad for p in model.parameters()]), 1e-5)
         self.assertLessEqual(measured.peak_bytes, int(0.6 * predicted))
 
+    def test_swin_s_attention_is_traced_through_and_its_mask_recomputed(self):
+        # torchvision registers Swin's attention with torch.fx.wrap (fx's tracer cannot pad to a window);
+        # this one traces through it. Its shifted windows build their mask by nine item assignments into
+        # one tensor: a recomputation must run all nine (with only the first, 0.9 off at 4 of 11 cuts).
+        from torchvision.models.swin_transformer import SwinTransformer
+        torch.manual_seed(0)
+        model = SwinTransformer(patch_size=[2, 2], embed_dim=16, depths=[2], num_heads=[2], window_size=[4, 4],
+                                num_classes=5)
+        x, y = torch.randn(4, 3, 16, 16), torch.randint(0, 5, (4,))
+        cap = capture(model, (x,), F.cross_entropy, (y,), measure=False)
+        ops = {n["op"] for n in cap.graph["nodes"] if n["kind"] == "op"}
+        self.assertIn("roll", ops)
+        self.assertIn("Softmax", ops)
+        self.assertNotIn("shifted_window_attention", ops)
+        graph = remat.Graph.from_json(cap.graph)
+        torch.manual_seed(1)
+        measure(model, (x,), F.cross_entropy, (y,))
+        reference = [p.grad.clone() for p in model.parameters()]
+        ids = graph.op_ids
+        for k in range(10, len(ids), 10):
+            step = apply(cap, [ids[:k], ids[k:]])
+            torch.manual_seed(1)
+            measure(step, (x, y))
+            self.assertEqual(max_relative_difference(reference, [p.grad for p in model.parameters()]), 0.0, ids[k - 1])
+
     def test_a_transformer_module_that_cannot_be_traced_through_is_kept_whole(self):
         # As on PyTorch versions whose attention asks a question of the data (here a stand-in for
         # F.multi_head_attention_forward that does): the capture keeps nn.MultiheadAttention whole and

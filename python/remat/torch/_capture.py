@@ -313,19 +313,27 @@ def capture(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callable]
 def _read_writes(gm: fx.GraphModule, rec: "_Recorder") -> None:
     """Makes the nodes that read a value after an in-place write read the write instead: where Python
     keeps using the variable (`m = zeros_like(a); m.masked_fill_(a, -inf); baddbmm(m, q, k)`, as
-    nn.MultiheadAttention turns a padding mask into an additive one), fx records baddbmm reading the
-    zeros. Run in order that is the same tensor, but apply, recomputing baddbmm's segment, would run
-    what it reads and not the write: attention without its mask, and wrong gradients. Only writes that
-    return the tensor they wrote (`masked_fill_`, `relu_`, `x += y`) are linked so."""
-    order = {n: k for k, n in enumerate(gm.graph.nodes)}
-    for w in gm.graph.nodes:
-        written = [p for p in w.all_input_nodes if p.name in w.meta.get("writes", ())]
-        if len(written) != 1 or rec.values.get(w) is not rec.values.get(written[0]):
+    nn.MultiheadAttention turns a padding mask into an additive one, or Swin's `mask[h, w] = k` nine
+    times), fx records baddbmm reading the zeros. Run in order that is the same tensor, but apply,
+    recomputing baddbmm's segment, would run what it reads and not the writes: attention without its
+    mask, and wrong gradients. Each reader, a later write included, reads the last write before it (and
+    a write's `writes` names that node), so the writes form a chain that a recomputation runs whole.
+    Only writes that return the tensor they wrote (`masked_fill_`, `relu_`, `x += y`) are linked so."""
+    latest: Dict[fx.Node, fx.Node] = {}  # a value, or a write into it -> the last write into it so far
+    for n in gm.graph.nodes:
+        for p in list(n.all_input_nodes):
+            q = latest.get(p)
+            if q is None or q is n:
+                continue
+            n.replace_input_with(p, q)
+            if p.name in n.meta.get("writes", ()):
+                n.meta["writes"] = sorted((set(n.meta["writes"]) - {p.name}) | {q.name})
+        written = [p for p in n.all_input_nodes if p.name in n.meta.get("writes", ())]
+        if len(written) != 1 or rec.values.get(n) is not rec.values.get(written[0]):
             continue
         v = written[0]
-        for u in list(v.users):
-            if u is not w and order[u] > order[w]:
-                u.replace_input_with(v, w)
+        for k in [k for k, w in latest.items() if w is v] + [v]:
+            latest[k] = n
     gm.recompile()
 
 

@@ -124,6 +124,11 @@ class _RealProxy(fx.Proxy):
     def __float__(self):
         return float(self._static("float()"))
 
+    def __setitem__(self, key, value):
+        # `mask[h0:h1, w0:w1] = k` (Swin's attention mask): fx's proxies take no assignment. Recorded as
+        # a write that returns what it wrote, which the capture makes every later reader read.
+        self.tracer.create_proxy("call_function", setitem_, (self, key, value), {})
+
     def __iadd__(self, other):
         return self.tracer.create_proxy("call_function", operator.iadd, (self, other), {})
 
@@ -135,6 +140,12 @@ class _RealProxy(fx.Proxy):
 
     def __itruediv__(self, other):
         return self.tracer.create_proxy("call_function", operator.itruediv, (self, other), {})
+
+
+def setitem_(tensor: Any, key: Any, value: Any) -> Any:
+    """`tensor[key] = value` as a call that returns the tensor it wrote in place."""
+    tensor[key] = value
+    return tensor
 
 
 class _RealAttribute(Attribute, _RealProxy):
@@ -292,7 +303,53 @@ def trace(module: torch.nn.Module, example_inputs: Tuple[Any, ...]) -> fx.GraphM
         return gm
 
 
+def _library_wraps_removed():
+    """The functions torchvision's models register with `torch.fx.wrap`, left out of fx's list while a
+    trace runs (and put back after), so that the trace goes through them. torchvision wraps them because
+    fx's own tracer cannot answer their questions about shapes (Swin's `shifted_window_attention` pads to
+    a multiple of the window); this tracer can, and kept whole, each of Swin's attentions was one node
+    that nothing inside could be recomputed of. The list is fx's private registry (a list of
+    (globals, name) in PyTorch 1.x, a dict of them in 2.x); where it is neither, nothing is changed. A
+    user's own `torch.fx.wrap` stays."""
+    import contextlib
+    import torch.fx._symbolic_trace as symbolic
+
+    registry = getattr(symbolic, "_wrapped_fns_to_patch", None)
+
+    def library(scope: Any) -> bool:
+        return isinstance(scope, dict) and str(scope.get("__name__", "")).startswith("torchvision.models.")
+
+    @contextlib.contextmanager
+    def removed():
+        if isinstance(registry, list):
+            saved = list(registry)
+            registry[:] = [e for e in registry if not (isinstance(e, tuple) and e and library(e[0]))]
+        elif isinstance(registry, dict):
+            saved = dict(registry)
+            for key in [k for k, scope in registry.items() if library(scope)]:
+                del registry[key]
+        else:
+            saved = None
+        try:
+            yield
+        finally:
+            if isinstance(registry, list):
+                registry[:] = saved
+            elif isinstance(registry, dict):
+                registry.clear()
+                registry.update(saved)
+
+    return removed()
+
+
 def _trace(module: torch.nn.Module, example_inputs: Tuple[Any, ...], through: bool) -> fx.GraphModule:
+    if through:
+        with _library_wraps_removed():
+            return _trace_with(module, example_inputs, through)
+    return _trace_with(module, example_inputs, through)
+
+
+def _trace_with(module: torch.nn.Module, example_inputs: Tuple[Any, ...], through: bool) -> fx.GraphModule:
     tracer = RealTracer(example_inputs, through)
     originals = {name: getattr(torch, name) for name in _FACTORIES if hasattr(torch, name)}
     functionals = {name: getattr(F, name) for name in _FUNCTIONS_TRACED_THROUGH
