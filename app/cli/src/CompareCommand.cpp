@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -271,12 +272,16 @@ int runCompare(const CompareOptions& o) {
                              : std::string("none"))
             << ", time in " << g.timeUnit() << "\n\n";
   printTable(rows, o.table);
+  // Under pins, only the plans whose solvers honour them all compete (bestResult).
+  const bool pinned = std::any_of(results.begin(), results.end(), [](const auto& r) { return !r.pins.empty(); });
+  const std::string honouring = pinned ? ", among the solvers that honour every pin" : "";
   std::cout << "\n* best: "
             << (comparison.best
                     ? bestId + (leastBudgets
-                                    ? ", the lowest simulated peak at its own least budget"
-                                    : ", the least overhead among the plans that fit the budget in the simulator")
-                    : std::string("none; no plan fits the budget in the simulator"))
+                                    ? ", the lowest simulated peak at its own least budget" + honouring
+                                    : ", the least overhead among the plans that fit the budget in the simulator" +
+                                          honouring)
+                    : std::string("none; no plan fits the budget in the simulator") + honouring)
             << "\n";
   for (const auto& r : results)
     if (!r.message.empty()) std::cout << "\n" << r.solver << ": " << r.message;
