@@ -320,6 +320,32 @@ class Refusals(unittest.TestCase):
         ops = [n["op"] for n in cap.graph["nodes"] if n["kind"] == "op"]
         self.assertIn("MultiheadAttention", ops)
 
+    def test_pytorch_2_s_mask_dtype_helper_answers_from_the_example(self):
+        # PyTorch 2's attention and transformer layers ask F._none_or_dtype(mask), which raises for anything
+        # but None or a tensor (1.13 has no such helper: a stand-in with 2.x's body).
+        from unittest import mock
+
+        def none_or_dtype(value):
+            if value is None:
+                return None
+            if isinstance(value, torch.Tensor):
+                return value.dtype
+            raise RuntimeError("input to _none_or_dtype() must be None or torch.Tensor")
+
+        class Masked(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, mask):
+                h = self.fc(x)
+                return h.masked_fill(mask, 0.0) if F._none_or_dtype(mask) == torch.bool else h + mask
+
+        x, mask = torch.randn(3, 4), torch.rand(3, 4) > 0.5
+        with mock.patch.object(F, "_none_or_dtype", none_or_dtype, create=True):
+            cap = capture(Masked(), (x, mask), lambda out: out.sum(), measure=False)
+        self.assertIn("Where", [n["op"] for n in cap.graph["nodes"] if n["kind"] == "op"])
+
     def test_the_step_refuses_inputs_of_other_shapes(self):
         # The graph, and every size in it, is the example's: another batch size is refused with the input.
         model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))

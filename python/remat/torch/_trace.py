@@ -258,6 +258,9 @@ def _body_traced(fn):
     changes (a copy of its globals); the functions it calls keep theirs."""
     scope = dict(fn.__globals__)
     scope["has_torch_function"] = lambda *_: False
+    for name, wrap in _PROXY_AWARE.items():
+        if name in scope:
+            scope[name] = wrap(scope[name])
     body = types.FunctionType(fn.__code__, scope, fn.__name__, fn.__defaults__, fn.__closure__)
     body.__kwdefaults__ = fn.__kwdefaults__
     return body
@@ -265,6 +268,22 @@ def _body_traced(fn):
 
 # Traced op by op (see _TRACED_THROUGH): the attention that nn.MultiheadAttention calls.
 _FUNCTIONS_TRACED_THROUGH = ("multi_head_attention_forward",)
+
+
+def _dtype_of_proxies(fn):
+    """PyTorch 2's `F._none_or_dtype(mask)` (its attention and transformer layers ask it of a mask) raises
+    for anything but None or a tensor; a traced mask's dtype is the example's."""
+    def call(value):
+        if isinstance(value, fx.Proxy) and isinstance(value.node.meta.get("real"), torch.Tensor):
+            return value.node.meta["real"].dtype
+        return fn(value)
+
+    return call
+
+
+# Helpers of torch.nn.functional that refuse proxies, made to answer from the example while tracing (in
+# F itself and in the scope of the functions traced through).
+_PROXY_AWARE = {"_none_or_dtype": _dtype_of_proxies}
 
 
 def _flatten_args(a: Any) -> List[Any]:
@@ -354,6 +373,7 @@ def _trace_with(module: torch.nn.Module, example_inputs: Tuple[Any, ...], throug
     originals = {name: getattr(torch, name) for name in _FACTORIES if hasattr(torch, name)}
     functionals = {name: getattr(F, name) for name in _FUNCTIONS_TRACED_THROUGH
                    if through and isinstance(getattr(F, name, None), types.FunctionType)}
+    helpers = {name: getattr(F, name) for name in _PROXY_AWARE if through and callable(getattr(F, name, None))}
 
     def recorded(fn):
         def call(*args, **kwargs):
@@ -368,6 +388,8 @@ def _trace_with(module: torch.nn.Module, example_inputs: Tuple[Any, ...], throug
             setattr(torch, name, recorded(fn))
         for name, fn in functionals.items():
             setattr(F, name, _body_traced(fn))
+        for name, fn in helpers.items():
+            setattr(F, name, _PROXY_AWARE[name](fn))
         graph = tracer.trace(module)
     except CaptureError:
         raise
@@ -377,6 +399,8 @@ def _trace_with(module: torch.nn.Module, example_inputs: Tuple[Any, ...], throug
         for name, fn in originals.items():
             setattr(torch, name, fn)
         for name, fn in functionals.items():
+            setattr(F, name, fn)
+        for name, fn in helpers.items():
             setattr(F, name, fn)
     gm = fx.GraphModule(tracer.root, graph, type(module).__name__)
     return gm
