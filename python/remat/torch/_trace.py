@@ -302,24 +302,41 @@ def trace(module: torch.nn.Module, example_inputs: Tuple[Any, ...]) -> fx.GraphM
     `meta["data"]` (whether it depends on the inputs' or parameters' data) and `meta["module"]` (the
     qualified name of the module that called it, "" at the top).
 
-    Where tracing through torch.nn's transformer modules fails (their code differs between PyTorch
-    versions; PyTorch 2's nn.TransformerEncoder compares a mask given as an input with a causal one, a
-    question about the data), they are kept whole, one node each, as fx keeps them, with a warning that
-    says why: nothing inside them can then be recomputed."""
-    through = [type(m).__name__ for m in module.modules() if isinstance(m, _TRACED_THROUGH)]
+    Where tracing through torch.nn's transformer modules or torchvision's fx-wrapped functions fails
+    (their code differs between versions; PyTorch 2's nn.TransformerEncoder compares a mask given as an
+    input with a causal one, a question about the data), they are kept whole, one node each, as fx keeps
+    them, with a warning that says why: nothing inside them can then be recomputed."""
+    kept = sorted({type(m).__name__ for m in module.modules() if isinstance(m, _TRACED_THROUGH)})
+    if _library_wraps(module):
+        kept.append("torchvision's fx-wrapped functions")
     try:
         return _trace(module, example_inputs, through=True)
-    except Exception as first:  # noqa: BLE001 - any failure inside torch.nn's own code, then tried without
-        if not through:
+    except Exception as first:  # noqa: BLE001 - any failure inside torch's or torchvision's code, then without
+        if not kept:
             raise
         try:
             gm = _trace(module, example_inputs, through=False)
         except Exception:
             raise first from None
-        kept = ", ".join(sorted(set(through)))
-        warnings.warn(f"remat.torch: {kept} kept whole (one node each, nothing inside recomputed): tracing "
-                      f"through failed: {first}", stacklevel=3)
+        warnings.warn(f"remat.torch: {', '.join(kept)} kept whole (one node each, nothing inside recomputed): "
+                      f"tracing through failed: {first}", stacklevel=3)
         return gm
+
+
+def _library_wraps(module: torch.nn.Module) -> bool:
+    """Whether a module of `module` comes from a torchvision model's file that registered functions with
+    `torch.fx.wrap` (Swin's)."""
+    import torch.fx._symbolic_trace as symbolic
+
+    registry = getattr(symbolic, "_wrapped_fns_to_patch", None)
+    scopes = registry.values() if isinstance(registry, dict) else (
+        [e[0] for e in registry if isinstance(e, tuple) and e] if isinstance(registry, list) else [])
+    wrapping = {scope["__name__"] for scope in scopes if _is_library(scope)}
+    return any(type(m).__module__ in wrapping for m in module.modules())
+
+
+def _is_library(scope: Any) -> bool:
+    return isinstance(scope, dict) and str(scope.get("__name__", "")).startswith("torchvision.models.")
 
 
 def _library_wraps_removed():
@@ -334,9 +351,7 @@ def _library_wraps_removed():
     import torch.fx._symbolic_trace as symbolic
 
     registry = getattr(symbolic, "_wrapped_fns_to_patch", None)
-
-    def library(scope: Any) -> bool:
-        return isinstance(scope, dict) and str(scope.get("__name__", "")).startswith("torchvision.models.")
+    library = _is_library
 
     @contextlib.contextmanager
     def removed():
