@@ -53,8 +53,21 @@ def networks(small: bool):
     gbatch, length, vocab = (2, 32, 256) if small else (8, 1024, 50257)
     tokens = torch.randint(0, vocab, (gbatch, length), generator=gen)
     following = torch.randint(0, vocab, (gbatch, length), generator=gen)
+
+    def vit():  # torchvision's, built of nn.MultiheadAttention, which the capture traces through
+        torch.manual_seed(0)
+        if small:
+            from torchvision.models.vision_transformer import VisionTransformer
+            return VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32,
+                                     mlp_dim=64)
+        return torchvision.models.vit_b_16(weights=None)
+
+    vbatch, vsize = (2, 32) if small else (32, 224)
+    pictures = torch.randn(vbatch, 3, vsize, vsize, generator=gen)
+    classes = torch.randint(0, 1000, (vbatch,), generator=gen)
     return [("resnet50", resnet, (images,), F.cross_entropy, (labels,)),
-            ("gpt", gpt, (tokens,), gpt_loss, (following,))]
+            ("gpt", gpt, (tokens,), gpt_loss, (following,)),
+            ("vit", vit, (pictures,), F.cross_entropy, (classes,))]
 
 
 def grads_of(model):
