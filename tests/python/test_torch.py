@@ -346,6 +346,39 @@ class Refusals(unittest.TestCase):
             cap = capture(Masked(), (x, mask), lambda out: out.sum(), measure=False)
         self.assertIn("Where", [n["op"] for n in cap.graph["nodes"] if n["kind"] == "op"])
 
+    def test_pytorch_2_s_causal_mask_question_takes_the_mask_as_given(self):
+        # PyTorch 2's nn.TransformerEncoder asks _detect_is_causal_mask whether the mask it is given is
+        # causal, a question about the data; the answer only picks a kernel, so a mask given as an input
+        # is taken as given (1.13 has no such helper: a stand-in with 2.x's body, asked as 2.x asks it).
+        from unittest import mock
+        import torch.nn.modules.transformer as transformer
+
+        def detect(mask, is_causal=None, size=None):
+            make_causal = is_causal is True
+            if is_causal is None and mask is not None:
+                sz = size if size is not None else mask.size(-2)
+                causal = torch.triu(torch.full((sz, sz), float("-inf")), diagonal=1)
+                make_causal = bool((mask == causal).all()) if mask.size() == causal.size() else False
+            return make_causal
+
+        class Scores(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(4, 4)
+
+            def forward(self, x, mask):
+                h = self.fc(x)
+                causal = transformer._detect_is_causal_mask(mask, None, x.shape[0])
+                scores = h @ h.t() + (torch.triu(torch.full((5, 5), float("-inf")), diagonal=1) if causal else mask)
+                return scores.softmax(-1).sum()
+
+        x, mask = torch.randn(5, 4), torch.triu(torch.full((5, 5), float("-inf")), diagonal=1)
+        with mock.patch.object(transformer, "_detect_is_causal_mask", detect, create=True):
+            cap = capture(Scores(), (x, mask), measure=False)
+            self.assertIs(transformer._detect_is_causal_mask, detect)  # put back after the trace
+        reads = [n for n in cap.module.graph.nodes if n.op == "placeholder" and n.name == "mask"]
+        self.assertTrue(reads and reads[0].users, "the mask is read as given")
+
     def test_the_step_refuses_inputs_of_other_shapes(self):
         # The graph, and every size in it, is the example's: another batch size is refused with the input.
         model = nn.Sequential(nn.Linear(4, 4), nn.ReLU(), nn.Linear(4, 2))

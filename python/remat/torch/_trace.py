@@ -286,6 +286,24 @@ def _dtype_of_proxies(fn):
 _PROXY_AWARE = {"_none_or_dtype": _dtype_of_proxies}
 
 
+def _causal_unless_said(fn):
+    """PyTorch 2's `_detect_is_causal_mask(mask, is_causal, size)` (nn.TransformerEncoder and Decoder ask it
+    of the mask they are given) compares the mask with a causal one: a question about its data, which a
+    mask given as an input cannot answer for every batch. Its answer only picks the kernel (the causal
+    one, or the mask applied as given, which computes the same), so for such a mask it is "as given"
+    unless the caller said `is_causal=True`."""
+    def call(mask, is_causal=None, size=None):
+        if isinstance(mask, fx.Proxy) and mask.node.meta.get("data", False):
+            return is_causal is True
+        return fn(mask, is_causal, size)
+
+    return call
+
+
+# The same in torch.nn.modules.transformer (module, name, wrapper), where PyTorch 2 defines it.
+_MODULE_PROXY_AWARE = (("torch.nn.modules.transformer", "_detect_is_causal_mask", _causal_unless_said),)
+
+
 def _flatten_args(a: Any) -> List[Any]:
     out: List[Any] = []
 
@@ -389,6 +407,12 @@ def _trace_with(module: torch.nn.Module, example_inputs: Tuple[Any, ...], throug
     functionals = {name: getattr(F, name) for name in _FUNCTIONS_TRACED_THROUGH
                    if through and isinstance(getattr(F, name, None), types.FunctionType)}
     helpers = {name: getattr(F, name) for name in _PROXY_AWARE if through and callable(getattr(F, name, None))}
+    import importlib
+    elsewhere = []  # (module, name, original, wrapper)
+    for module_name, name, wrap in _MODULE_PROXY_AWARE if through else ():
+        where = importlib.import_module(module_name)
+        if callable(getattr(where, name, None)):
+            elsewhere.append((where, name, getattr(where, name), wrap))
 
     def recorded(fn):
         def call(*args, **kwargs):
@@ -405,6 +429,8 @@ def _trace_with(module: torch.nn.Module, example_inputs: Tuple[Any, ...], throug
             setattr(F, name, _body_traced(fn))
         for name, fn in helpers.items():
             setattr(F, name, _PROXY_AWARE[name](fn))
+        for where, name, fn, wrap in elsewhere:
+            setattr(where, name, wrap(fn))
         graph = tracer.trace(module)
     except CaptureError:
         raise
@@ -417,6 +443,8 @@ def _trace_with(module: torch.nn.Module, example_inputs: Tuple[Any, ...], throug
             setattr(F, name, fn)
         for name, fn in helpers.items():
             setattr(F, name, fn)
+        for where, name, fn, _ in elsewhere:
+            setattr(where, name, fn)
     gm = fx.GraphModule(tracer.root, graph, type(module).__name__)
     return gm
 
