@@ -117,7 +117,13 @@ solvers::SolveRequest requestOf(const Graph& graph, std::optional<Bytes> budget,
   }
   r.workLimit = o.workLimit;
   r.liveness = o.liveness;
-  r.pins = unwrap(solvers::pinsFromNames(graph.g, o.keep, o.recompute));
+  // The graph's own pins (its "pins", docs/pins.md) and then the caller's.
+  std::vector<std::string> keep;
+  std::vector<std::string> recompute;
+  solvers::addGraphPinNames(graph.g, keep, recompute);
+  keep.insert(keep.end(), o.keep.begin(), o.keep.end());
+  recompute.insert(recompute.end(), o.recompute.begin(), o.recompute.end());
+  r.pins = unwrap(solvers::pinsFromNames(graph.g, keep, recompute));
   return r;
 }
 

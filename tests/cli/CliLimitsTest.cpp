@@ -21,9 +21,11 @@ using remat::test::fixture;
 using remat::test::runRemat;
 using remat::test::scratch;
 
-// A native graph file: the input "x", then ops given as (name, inputs), each 64 bytes, time 1.
+// A native graph file: the input "x", then ops given as (name, inputs), each 64 bytes, time 1; the
+// graph's own "pins" where given.
 std::string writeGraph(const std::string& file, const std::string& graphName,
-                       const std::vector<std::pair<std::string, std::vector<std::string>>>& ops) {
+                       const std::vector<std::pair<std::string, std::vector<std::string>>>& ops,
+                       const nlohmann::json& pins = nullptr) {
   nlohmann::json nodes = nlohmann::json::array({{{"id", "x"}, {"kind", "input"}, {"bytes", 64}}});
   for (const auto& [name, inputs] : ops)
     nodes.push_back({{"id", name},
@@ -34,7 +36,8 @@ std::string writeGraph(const std::string& file, const std::string& graphName,
                      {"fwd_time", 1},
                      {"bwd_time", 1},
                      {"saves", {{"inputs", nlohmann::json::array()}, {"output", true}}}});
-  const nlohmann::json doc{{"format", "remat-graph"}, {"version", 1}, {"name", graphName}, {"nodes", nodes}};
+  nlohmann::json doc{{"format", "remat-graph"}, {"version", 1}, {"name", graphName}, {"nodes", nodes}};
+  if (!pins.is_null()) doc["pins"] = pins;
   const fs::path path = scratch() / file;
   remat::test::writeFile(path, doc.dump());
   return path.string();
@@ -337,4 +340,72 @@ TEST_CASE("pins on the command line: a kept op is computed once, bad names and f
   CHECK(nlohmann::json::parse(r.out)["pins"]["recompute"][0] == "r5");
   r = runRemat({"solve", g, "-s", "chen-sqrtn", "--pins", file.string()});
   CHECK_THAT(r.out, Catch::Contains("chen-sqrtn ignores keep and recompute pins"));
+}
+
+TEST_CASE("pins a graph file carries: every plan is made under them unless --no-graph-pins") {
+  std::vector<std::pair<std::string, std::vector<std::string>>> ops;
+  ops.reserve(10);
+  for (int i = 0; i < 10; ++i)
+    ops.emplace_back("r" + std::to_string(i), std::vector<std::string>{i == 0 ? "x" : "r" + std::to_string(i - 1)});
+  const std::string bare = writeGraph("graph-pins-bare.json", "graph-pins", ops);
+  auto forwards = [](const nlohmann::json& plan, const std::string& node) {
+    int count = 0;
+    for (const auto& step : plan["schedule"]) count += step[0] == "fwd" && step[1] == node;
+    return count;
+  };
+  auto leastOf = [](const Run& r) { return nlohmann::json::parse(r.out)["min_budget_bytes"].get<std::int64_t>(); };
+  // An operation exact-dp recomputes at its least budget, pinned keep by the graph file itself.
+  const Run least = runRemat({"min-budget", bare, "-s", "exact-dp", "--json"});
+  REQUIRE(least.code == 0);
+  const Run plain = runRemat({"solve", bare, "-s", "exact-dp", "-b", std::to_string(leastOf(least)), "--json"});
+  REQUIRE(plain.code == 0);
+  std::string recomputed;
+  for (const auto& [name, inputs] : ops)
+    if (forwards(nlohmann::json::parse(plain.out), name) > 1) recomputed = name;
+  REQUIRE(!recomputed.empty());
+  const std::string g = writeGraph("graph-pins.json", "graph-pins", ops, {{"keep", {recomputed}}});
+
+  Run r = runRemat({"info", g, "--json"});
+  REQUIRE(r.code == 0);
+  CHECK(r.json()["pins"]["keep"] == nlohmann::json::array({recomputed}));
+  CHECK_THAT(runRemat({"info", g}).out, Catch::Contains("Pins               1 keep, 0 recompute"));
+  // The graph's pins act as --keep does: the same least budget, the op computed once.
+  const Run pinnedLeast = runRemat({"min-budget", g, "-s", "exact-dp", "--json"});
+  REQUIRE(pinnedLeast.code == 0);
+  const Run byHand = runRemat({"min-budget", bare, "-s", "exact-dp", "--keep", recomputed, "--json"});
+  REQUIRE(byHand.code == 0);
+  CHECK(leastOf(pinnedLeast) == leastOf(byHand));
+  const std::string b = std::to_string(leastOf(pinnedLeast));
+  r = runRemat({"solve", g, "-s", "exact-dp", "-b", b, "--json"});
+  INFO(r.err);
+  REQUIRE(r.code == 0);
+  CHECK(forwards(r.json(), recomputed) == 1);
+  CHECK(r.json()["pins"]["keep"] == nlohmann::json::array({recomputed}));
+  // --no-graph-pins plans the graph unpinned.
+  r = runRemat({"solve", g, "-s", "exact-dp", "-b", std::to_string(leastOf(least)), "--no-graph-pins", "--json"});
+  REQUIRE(r.code == 0);
+  CHECK(r.json()["pins"]["keep"].empty());
+  CHECK(forwards(r.json(), recomputed) > 1);
+  // A solver that ignores pins says so for the graph's pins too, and does not win a comparison.
+  r = runRemat({"compare", g, "-b", b, "--solvers", "exact-dp,chen-sqrtn", "--json"});
+  REQUIRE(r.code == 0);
+  for (const auto& row : r.json()["rows"]) {
+    INFO(row["solver"]);
+    CHECK(row["pins_ignored"].is_null() == (row["solver"] == "exact-dp"));
+  }
+  // The command line may add pins, not contradict the graph's (unless it leaves them out).
+  r = runRemat({"solve", g, "-s", "exact-dp", "--recompute", recomputed});
+  CHECK(r.code == 2);
+  CHECK_THAT(r.err, Catch::Contains("'" + recomputed + "' is pinned both as keep and as recompute"));
+  CHECK_THAT(r.err, Catch::Contains("--no-graph-pins"));
+  r = runRemat({"solve", g, "-s", "exact-dp", "--no-graph-pins", "--recompute", recomputed, "--json"});
+  CHECK(r.code == 0);
+  CHECK(r.json()["pins"]["recompute"] == nlohmann::json::array({recomputed}));
+  // convert keeps them, or writes the graph without them.
+  const std::string kept = (scratch() / "graph-pins-kept.json").string();
+  const std::string dropped = (scratch() / "graph-pins-dropped.json").string();
+  REQUIRE(runRemat({"convert", g, kept}).code == 0);
+  REQUIRE(runRemat({"convert", g, dropped, "--no-graph-pins"}).code == 0);
+  CHECK(runRemat({"info", kept, "--json"}).json()["pins"]["keep"] == nlohmann::json::array({recomputed}));
+  CHECK(runRemat({"info", dropped, "--json"}).json()["pins"]["keep"].empty());
 }

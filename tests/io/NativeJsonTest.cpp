@@ -128,6 +128,57 @@ TEST_CASE("native: unknown keys are ignored with a warning", "[io][native]") {
   CHECK(nodeNamed(r.value(), "a").saves == graph::Saves{{}, true});
 }
 
+TEST_CASE("native: the pins a graph carries are read, checked and written back", "[io][native][pins]") {
+  const std::string head = R"({"format": "remat-graph", "version": 1, "nodes": [
+  {"id": "x", "kind": "input", "bytes": 4},
+  {"id": "a", "kind": "op", "op": "Relu", "inputs": ["x"], "bytes": 4},
+  {"id": "b", "kind": "op", "op": "Relu", "inputs": ["a"], "bytes": 4},
+  {"id": "c", "kind": "op", "op": "Relu", "inputs": ["b"], "bytes": 4}], "pins": )";
+  auto r = readNativeJson(head + R"({"recompute": ["b", "a", "b"], "keep": ["c"]}})", "p.json");
+  INFO(allMessages(r));
+  REQUIRE(r.ok());
+  const graph::ComputeGraph& g = r.value();
+  REQUIRE(g.pinnedRecompute().size() == 2);  // in the file's order, the repeat dropped
+  CHECK(g.node(g.pinnedRecompute()[0]).name == "b");
+  CHECK(g.node(g.pinnedRecompute()[1]).name == "a");
+  REQUIRE(g.pinnedKeep().size() == 1);
+  CHECK(g.node(g.pinnedKeep()[0]).name == "c");
+  const std::string text = writeNativeJson(g);
+  CHECK(
+      text.find("\"pins\": {\n    \"keep\": [\n      \"c\"\n    ],\n    \"recompute\": [\n      \"b\",\n      \"a\"") !=
+      std::string::npos);
+  auto back = readNativeJson(text, "back.json");
+  REQUIRE(back.ok());
+  CHECK(back.value().sameAs(g));
+  // Pins are part of the graph: the same nodes unpinned are another graph.
+  auto bare = readNativeJson(head + "{}}", "bare.json");
+  REQUIRE(bare.ok());
+  CHECK(bare.value().pinnedKeep().empty());
+  CHECK(bare.value().pinnedRecompute().empty());
+  CHECK_FALSE(bare.value().sameAs(g));
+  CHECK(writeNativeJson(bare.value()).find("pins") == std::string::npos);
+
+  // Every bad pin is an error at its JSON path.
+  const auto error = [&head](const std::string& pins) {
+    auto bad = readNativeJson(head + pins + "}", "bad.json");
+    return bad.ok() ? std::string("(read)") : bad.errorText();
+  };
+  CHECK(error(R"({"recompute": ["zz"]})") ==
+        "bad.json: /pins/recompute/0: cannot pin 'zz' as recompute: the graph has no node of that name");
+  CHECK(error(R"({"keep": ["a", "x"]})") ==
+        "bad.json: /pins/keep/1: cannot pin 'x' as keep: it is an input or a "
+        "parameter, always in memory and never recomputed");
+  CHECK(error(R"({"keep": ["a"], "recompute": ["a"]})") ==
+        "bad.json: /pins/recompute/0: 'a' is pinned both as keep and as recompute");
+  CHECK(error(R"(["a"])") ==
+        "bad.json: /pins: expected an object {\"keep\": [names], \"recompute\": [names]}, got an array");
+  CHECK(error(R"({"keep": "a"})") == "bad.json: /pins/keep: expected an array of node ids, got \"a\"");
+  CHECK(error(R"({"keep": [3]})").find("bad.json: /pins/keep/0: ") == 0);
+  auto odd = readNativeJson(head + R"({"keep": ["a"], "maybe": ["b"]}})", "odd.json");
+  REQUIRE(odd.ok());
+  CHECK(hasWarning(odd, "odd.json: /pins/maybe: unknown key \"maybe\" ignored"));
+}
+
 TEST_CASE("native: wrong types for structure", "[io][native]") {
   auto check = [](const std::string& text, const std::string& expected) {
     auto r = readNativeJson(text, "t.json");
@@ -354,6 +405,11 @@ TEST_CASE("native: docs/remat-graph.schema.json names every key the writer uses"
   a.saves = {{0}, true};
   a.attrs = "raw";
   b.add(a);
+  graph::NodeSpec c = a;
+  c.name = "c";
+  b.add(c);
+  b.addPin({"a", true, {}});
+  b.addPin({"c", false, {}});
   graph::BackwardSpec ab;
   ab.name = "a_b";
   ab.inputs = {"a"};

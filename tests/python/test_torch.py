@@ -691,16 +691,20 @@ class InPlace(unittest.TestCase):
         cap = capture(model, (x,), F.cross_entropy, (y,))
         pins = in_place_pins(cap)
         self.assertEqual(pins, [f"model_{3 * k + 1}" for k in range(6)])  # each batch norm
+        # The captured graph carries them, so every plan made of it is under them without asking.
+        self.assertEqual(cap.graph["pins"], {"recompute": pins})
         graph = remat.Graph.from_json(cap.graph)
+        unpinned = remat.Graph.from_json({k: v for k, v in cap.graph.items() if k != "pins"})
         plain = graph.info()["vanilla_peak_bytes"]
         moved = 0
         for fraction in (0.6, 0.7, 0.8):
-            for recompute in ([], pins):
-                plan = remat.solve(graph, "exact-dp", budget=int(fraction * plain), recompute=recompute)
-                self.assertEqual(plan["status"], "optimal", (fraction, recompute))
+            for pinned in (False, True):
+                plan = remat.solve(graph if pinned else unpinned, "exact-dp", budget=int(fraction * plain))
+                self.assertEqual(plan["status"], "optimal", (fraction, pinned))
+                self.assertEqual((plan["pins"] or {}).get("recompute"), pins if pinned else None)
                 segments = [list(s) for s in plan["segments"]]
                 as_run = normalize(cap, segments)
-                if recompute:
+                if pinned:
                     self.assertEqual(as_run, segments, fraction)
                     with warnings.catch_warnings():
                         warnings.simplefilter("error")  # applied as planned: nothing to warn of
@@ -719,18 +723,21 @@ class InPlace(unittest.TestCase):
         self.assertIn("pinned recompute: 6 operations", best.summary())
         self.assertLessEqual(best.measured_peak_bytes, best.budget_bytes)
         self.assertLess(max_relative_difference(reference, self.gradients(model, best.step, x, y)), 1e-5)
-        # The same plan from the command line, on the written graph with the written pins
+        # The same plan from the command line, on the written graph (which carries the pins), and on the
+        # graph without its pins given the written pins file
         import json
         import subprocess
         import tempfile
         cli = os.path.join(os.path.dirname(remat.__file__), "..", "..", "bin", "remat")
         with tempfile.TemporaryDirectory() as tmp:
-            cap.write(os.path.join(tmp, "chain.json"))
+            path = os.path.join(tmp, "chain.json")
+            cap.write(path)
             cap.write_pins(os.path.join(tmp, "chain.pins.json"))
-            out = subprocess.run([cli, "solve", os.path.join(tmp, "chain.json"), "--solver", "exact-dp", "--budget",
-                                  str(best.budget_bytes), "--pins", os.path.join(tmp, "chain.pins.json"), "--json"],
-                                 check=True, capture_output=True, text=True).stdout
-        self.assertEqual(json.loads(out)["metrics"]["overhead"], row["metrics"]["overhead"])
+            for extra in ([], ["--no-graph-pins", "--pins", os.path.join(tmp, "chain.pins.json")]):
+                out = subprocess.run([cli, "solve", path, "--solver", "exact-dp", "--budget", str(best.budget_bytes),
+                                      "--json"] + extra, check=True, capture_output=True, text=True).stdout
+                self.assertEqual(json.loads(out)["metrics"]["overhead"], row["metrics"]["overhead"], extra)
+                self.assertEqual(json.loads(out)["pins"]["recompute"], pins)
 
 class Bindings(unittest.TestCase):
     """The engine from Python: the same answers as the command line, bad input as ValueError with its place."""

@@ -1,13 +1,17 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <random>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "Sanitized.hpp"
 #include "TestGraphs.hpp"
 #include "remat/graph/GraphBuilder.hpp"
 #include "remat/graph/LowerSets.hpp"
+#include "remat/io/NativeJson.hpp"
 #include "remat/sim/CanonicalSchedule.hpp"
 #include "remat/sim/Simulator.hpp"
 #include "remat/solvers/Comparison.hpp"
@@ -408,6 +412,15 @@ Pins randomPins(const ComputeGraph& g, std::uint32_t seed) {
   return pins;
 }
 
+// The same pins in any order.
+bool samePinsAs(Pins a, Pins b) {
+  for (Pins* p : {&a, &b}) {
+    std::sort(p->keep.begin(), p->keep.end());
+    std::sort(p->recompute.begin(), p->recompute.end());
+  }
+  return a.keep == b.keep && a.recompute == b.recompute;
+}
+
 // Whether the canonical lowering of a chain respects the pins, read off the lowering itself: no keep op
 // among what a segment recomputes, no recompute op among the checkpoints.
 bool respects(const ComputeGraph& g, const std::vector<NodeSet>& chain, const Pins& pins) {
@@ -498,6 +511,64 @@ TEST_CASE("a plan whose solver ignored some pins never wins a comparison") {
   }
   CHECK(checked >= sampled(10));
   CHECK(wouldHaveWon > 0);  // the rule decides some of them
+}
+
+TEST_CASE("the pins a graph carries are every solve's, as if the request had them") {
+  // The same graph written with its pins in the file (its "pins") and read back: solve, minBudget and
+  // tradeOff answer it as they answer the bare graph given those pins in the request.
+  const auto& registry = SolverRegistry::builtin();
+  std::size_t checked = 0;
+  for (const auto& entry : graphs(16)) {
+    const Pins pins = randomPins(entry.second, entry.first);
+    if (pins.empty()) continue;
+    // Both read from native JSON (which has no field for a constant without a value, as the generator's
+    // "c" is), one with the pins in the file.
+    nlohmann::json doc = nlohmann::json::parse(io::writeNativeJson(entry.second));
+    auto bareRead = io::readNativeJson(doc.dump(), "bare.json");
+    doc["pins"] = nlohmann::json::parse(pinsJson(entry.second, pins));
+    auto read = io::readNativeJson(doc.dump(), "pinned.json");
+    REQUIRE(bareRead.ok());
+    REQUIRE(read.ok());
+    const ComputeGraph& bare = bareRead.value();
+    const ComputeGraph& g = read.value();
+    REQUIRE(graphPins(g).keep == pins.keep);
+    REQUIRE(graphPins(g).recompute == pins.recompute);
+    const SolveResult plain = registry.find("store-all")->solve({.graph = &bare});
+    const Bytes budget{plain.metrics.simulatedPeak.value * 9 / 10};
+    INFO("seed " << entry.first);
+    for (const char* id : {"exact-dp", "dtr"}) {
+      INFO(id);
+      const Solver& solver = *registry.find(id);
+      const SolveResult asked = solver.solve({.graph = &bare, .budget = budget, .pins = pins});
+      const SolveResult carried = solver.solve({.graph = &g, .budget = budget});
+      CHECK(carried.status == asked.status);
+      CHECK(carried.pinsIgnored == asked.pinsIgnored);
+      CHECK(samePinsAs(carried.pins, pins));
+      CHECK(carried.metrics.overhead == asked.metrics.overhead);
+      CHECK(carried.metrics.simulatedPeak == asked.metrics.simulatedPeak);
+      CHECK(solver.minBudget({.graph = &g}).bytes == solver.minBudget({.graph = &bare, .pins = pins}).bytes);
+      // Unpinned, the graph is the bare one again.
+      const ComputeGraph unpinned = g.withoutPins();
+      CHECK(solver.solve({.graph = &unpinned, .budget = budget}).metrics.overhead ==
+            solver.solve({.graph = &bare, .budget = budget}).metrics.overhead);
+    }
+    const Solver& dp = *registry.find("exact-dp");
+    CHECK(dp.tradeOff({.graph = &g}, 8).plans.size() == dp.tradeOff({.graph = &bare, .pins = pins}, 8).plans.size());
+    // A request that pins one of the graph's pins the other way is refused, naming it.
+    Pins contrary;
+    if (!pins.keep.empty())
+      contrary.recompute.push_back(pins.keep.front());
+    else
+      contrary.keep.push_back(pins.recompute.front());
+    const SolveResult refused = dp.solve({.graph = &g, .budget = budget, .pins = contrary});
+    CHECK(refused.call == CallStatus::Error);
+    CHECK_FALSE(refused.plan);
+    CHECK(refused.message.find("by the graph") != std::string::npos);
+    CHECK(dp.minBudget({.graph = &g, .pins = contrary}).call == CallStatus::Error);
+    CHECK(dp.tradeOff({.graph = &g, .pins = contrary}, 8).call == CallStatus::Error);
+    ++checked;
+  }
+  CHECK(checked >= sampled(4));
 }
 
 TEST_CASE("DTR never evicts a value pinned keep, and the others say they ignore pins") {

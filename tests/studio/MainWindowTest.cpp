@@ -32,6 +32,8 @@
 #include <optional>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "ProgramRun.hpp"
 #include "StudioTestSupport.hpp"
 #include "TestGraphs.hpp"
@@ -1071,6 +1073,48 @@ const solvers::SolveResult* resultOf(const MainWindow& w, const std::string& lab
 }
 
 }  // namespace
+
+TEST_CASE("Studio plans a graph file's own pins into every row, and says so", "[studio][window][pins]") {
+  // A chain whose file pins one op recompute, as a graph captured from PyTorch pins its in-place writes.
+  std::vector<test::OpSketch> ops;
+  ops.reserve(12);
+  for (int k = 0; k < 12; ++k)
+    ops.push_back({"c" + std::to_string(k), {k == 0 ? "x" : "c" + std::to_string(k - 1)}, 10, 1, {}, true});
+  nlohmann::json doc = nlohmann::json::parse(io::writeNativeJson(test::makeGraph(ops)));
+  doc["pins"] = {{"recompute", {"c4"}}};
+  const fs::path file = scratch() / "graph-pins.json";
+  std::ofstream(file) << doc.dump();
+  test::ensureWidgetApplication();
+  Window win;
+  MainWindow& w = win.w;
+  REQUIRE(w.openFile(QString::fromStdString(file.string())));
+  const graph::NodeId pinned = *w.graph()->find("c4");
+  auto* log = w.findChild<QPlainTextEdit*>(QStringLiteral("log"));
+  REQUIRE(log != nullptr);
+  CHECK(log->toPlainText().contains(QStringLiteral("The graph carries pins (keep 0, recompute 1 operations)")));
+  CHECK(w.findChild<QLabel*>(QStringLiteral("pins"))->text() == QStringLiteral("the graph's: recompute c4"));
+  // The graph's pin is fixed: a pin by hand on it is refused, the user's pins stay empty.
+  CHECK_FALSE(w.setPin(pinned, MainWindow::Pin::Keep));
+  CHECK(w.pins().empty());
+  CHECK_THAT(w.statusBar()->currentMessage().toStdString(), Catch::Contains("pinned by the graph file"));
+  REQUIRE(w.showNodeDetails(pinned));
+  CHECK(w.nodeDetailsText().contains(QStringLiteral("pinned by the graph file: recompute")));
+  // Every row is made under it; DTR, which ignores recompute pins, says so and cannot win.
+  win.only({"exact-dp", "dtr"});
+  w.setLiveBudget(false);
+  w.budgetEditor()->slider()->setValue(700);
+  REQUIRE(win.runAndWait());
+  const solvers::SolveResult* dp = resultOf(w, "exact-dp");
+  REQUIRE(dp);
+  CHECK(dp->pins.recompute == std::vector<graph::OpIndex>{w.graph()->opIndex(pinned)});
+  CHECK(dp->pinsIgnored.empty());
+  CHECK_FALSE(resultOf(w, viz::pinnedLabel("exact-dp")));  // no pins by hand: no second row
+  const solvers::SolveResult* dtr = resultOf(w, "dtr");
+  REQUIRE(dtr);
+  if (dtr->plan) CHECK(dtr->pinsIgnored == "recompute");
+  const auto& table = *w.comparisonModel();
+  if (table.bestRow()) CHECK(table.rows()[static_cast<std::size_t>(*table.bestRow())].solver == "exact-dp");
+}
 
 TEST_CASE("Studio pins a node from the drawing's context menu and re-plans next to the unpinned plan",
           "[studio][window][pins]") {

@@ -12,6 +12,7 @@
 
 #include "StudioCoreTestSupport.hpp"
 #include "TestGraphs.hpp"
+#include "remat/io/NativeJson.hpp"
 #include "remat/solvers/Comparison.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 #include "remat/studio/JobRunner.hpp"
@@ -80,6 +81,46 @@ TEST_CASE("StudioDocument pins operations by node and refuses inputs", "[studio_
   CHECK(doc.pins().keep.empty());
   doc.setPins(*doc.pinsWith(a3, StudioDocument::Pin::None));
   CHECK(doc.pins().empty());
+}
+
+TEST_CASE("StudioDocument starts from the pins the graph carries", "[studio_core]") {
+  auto read = remat::io::readNativeJson(R"({"format": "remat-graph", "version": 1, "nodes": [
+    {"id": "x", "kind": "input", "bytes": 8},
+    {"id": "a", "kind": "op", "op": "Relu", "inputs": ["x"], "bytes": 8, "fwd_time": 1},
+    {"id": "b", "kind": "op", "op": "Relu", "inputs": ["a"], "bytes": 8, "fwd_time": 1}],
+    "pins": {"recompute": ["a"]}})",
+                                        "pinned.json");
+  REQUIRE(read.ok());
+  StudioDocument doc;
+  REQUIRE_FALSE(doc.open(read.value(), "file", "file"));
+  // The graph's pins survive the cost and workspace models, and every solve is made under them; the
+  // user's pins start empty, so no pinned rows are run twice.
+  const remat::graph::OpIndex a = doc.graph()->opIndex(*doc.graph()->find("a"));
+  CHECK(remat::solvers::graphPins(*doc.graph()).recompute == std::vector<remat::graph::OpIndex>{a});
+  CHECK(doc.pins().empty());
+  CHECK(doc.graphPinOf(*doc.graph()->find("a")) == StudioDocument::Pin::Recompute);
+  CHECK(doc.graphPinOf(*doc.graph()->find("b")) == StudioDocument::Pin::None);
+  CHECK(doc.graphPinOf(*doc.graph()->find("x")) == StudioDocument::Pin::None);
+  const auto plain = solveAt(doc, "exact-dp", std::nullopt);
+  CHECK(plain.pins.recompute == std::vector<remat::graph::OpIndex>{a});
+  CHECK(plain.pinsIgnored.empty());
+  CHECK(solveAt(doc, "dtr", std::nullopt).pinsIgnored == "recompute");
+  QString tip;
+  CHECK(remat::studio::pinsSummary(*doc.graph(), doc.pins(), tip) == QStringLiteral("the graph's: recompute a"));
+  // A pinned row is made under the graph's pins and the user's: a change of the user's pins drops it.
+  const NodeId b = *doc.graph()->find("b");
+  const remat::solvers::Pins mine = *doc.pinsWith(b, StudioDocument::Pin::Keep);
+  doc.setPins(mine);
+  doc.startRun(std::nullopt, false);
+  remat::solvers::SolveResult pinned = solveAt(doc, "exact-dp", std::nullopt, mine);
+  pinned.solver = remat::viz::pinnedLabel("exact-dp");
+  doc.setResult(pinned);
+  CHECK(doc.setPins(mine).empty());
+  CHECK(doc.setPins({}).size() == 1);
+  // Another graph starts from its own pins: none.
+  REQUIRE_FALSE(doc.open(remat::test::makeChain(4), "file", "file"));
+  CHECK(doc.pins().empty());
+  CHECK(remat::solvers::graphPins(*doc.graph()).empty());
 }
 
 TEST_CASE("StudioDocument drops the rows made under other pins", "[studio_core]") {

@@ -49,6 +49,7 @@ LoadedGraph loadGraph(const GraphOptions& options) {
     throw CliError(kInput, options.path + ": " + withWorkspace.errorText());
   }
   out.graph = std::move(withWorkspace).value();
+  if (options.noGraphPins) out.graph = out.graph.withoutPins();
   return out;
 }
 
@@ -62,6 +63,9 @@ void addGraphOptions(CLI::App* cmd, GraphOptions& g, const std::string& costMode
   cmd->add_flag("--as-given", g.asGiven,
                 "The file is the whole computation: plan it as given, with no backward pass added (Moccasin's random "
                 "layered graphs always are; a Checkmate training graph's backward nodes become operations)");
+  cmd->add_flag("--no-graph-pins", g.noGraphPins,
+                "Read the graph without the pins it carries (its \"pins\": a captured graph's in-place writes; "
+                "docs/pins.md)");
   if (withBatch)
     cmd->add_option("--batch", g.batch, "ONNX input: the batch size (the first dimension of every data input)")
         ->check(positiveBatch());
@@ -386,10 +390,18 @@ void addPinOptions(CLI::App* cmd, PinOptions& o) {
 }
 
 solvers::Pins parsePins(const PinOptions& o, const graph::ComputeGraph& g) {
-  std::vector<std::string> keep = o.keep;
-  std::vector<std::string> recompute = o.recompute;
-  // The command line's names first: a mistake there is a usage error, one in the file bad input.
-  auto named = solvers::pinsFromNames(g, keep, recompute, SourceLocation{"--keep/--recompute", 0, {}});
+  std::vector<std::string> keep;
+  std::vector<std::string> recompute;
+  solvers::addGraphPinNames(g, keep, recompute);
+  keep.insert(keep.end(), o.keep.begin(), o.keep.end());
+  recompute.insert(recompute.end(), o.recompute.begin(), o.recompute.end());
+  // The command line's names first: a mistake there is a usage error, one in the file bad input. The
+  // graph's own pins were checked when it was read, so a conflict here is with the command line's.
+  const std::string where =
+      g.pinnedKeep().empty() && g.pinnedRecompute().empty()
+          ? std::string("--keep/--recompute")
+          : std::string("--keep/--recompute and the graph's pins (--no-graph-pins leaves those out)");
+  auto named = solvers::pinsFromNames(g, keep, recompute, SourceLocation{where, 0, {}});
   if (!named) throw CliError(kUsage, named.errorText());
   if (o.file.empty()) return std::move(named).value();
   const auto read = solvers::readPinsFile(o.file, keep, recompute);

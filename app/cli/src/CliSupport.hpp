@@ -54,6 +54,7 @@ struct GraphOptions {
   std::int64_t batch = 0;          ///< ONNX only: the batch size; 0 keeps the model's
   bool batchOnlyForOnnx = false;   ///< other formats ignore `batch` instead of refusing it
   bool asGiven = false;            ///< --as-given: the file is the whole computation (io::ReadOptions::asGiven)
+  bool noGraphPins = false;        ///< --no-graph-pins: read the graph without the pins it carries
 };
 
 /// Adds --format, --cost-model and --workspace for `g` to a command, and --batch unless the command has its own.
@@ -87,8 +88,10 @@ struct PinOptions {
   std::string file;
 };
 void addPinOptions(CLI::App* cmd, PinOptions& o);
-/// The pins of g: an unknown, misplaced or doubly pinned name on the command line throws CliError(kUsage),
-/// a pins file that cannot be read or holds one CliError(kInput), each naming it.
+/// The pins of g: the graph's own (which every solve adds anyway), then the command line's and the
+/// file's. An unknown, misplaced or doubly pinned name on the command line (one the graph pins the other
+/// way too) throws CliError(kUsage), a pins file that cannot be read or holds one CliError(kInput), each
+/// naming it.
 [[nodiscard]] solvers::Pins parsePins(const PinOptions& o, const graph::ComputeGraph& g);
 
 /// The most points a front may be thinned to (`sweep --points`, `render --figure pareto --points`): each

@@ -7,6 +7,7 @@
 #include "remat/graph/LowerSets.hpp"
 #include "remat/graph/PrintableText.hpp"
 #include "remat/sim/MemoryBounds.hpp"
+#include "remat/solvers/Pins.hpp"
 #include "remat/solvers/SolverRegistry.hpp"
 
 namespace remat::cli {
@@ -44,6 +45,7 @@ int runInfo(const InfoOptions& o) {
     j["outputs"] = g.outputs().size();
     j["explicit_backward_nodes"] = g.explicitBackward().size();
     j["as_given"] = g.asGiven();
+    j["pins"] = nlohmann::json::parse(solvers::pinsJson(g, solvers::graphPins(g)));
     j["activation_bytes"] = g.opBytes().value;
     j["param_bytes"] = g.paramBytes().value;
     j["input_bytes"] = g.inputBytes().value;
@@ -68,6 +70,9 @@ int runInfo(const InfoOptions& o) {
   if (!g.explicitBackward().empty())
     std::cout << "Backward nodes     " << g.explicitBackward().size() << "  (given by the file)\n";
   if (g.asGiven()) std::cout << "Computation        as given (the whole computation; no backward pass added)\n";
+  if (const auto& keep = g.pinnedKeep(), &recompute = g.pinnedRecompute(); !keep.empty() || !recompute.empty())
+    std::cout << "Pins               " << keep.size() << " keep, " << recompute.size()
+              << " recompute  (the graph's own: every plan is made under them; --no-graph-pins leaves them out)\n";
   std::cout << "Activations        " << bytesText(g.opBytes()) << '\n'
             << "Parameters         " << bytesText(g.paramBytes()) << '\n'
             << "Inputs             " << bytesText(g.inputBytes()) << '\n'

@@ -403,6 +403,13 @@ bool MainWindow::setPin(graph::NodeId node, Pin pin) {
     return false;
   }
   if (pinOf(node) == pin) return true;
+  if (m_doc.graphPinOf(node) != Pin::None) {
+    statusBar()->showMessage(tr("%1 is pinned by the graph file: every plan is made under that pin (remat convert "
+                                "--no-graph-pins writes the graph without its pins)")
+                                 .arg(name),
+                             5000);
+    return false;
+  }
   applyPins(std::move(*pins));
   logMessage(pin == Pin::Keep        ? tr("Pinned %1: keep (never recomputed)").arg(name)
              : pin == Pin::Recompute ? tr("Pinned %1: recompute (never a checkpoint)").arg(name)
@@ -688,6 +695,11 @@ bool MainWindow::installGraph(std::shared_ptr<const graph::ComputeGraph> raw, co
   setWindowTitle(tr("%1 - Remat Studio").arg(fileName(path)));
   logMessage(tr("Opened %1 (%2)").arg(path, summary));
   for (const QString& w : m_importWarnings) logMessage(tr("warning: %1").arg(w));
+  if (const auto own = solvers::graphPins(*m_graph); !own.empty())
+    logMessage(tr("The graph carries pins (keep %1, recompute %2 operations): every plan is made under them, and the "
+                  "solvers that ignore them cannot win (`remat convert --no-graph-pins` writes the graph without them)")
+                   .arg(own.keep.size())
+                   .arg(own.recompute.size()));
   statusBar()->showMessage(m_importWarnings.isEmpty() ? tr("Opened %1").arg(fileName(path))
                                                       : tr("Opened %1 with %n import warning(s); see Messages", nullptr,
                                                            static_cast<int>(m_importWarnings.size()))
@@ -1230,6 +1242,9 @@ void MainWindow::refreshNodeDetails() {
   // The node's part in each plan, again: the plans it was shown for have been replaced.
   if (!m_detailNode || !m_graph || m_detailNode->value >= m_graph->size()) return;
   QString text = QString::fromStdString(viz::nodeDetails(*m_graph, *m_detailNode, m_doc.plans(rowLabels())));
+  if (const Pin pin = m_doc.graphPinOf(*m_detailNode); pin != Pin::None)
+    text += pin == Pin::Keep ? tr("\npinned by the graph file: keep (never recomputed)")
+                             : tr("\npinned by the graph file: recompute (never a checkpoint)");
   if (const Pin pin = pinOf(*m_detailNode); pin != Pin::None)
     text += pin == Pin::Keep ? tr("\npinned: keep (never recomputed)") : tr("\npinned: recompute (never a checkpoint)");
   m_nodeDetails->setPlainText(text);

@@ -19,6 +19,13 @@ bool samePins(solvers::Pins a, solvers::Pins b) {
   return a.keep == b.keep && a.recompute == b.recompute;
 }
 
+// The pins a solve under the user's `pins` runs with: the graph's own too.
+solvers::Pins withGraphs(const graph::ComputeGraph* g, const solvers::Pins& pins) {
+  std::string conflict;  // such a solve is refused, so its row holds no pins to compare
+  const auto request = solvers::withGraphPins({.graph = g, .pins = pins}, conflict);
+  return request ? request->pins : pins;
+}
+
 std::shared_ptr<const sim::SimulationResult> simulated(const graph::ComputeGraph& g, const solvers::Plan& plan) {
   return std::make_shared<const sim::SimulationResult>(viz::simulateForFigures(g, plan.schedule));
 }
@@ -120,6 +127,16 @@ StudioDocument::Pin StudioDocument::pinOf(graph::NodeId node) const {
   return Pin::None;
 }
 
+StudioDocument::Pin StudioDocument::graphPinOf(graph::NodeId node) const {
+  if (!m_graph || node.value >= m_graph->size() || !m_graph->isOp(node)) return Pin::None;
+  const auto has = [node](const std::vector<graph::NodeId>& ids) {
+    return std::find(ids.begin(), ids.end(), node) != ids.end();
+  };
+  if (has(m_graph->pinnedKeep())) return Pin::Keep;
+  if (has(m_graph->pinnedRecompute())) return Pin::Recompute;
+  return Pin::None;
+}
+
 std::optional<solvers::Pins> StudioDocument::pinsWith(graph::NodeId node, Pin pin) const {
   if (!m_graph || node.value >= m_graph->size() || !m_graph->isOp(node)) return std::nullopt;
   const graph::OpIndex op = m_graph->opIndex(node);
@@ -139,7 +156,7 @@ std::vector<std::string> StudioDocument::setPins(solvers::Pins pins) {
   }
   m_pins = std::move(pins);
   for (auto it = m_entries.begin(); it != m_entries.end();) {
-    if (viz::pinnedSolver(it->first) && !samePins(it->second.result.pins, m_pins)) {
+    if (viz::pinnedSolver(it->first) && !samePins(it->second.result.pins, withGraphs(m_graph.get(), m_pins))) {
       dropped.push_back(it->first);
       it = m_entries.erase(it);
     } else {

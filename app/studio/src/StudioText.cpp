@@ -19,7 +19,8 @@ QString bytes(Bytes b) { return QString::fromStdString(formatByteSize(b)); }
 
 QString pinsSummary(const graph::ComputeGraph& g, const solvers::Pins& pins, QString& tooltip) {
   tooltip.clear();
-  if (pins.empty()) return tr("none (right-click a node to pin it)");
+  const solvers::Pins own = solvers::graphPins(g);
+  if (pins.empty() && own.empty()) return tr("none (right-click a node to pin it)");
   auto names = [&g](const std::vector<graph::OpIndex>& ops) {
     QStringList out;
     for (graph::OpIndex op : ops) out << QString::fromStdString(viz::displayName(g.node(g.opNode(op)).name));
@@ -30,16 +31,27 @@ QString pinsSummary(const graph::ComputeGraph& g, const solvers::Pins& pins, QSt
     return list.size() <= 2 ? list.join(QStringLiteral(", "))
                             : QObject::tr("%n node(s)", nullptr, static_cast<int>(list.size()));
   };
-  const QStringList keep = names(pins.keep);
-  const QStringList recompute = names(pins.recompute);
-  QStringList parts;
-  if (!keep.isEmpty()) parts << tr("keep %1").arg(brief(keep));
-  if (!recompute.isEmpty()) parts << tr("recompute %1").arg(brief(recompute));
-  tooltip = tr("Keep: %1\nRecompute: %2\nEach run also solves the solvers that honour these pins under them, in rows "
-               "of their own (\"· pinned\")")
-                .arg(keep.isEmpty() ? tr("none") : keep.join(QStringLiteral(", ")),
-                     recompute.isEmpty() ? tr("none") : recompute.join(QStringLiteral(", ")));
-  return parts.join(QStringLiteral("; "));
+  auto listed = [](const QStringList& list) { return list.isEmpty() ? tr("none") : list.join(QStringLiteral(", ")); };
+  auto summary = [&](const solvers::Pins& p) {
+    QStringList parts;
+    if (!p.keep.empty()) parts << tr("keep %1").arg(brief(names(p.keep)));
+    if (!p.recompute.empty()) parts << tr("recompute %1").arg(brief(names(p.recompute)));
+    return parts.join(QStringLiteral("; "));
+  };
+  QStringList text;
+  if (!own.empty()) {
+    text << tr("the graph's: %1").arg(summary(own));
+    tooltip = tr("The graph's own pins (its file's \"pins\"; every plan is made under them):\nKeep: %1\nRecompute: %2")
+                  .arg(listed(names(own.keep)), listed(names(own.recompute)));
+  }
+  if (!pins.empty()) {
+    text << summary(pins);
+    if (!tooltip.isEmpty()) tooltip += QStringLiteral("\n\n");
+    tooltip += tr("Keep: %1\nRecompute: %2\nEach run also solves the solvers that honour these pins under them, in "
+                  "rows of their own (\"· pinned\")")
+                   .arg(listed(names(pins.keep)), listed(names(pins.recompute)));
+  }
+  return text.join(QStringLiteral("; "));
 }
 
 QString staleText(const RunSettings& run, const RunSettings& panel) {

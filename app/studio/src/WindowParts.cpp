@@ -51,6 +51,10 @@ void fillPinMenu(QMenu* menu, const StudioDocument& document, graph::NodeId node
   menu->addSeparator();
   if (!g.isOp(node)) {
     menu->addAction(tr("Inputs and parameters stay in memory: nothing to pin"))->setEnabled(false);
+  } else if (const Pin fixed = document.graphPinOf(node); fixed != Pin::None) {
+    menu->addAction(fixed == Pin::Keep ? tr("Pinned keep by the graph file: every plan is made under it")
+                                       : tr("Pinned recompute by the graph file: every plan is made under it"))
+        ->setEnabled(false);
   } else {
     auto* group = new QActionGroup(title);  // goes with the menu's actions when it is cleared
     const Pin now = document.pinOf(node);

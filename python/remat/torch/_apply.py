@@ -546,7 +546,8 @@ def apply(cap: Capture, plan: Union[Dict[str, Any], str, Sequence[Sequence[str]]
         warnings.warn(f"remat.torch.apply: {len(moved)} operation(s) moved to another segment (in-place writes "
                       f"kept with the value they overwrite, e.g. {', '.join(moved[:3])}): the plan's predicted "
                       "peak and overhead are for the chain it was made for, not this one. Simulate "
-                      "`step.segments` again (remat.simulate), or plan with `recompute=in_place_pins(cap)` "
-                      "(`--pins` of Capture.write_pins on the command line), whose plans apply runs as planned",
+                      "`step.segments` again (remat.simulate), or plan under the captured graph's pins "
+                      "(its \"pins\", `in_place_pins(cap)`), which `cap.graph` and its file carry and every "
+                      "solver call honours unless told otherwise: their plans apply runs as planned",
                       stacklevel=2)
     return AppliedStep(cap, chain)

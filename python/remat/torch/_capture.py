@@ -90,8 +90,9 @@ class Capture:
             out.write(self.json())
 
     def write_pins(self, path: str) -> None:
-        """Writes the pins file (docs/pins.md) of `in_place_pins`: `remat compare GRAPH --pins PATH` then
-        plans for the written graph only the chains `apply` runs as planned, as `best_plan` does."""
+        """Writes the pins file (docs/pins.md) of `in_place_pins`. The graph carries them already (its
+        "pins", which the command line and Studio honour unless told `--no-graph-pins`); the file is for a
+        graph written without them."""
         from ._apply import in_place_pins  # _apply imports this module
         with open(path, "w", encoding="utf-8") as out:
             out.write(json.dumps({"recompute": in_place_pins(self)}, indent=1) + "\n")
@@ -307,7 +308,14 @@ def capture(model: nn.Module, inputs: Sequence[Any], loss_fn: Optional[Callable]
         _read_writes(gm, recorder)
         graph, fx_name = _build_graph(gm, step, recorder, loss, name or type(model).__name__, device,
                                       measure, repeats)
-    return Capture(graph=graph, module=gm, fx_name=fx_name, n_inputs=len(inputs))
+    cap = Capture(graph=graph, module=gm, fx_name=fx_name, n_inputs=len(inputs))
+    # The graph carries the pins its in-place writes need (docs/pins.md, "In a graph file"), so that every
+    # plan made of it, here or from its file on the command line and in Studio, is one apply runs as planned.
+    from ._apply import in_place_pins  # _apply imports this module
+    pins = in_place_pins(cap)
+    if pins:
+        graph["pins"] = {"recompute": pins}
+    return cap
 
 
 def _read_writes(gm: fx.GraphModule, rec: "_Recorder") -> None:

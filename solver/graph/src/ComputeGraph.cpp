@@ -67,6 +67,14 @@ bool ComputeGraph::sameAs(const ComputeGraph& other) const {
   if (size() != other.size() || m_backward.size() != other.m_backward.size()) return false;
   if (m_name != other.m_name || m_timeUnit != other.m_timeUnit || m_costModel != other.m_costModel) return false;
   if (m_asGiven != other.m_asGiven) return false;
+  const auto sameNames = [this, &other](const std::vector<NodeId>& x, const std::vector<NodeId>& y) {
+    if (x.size() != y.size()) return false;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      if (node(x[i]).name != other.node(y[i]).name) return false;
+    return true;
+  };
+  if (!sameNames(m_pinnedKeep, other.m_pinnedKeep) || !sameNames(m_pinnedRecompute, other.m_pinnedRecompute))
+    return false;
   for (const Node& a : m_nodes) {
     auto id = other.find(a.name);
     if (!id) return false;
@@ -101,6 +109,13 @@ ComputeGraph ComputeGraph::computedAsGiven() const {
   ComputeGraph g = *this;
   g.m_asGiven = true;
   g.m_backward.clear();
+  return g;
+}
+
+ComputeGraph ComputeGraph::withoutPins() const {
+  ComputeGraph g = *this;
+  g.m_pinnedKeep.clear();
+  g.m_pinnedRecompute.clear();
   return g;
 }
 

@@ -211,6 +211,28 @@ Result<ComputeGraph> GraphBuilder::build() {
   }
   g.index();
 
+  // Pins by name: operations only, each pinned one way (the phrasing of solvers::pinsFromNames).
+  for (const PinSpec& p : m_pins) {
+    const std::string how = p.keep ? " as keep" : " as recompute";
+    const auto it = byName.find(p.name);
+    if (it == byName.end()) {
+      fail(p.where, "cannot pin " + quotedName(p.name) + how + ": the graph has no node of that name");
+      continue;
+    }
+    const NodeId id{newIndex[it->second]};
+    if (!g.isOp(id)) {
+      fail(p.where, "cannot pin " + quotedName(p.name) + how +
+                        ": it is an input or a parameter, always in memory and never recomputed");
+      continue;
+    }
+    std::vector<NodeId>& same = p.keep ? g.m_pinnedKeep : g.m_pinnedRecompute;
+    const std::vector<NodeId>& other = p.keep ? g.m_pinnedRecompute : g.m_pinnedKeep;
+    if (std::find(other.begin(), other.end(), id) != other.end())
+      fail(p.where, quotedName(p.name) + " is pinned both as keep and as recompute");
+    else if (std::find(same.begin(), same.end(), id) == same.end())
+      same.push_back(id);
+  }
+
   // Explicit backward nodes: inputs name a forward node or another backward node.
   std::unordered_map<std::string, std::uint32_t> bwdByName;
   for (std::uint32_t i = 0; i < m_backward.size(); ++i) {
@@ -275,6 +297,7 @@ Result<ComputeGraph> GraphBuilder::build() {
   if (!errors.empty()) return Result<ComputeGraph>::failure(std::move(errors));
   m_specs.clear();
   m_backward.clear();
+  m_pins.clear();
   return g;
 }
 

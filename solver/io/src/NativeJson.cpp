@@ -22,8 +22,9 @@ constexpr std::int64_t kVersion = 1;
 // reader's nesting limit.
 constexpr std::size_t kMaxAttrsObjectDepth = 64;
 
-constexpr std::array<std::string_view, 9> kTopLevelKeys = {
-    "$schema", "format", "version", "name", "time_unit", "cost_model", "computation", "nodes", "backward_graph"};
+constexpr std::array<std::string_view, 10> kTopLevelKeys = {"$schema",        "format",     "version",     "name",
+                                                            "time_unit",      "cost_model", "computation", "nodes",
+                                                            "backward_graph", "pins"};
 constexpr std::array<std::string_view, 13> kNodeKeys = {"id",        "kind",          "op",       "inputs",   "bytes",
                                                         "shape",     "dtype",         "fwd_time", "bwd_time", "saves",
                                                         "workspace", "bwd_workspace", "attrs"};
@@ -244,6 +245,29 @@ void readBackwardNode(const Json& v, std::size_t index, graph::GraphBuilder& bui
   builder.addBackward(std::move(spec));
 }
 
+// The pins the graph carries: {"keep": [names], "recompute": [names]}, either list optional.
+void readPins(const Json& v, graph::GraphBuilder& builder, Diagnostics& diag) {
+  if (!v.is_object()) {
+    diag.errorAtPath("/pins", "expected an object {\"keep\": [names], \"recompute\": [names]}, got " + describe(v));
+    return;
+  }
+  static constexpr std::array<std::string_view, 2> kPinKeys{"keep", "recompute"};
+  warnUnknownKeys(v, "/pins", kPinKeys, diag);
+  for (const bool keep : {true, false}) {
+    const char* key = keep ? "keep" : "recompute";
+    const Json* list = member(v, key);
+    if (!list) continue;
+    const std::string path = childPath("/pins", key);
+    if (!list->is_array()) {
+      diag.errorAtPath(path, "expected an array of node ids, got " + describe(*list));
+      continue;
+    }
+    for (std::size_t k = 0; k < list->size(); ++k)
+      if (auto name = readString((*list)[k], childPath(path, k), diag))
+        builder.addPin({std::move(*name), keep, diag.at(0, childPath(path, k))});
+  }
+}
+
 }  // namespace
 
 Result<graph::ComputeGraph> readNativeDocument(const Json& doc, Diagnostics& diag) {
@@ -302,6 +326,7 @@ Result<graph::ComputeGraph> readNativeDocument(const Json& doc, Diagnostics& dia
       for (std::size_t i = 0; i < backward->size() && !diag.full(); ++i)
         readBackwardNode((*backward)[i], i, builder, diag);
   }
+  if (const Json* pins = member(doc, "pins")) readPins(*pins, builder, diag);
   return diag.build(builder);
 }
 
@@ -388,6 +413,17 @@ std::string writeNativeJson(const graph::ComputeGraph& g) {
       list.push_back(std::move(j));
     }
     doc["backward_graph"] = std::move(list);
+  }
+  if (!g.pinnedKeep().empty() || !g.pinnedRecompute().empty()) {
+    OrderedJson pins = OrderedJson::object();
+    for (const bool keep : {true, false}) {
+      const auto& ids = keep ? g.pinnedKeep() : g.pinnedRecompute();
+      if (ids.empty()) continue;
+      OrderedJson names = OrderedJson::array();
+      for (graph::NodeId id : ids) names.push_back(g.node(id).name);
+      pins[keep ? "keep" : "recompute"] = std::move(names);
+    }
+    doc["pins"] = std::move(pins);
   }
   // Names from the readers are valid UTF-8; replace keeps the writer total for graphs built elsewhere.
   return doc.dump(2, ' ', false, OrderedJson::error_handler_t::replace) + "\n";

@@ -43,6 +43,23 @@ Result<Pins> pinsFromNames(const graph::ComputeGraph& g, const std::vector<std::
   return out;
 }
 
+Pins graphPins(const graph::ComputeGraph& g) {
+  Pins out;
+  for (graph::NodeId id : g.pinnedKeep()) out.keep.push_back(g.opIndex(id));
+  for (graph::NodeId id : g.pinnedRecompute()) out.recompute.push_back(g.opIndex(id));
+  return out;
+}
+
+void addGraphPinNames(const graph::ComputeGraph& g, std::vector<std::string>& keep,
+                      std::vector<std::string>& recompute) {
+  std::vector<std::string> k;
+  std::vector<std::string> r;
+  for (graph::NodeId id : g.pinnedKeep()) k.push_back(g.node(id).name);
+  for (graph::NodeId id : g.pinnedRecompute()) r.push_back(g.node(id).name);
+  keep.insert(keep.begin(), k.begin(), k.end());
+  recompute.insert(recompute.begin(), r.begin(), r.end());
+}
+
 Result<bool> readPinNames(std::string_view text, const std::string& file, std::vector<std::string>& keep,
                           std::vector<std::string>& recompute) {
   jd::Diagnostics diag(file);

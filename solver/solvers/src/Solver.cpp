@@ -264,21 +264,58 @@ bool refusesAsGiven(const Solver& s, const SolveRequest& request) {
 
 }  // namespace
 
-SolveResult Solver::solve(const SolveRequest& request) const {
-  if (refusesAsGiven(*this, request))
-    return evaluateOutput(*this, request, [&] {
-      return SolverOutput{SolveStatus::Limit, std::nullopt, asGivenRefusal(info())};
-    });
-  return evaluateOutput(*this, request, [&] { return plan(request); });
+std::optional<SolveRequest> withGraphPins(const SolveRequest& request, std::string& conflict) {
+  SolveRequest out = request;
+  if (request.graph == nullptr) return out;
+  const Pins own = graphPins(*request.graph);
+  if (own.empty()) return out;
+  const auto has = [](const std::vector<graph::OpIndex>& list, graph::OpIndex op) {
+    return std::find(list.begin(), list.end(), op) != list.end();
+  };
+  for (const bool keep : {true, false}) {
+    const std::vector<graph::OpIndex>& graphs = keep ? own.keep : own.recompute;
+    const std::vector<graph::OpIndex>& asked = keep ? request.pins.keep : request.pins.recompute;
+    const std::vector<graph::OpIndex>& other = keep ? request.pins.recompute : request.pins.keep;
+    std::vector<graph::OpIndex> merged = graphs;
+    for (graph::OpIndex op : graphs)
+      if (has(other, op)) {
+        conflict = "'" + request.graph->node(request.graph->opNode(op)).name + "' is pinned " +
+                   (keep ? "keep" : "recompute") + " by the graph and " + (keep ? "recompute" : "keep") +
+                   " by the request (--no-graph-pins reads the graph without its pins)";
+        return std::nullopt;
+      }
+    for (graph::OpIndex op : asked)
+      if (!has(merged, op)) merged.push_back(op);
+    (keep ? out.pins.keep : out.pins.recompute) = std::move(merged);
+  }
+  return out;
 }
 
-Solver::MinBudget Solver::minBudget(const SolveRequest& request) const {
-  if (refusesAsGiven(*this, request)) return {SolveStatus::Limit, std::nullopt, asGivenRefusal(info()), 0.0};
-  return planMinBudget(request);
+SolveResult Solver::solve(const SolveRequest& asked) const {
+  std::string conflict;
+  const std::optional<SolveRequest> request = withGraphPins(asked, conflict);
+  if (!request) return evaluateOutput(*this, asked, [&] { return SolverOutput::failed(conflict); });
+  if (refusesAsGiven(*this, *request))
+    return evaluateOutput(*this, *request, [&] {
+      return SolverOutput{SolveStatus::Limit, std::nullopt, asGivenRefusal(info())};
+    });
+  return evaluateOutput(*this, *request, [&] { return plan(*request); });
+}
+
+Solver::MinBudget Solver::minBudget(const SolveRequest& asked) const {
+  std::string conflict;
+  const std::optional<SolveRequest> request = withGraphPins(asked, conflict);
+  if (!request) return {SolveStatus::NotSolved, std::nullopt, conflict, 0.0, CallStatus::Error};
+  if (refusesAsGiven(*this, *request)) return {SolveStatus::Limit, std::nullopt, asGivenRefusal(info()), 0.0};
+  return planMinBudget(*request);
 }
 
 std::optional<SolveResult> solveFromFront(const Solver& solver, const Solver::TradeOff& front,
-                                          const SolveRequest& request) {
+                                          const SolveRequest& asked) {
+  std::string conflict;
+  const std::optional<SolveRequest> merged = withGraphPins(asked, conflict);
+  if (!merged) return std::nullopt;  // solve() says why
+  const SolveRequest& request = *merged;
   if (!front.whole || front.plans.empty() || request.strategy == Strategy::Memory) return std::nullopt;
   const auto& plans = front.plans;
   // By budget ascending and overhead descending: the last plan within the budget has the least overhead.
@@ -315,13 +352,22 @@ Solver::MinBudget Solver::planMinBudget(const SolveRequest& request) const {
   return out;
 }
 
-Solver::TradeOff Solver::tradeOff(const SolveRequest& request, std::size_t points) const {
-  if (request.graph == nullptr) {
+Solver::TradeOff Solver::tradeOff(const SolveRequest& asked, std::size_t points) const {
+  if (asked.graph == nullptr) {
     TradeOff none;
     none.call = CallStatus::Error;
     none.message = "no graph given";
     return none;
   }
+  std::string conflict;
+  const std::optional<SolveRequest> merged = withGraphPins(asked, conflict);
+  if (!merged) {
+    TradeOff none;
+    none.call = CallStatus::Error;
+    none.message = conflict;
+    return none;
+  }
+  const SolveRequest& request = *merged;
   if (refusesAsGiven(*this, request)) {
     TradeOff none;
     none.status = SolveStatus::Limit;

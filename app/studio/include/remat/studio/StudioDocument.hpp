@@ -70,6 +70,9 @@ class StudioDocument {
   enum class Pin { None, Keep, Recompute };
   /// How a node is pinned now; None for inputs, parameters and nodes the graph lacks.
   [[nodiscard]] Pin pinOf(graph::NodeId node) const;
+  /// How the graph itself pins a node (its file's "pins", docs/pins.md): fixed, every plan is made under
+  /// it; None where it does not.
+  [[nodiscard]] Pin graphPinOf(graph::NodeId node) const;
   /// The pins with `node` pinned as `pin` (or unpinned by Pin::None); none for a node that cannot be
   /// pinned (not an operation of the graph).
   [[nodiscard]] std::optional<solvers::Pins> pinsWith(graph::NodeId node, Pin pin) const;

@@ -67,6 +67,12 @@ class ComputeGraph {
   /// such a graph have forwards only; each operation is computed at least once.
   [[nodiscard]] bool asGiven() const { return m_asGiven; }
 
+  /// Pins the graph itself carries (docs/pins.md, "In a graph file"): operations every plan of it is
+  /// made under, in the file's order. A graph captured from PyTorch pins `recompute` the values its
+  /// in-place writes need as they were (docs/python.md); solvers::filePins turns them into Pins.
+  [[nodiscard]] const std::vector<NodeId>& pinnedKeep() const { return m_pinnedKeep; }
+  [[nodiscard]] const std::vector<NodeId>& pinnedRecompute() const { return m_pinnedRecompute; }
+
   /// Explicit backward nodes given by the file (Checkmate training graphs); empty otherwise.
   [[nodiscard]] const std::vector<BackwardNode>& explicitBackward() const { return m_backward; }
 
@@ -79,11 +85,14 @@ class ComputeGraph {
   /// The Boost.Graph view of the same edges (vertex i is NodeId i). Defined in BoostTopology.hpp.
   [[nodiscard]] const detail::Topology& topology() const { return *m_topology; }
 
-  /// Same nodes (names, kinds, values, inputs by name) and same explicit backward graph.
+  /// Same nodes (names, kinds, values, inputs by name), same explicit backward graph and same pins.
   [[nodiscard]] bool sameAs(const ComputeGraph& other) const;
 
   /// A copy computed as given (asGiven()): the same operations, no explicit backward nodes.
   [[nodiscard]] ComputeGraph computedAsGiven() const;
+
+  /// A copy without the graph's own pins (`--no-graph-pins`).
+  [[nodiscard]] ComputeGraph withoutPins() const;
 
   /// A copy whose per-node fields are replaced by `nodes` (same names, kinds and inputs, same order);
   /// used by cost models to write new times into an otherwise identical graph, in `timeUnit` when
@@ -109,6 +118,8 @@ class ComputeGraph {
   std::vector<NodeId> m_outputs;
   std::unordered_map<std::string, NodeId> m_byName;
   std::vector<BackwardNode> m_backward;
+  std::vector<NodeId> m_pinnedKeep;
+  std::vector<NodeId> m_pinnedRecompute;
   Bytes m_paramBytes{0};
   Bytes m_inputBytes{0};
   Bytes m_opBytes{0};

@@ -40,6 +40,13 @@ struct BackwardSpec {
   SourceLocation where;
 };
 
+/// A pin the file carries (ComputeGraph::pinnedKeep, pinnedRecompute) as a reader sees it: by name.
+struct PinSpec {
+  std::string name;
+  bool keep = false;  ///< keep, else recompute
+  SourceLocation where;
+};
+
 /// Collects nodes and builds a validated, immutable ComputeGraph. Every problem is reported with the
 /// location of the node that has it: duplicate or empty ids, unknown inputs, cycles (with the cycle's
 /// nodes), negative sizes and times, totals over kMaxGraphTotal (2^60), saves that point past the inputs,
@@ -55,6 +62,9 @@ class GraphBuilder {
 
   void add(NodeSpec spec) { m_specs.push_back(std::move(spec)); }
   void addBackward(BackwardSpec spec) { m_backward.push_back(std::move(spec)); }
+  /// A pin the graph carries; its name must be an operation of the graph, pinned one way only (a
+  /// repeat of the same pin is dropped).
+  void addPin(PinSpec spec) { m_pins.push_back(std::move(spec)); }
 
   /// Where to point when the graph as a whole is wrong (empty, overflowing totals).
   void setSource(SourceLocation where) { m_source = std::move(where); }
@@ -72,6 +82,7 @@ class GraphBuilder {
   SourceLocation m_source;
   std::vector<NodeSpec> m_specs;
   std::vector<BackwardSpec> m_backward;
+  std::vector<PinSpec> m_pins;
 };
 
 }  // namespace remat::graph

@@ -39,6 +39,14 @@ enum class PinSupport { None, Keep, KeepAndRecompute };
 [[nodiscard]] Result<Pins> pinsFromNames(const graph::ComputeGraph& g, const std::vector<std::string>& keep,
                                          const std::vector<std::string>& recompute, const SourceLocation& where = {});
 
+/// The pins the graph itself carries (ComputeGraph::pinnedKeep and pinnedRecompute, the native format's
+/// top-level "pins": a graph captured from PyTorch pins its in-place writes' values, docs/pins.md).
+[[nodiscard]] Pins graphPins(const graph::ComputeGraph& g);
+
+/// The names of the graph's pins, to put before a user's in pinsFromNames.
+void addGraphPinNames(const graph::ComputeGraph& g, std::vector<std::string>& keep,
+                      std::vector<std::string>& recompute);
+
 /// Adds the pins of a JSON text {"keep": [names], "recompute": [names]} (either may be absent) to
 /// `keep` and `recompute`; errors carry `file` and the JSON path.
 [[nodiscard]] Result<bool> readPinNames(std::string_view text, const std::string& file, std::vector<std::string>& keep,

@@ -112,6 +112,12 @@ struct Plan {
 /// The plan of a lower-set chain in a model: its lowering (canonicalSchedule or paperSchedule).
 [[nodiscard]] Plan chainPlan(const graph::ComputeGraph& g, std::vector<graph::NodeSet> lowerSets, DpModelKind model);
 
+/// The request with the pins its graph carries (ComputeGraph::pinnedKeep, pinnedRecompute) put before
+/// its own: a graph's pins are part of the problem it states, so every entry point of a solver (solve,
+/// minBudget, tradeOff, solveFromFront) plans under them. None, with `conflict` saying why, where the
+/// request pins an operation the other way.
+[[nodiscard]] std::optional<SolveRequest> withGraphPins(const SolveRequest& request, std::string& conflict);
+
 /// Which figure a solver's budget constrains.
 enum class BudgetMeasure { Simulated, DpModel };
 
