@@ -393,6 +393,9 @@ TEST_CASE("pins a graph file carries: every plan is made under them unless --no-
     INFO(row["solver"]);
     CHECK(row["pins_ignored"].is_null() == (row["solver"] == "exact-dp"));
   }
+  r = runRemat({"compare", g, "-b", b, "--solvers", "exact-dp,chen-sqrtn"});
+  CHECK_THAT(r.out, Catch::Contains("honoured"));
+  CHECK_THAT(r.out, Catch::Contains("ignores keep"));
   // The command line may add pins, not contradict the graph's (unless it leaves them out).
   r = runRemat({"solve", g, "-s", "exact-dp", "--recompute", recomputed});
   CHECK(r.code == 2);

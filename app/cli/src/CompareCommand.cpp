@@ -234,6 +234,9 @@ int runCompare(const CompareOptions& o) {
                                               "vs vanilla", "overhead", "overhead %", "recomputed", "solve s"}};
   if (leastBudgets) rows.front().insert(rows.front().begin() + 4, "least budget");
   if (bound) rows.front().insert(rows.front().begin() + 9, "over bound");
+  // Under pins, whether each plan honours them: one that does not answers another question (bestResult).
+  const bool pinned = std::any_of(results.begin(), results.end(), [](const auto& r) { return !r.pins.empty(); });
+  if (pinned) rows.front().emplace_back("pins");
   for (std::size_t k = 0; k < results.size(); ++k) {
     const auto& r = results[k];
     const auto& m = r.metrics;
@@ -263,6 +266,7 @@ int runCompare(const CompareOptions& o) {
     if (bound)
       row.insert(row.begin() + 9,
                  solvers::fitsBudget(r) ? std::to_string(m.overhead.value - bound->overhead.value) : std::string("-"));
+    if (pinned) row.push_back(!r.plan ? "-" : r.pinsIgnored.empty() ? "honoured" : "ignores " + r.pinsIgnored);
     rows.push_back(std::move(row));
   }
   std::cout << "Graph " << graph::printableText(g.name()) << ": " << g.opCount() << " operations, vanilla peak "
@@ -273,7 +277,6 @@ int runCompare(const CompareOptions& o) {
             << ", time in " << g.timeUnit() << "\n\n";
   printTable(rows, o.table);
   // Under pins, only the plans whose solvers honour them all compete (bestResult).
-  const bool pinned = std::any_of(results.begin(), results.end(), [](const auto& r) { return !r.pins.empty(); });
   const std::string honouring = pinned ? ", among the solvers that honour every pin" : "";
   std::cout << "\n* best: "
             << (comparison.best
