@@ -464,6 +464,13 @@ TEST_CASE("bad input: documented exit codes, messages naming file, node and step
     const Run r = runner({(dir / "size.json").string(), "--baseline", "-o", out.string()});
     CHECK(r.code == 3);
     CHECK_THAT(r.err, Catch::Contains("/nodes/8") && Catch::Contains("bytes 999 differ from shape x dtype"));
+    CHECK_THAT(r.err, !Catch::Contains("captured from PyTorch"));
+    // A graph captured from PyTorch (its ops name their torch operation) is pointed to remat.torch.
+    graph["nodes"][8]["attrs"] = {{"torch", "relu"}};
+    write(dir / "captured.json", graph.dump());
+    const Run c = runner({(dir / "captured.json").string(), "--baseline", "-o", out.string()});
+    CHECK(c.code == 3);
+    CHECK_THAT(c.err, Catch::Contains("a graph captured from PyTorch runs in PyTorch instead"));
   }
   SECTION("malformed JSON: exit 3") {
     write(dir / "broken.json", "{\"format\": \"remat-graph\", \"nodes\": [");
