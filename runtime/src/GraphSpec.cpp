@@ -234,7 +234,8 @@ GraphSpec parseGraphSpec(std::string_view text, const std::string& fileName) {
     // graph counts; only views (zero bytes, aliasing their operand) may differ.
     if (s.bytes != s.denseBytes() && !s.isAliasView())
       throw fail(path, "node '" + s.id + "': bytes " + std::to_string(s.bytes) + " differ from shape x dtype (" +
-                           std::to_string(s.denseBytes()) + " bytes); remat-runner needs the exact shape of every tensor" +
+                           std::to_string(s.denseBytes()) +
+                           " bytes); remat-runner needs the exact shape of every tensor" +
                            (s.op == "Saved" || (s.attrs.is_object() && s.attrs.contains("torch"))
                                 ? std::string(" (a graph captured from PyTorch runs in PyTorch instead: "
                                               "remat.torch.apply and measure, docs/python.md)")

@@ -264,7 +264,7 @@ def _measure_node(node: fx.Node, root: nn.Module, values: Dict[fx.Node, Any], de
         out = _evaluate(root, node.op, node.target, args, kwargs)
         _sync(device)
         forward_times.append(time.perf_counter_ns() - start)
-        out = _single_tensor(out) if _single_tensor(out) is not None else out
+        out = single if (single := _single_tensor(out)) is not None else out
         wrt = grad_inputs()
         if not (isinstance(out, torch.Tensor) and out.requires_grad and wrt):
             backward_times.append(0)
@@ -278,7 +278,7 @@ def _measure_node(node: fx.Node, root: nn.Module, values: Dict[fx.Node, Any], de
     # Memory, once, on fresh operands: the most held beyond what stays.
     args, kwargs = fresh()
     out, peak, end = _memory.extra_during(device, lambda: _evaluate(root, node.op, node.target, args, kwargs))
-    out = _single_tensor(out) if _single_tensor(out) is not None else out
+    out = single if (single := _single_tensor(out)) is not None else out
     fwd_ws = max(0, peak - end)
     wrt = grad_inputs()
     if isinstance(out, torch.Tensor) and out.requires_grad and wrt:
