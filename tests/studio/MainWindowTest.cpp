@@ -1111,9 +1111,15 @@ TEST_CASE("Studio plans a graph file's own pins into every row, and says so", "[
   CHECK_FALSE(resultOf(w, viz::pinnedLabel("exact-dp")));  // no pins by hand: no second row
   const solvers::SolveResult* dtr = resultOf(w, "dtr");
   REQUIRE(dtr);
-  if (dtr->plan) CHECK(dtr->pinsIgnored == "recompute");
+  REQUIRE(dtr->plan);
+  CHECK(dtr->pinsIgnored == "recompute");
   const auto& table = *w.comparisonModel();
-  if (table.bestRow()) CHECK(table.rows()[static_cast<std::size_t>(*table.bestRow())].solver == "exact-dp");
+  REQUIRE(table.bestRow());
+  CHECK(table.rows()[static_cast<std::size_t>(*table.bestRow())].solver == "exact-dp");
+  for (int row = 0; row < table.rowCount(); ++row)
+    if (table.rows()[static_cast<std::size_t>(row)].solver == "dtr")
+      CHECK(table.data(table.index(row, studio::ComparisonModel::Best)).toString() ==
+            QStringLiteral("ignores recompute pins"));
 }
 
 TEST_CASE("Studio pins a node from the drawing's context menu and re-plans next to the unpinned plan",

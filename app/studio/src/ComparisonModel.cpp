@@ -27,7 +27,9 @@ static_assert(std::size(kHeaders) == ComparisonModel::ColumnCount);
 const char* const kHeaderTips[] = {
     "the solver (hover a row for its message)",
     "* marks the winner: the least simulated overhead among the plans that fit the budget in the simulator "
-    "(with each solver at its own least budget: the lowest simulated peak)",
+    "(with each solver at its own least budget: the lowest simulated peak), among the plans whose solvers honour "
+    "every pin; 'ignores ... pins' marks a plan whose solver ignored some (a graph's own pins count): it answers "
+    "another question and cannot win",
     "the solver's answer: optimal, feasible, infeasible, over-budget, time-limit, limit, ...; error when the "
     "call itself failed",
     "whether the plan's simulated peak is within the budget",
@@ -230,7 +232,13 @@ QString ComparisonModel::cellText(int row, int column) const {
   const Row& r = m_rows.at(static_cast<std::size_t>(row));
   if (column == Solver) return QString::fromStdString(r.solver);
   if (column == Status) return statusText(row);
-  if (column == Best) return m_best == row ? QStringLiteral("*") : QString();
+  if (column == Best) {
+    if (m_best == row) return QStringLiteral("*");
+    // Such a plan answers another question than the one asked, so it never wins (solvers::bestResult).
+    if (r.result && r.result->plan && !r.result->pinsIgnored.empty())
+      return tr("ignores %1 pins").arg(QString::fromStdString(r.result->pinsIgnored));
+    return {};
+  }
   if (!r.result) return {};
   if (column == Fits) {
     if (!r.result->plan) return QStringLiteral("-");
