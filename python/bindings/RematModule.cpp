@@ -167,6 +167,7 @@ py::dict infoOf(const Graph& graph) {
   d["forward_time"] = g.totalForwardTime().value;
   d["time_unit"] = g.timeUnit();
   d["cost_model"] = g.costModel();
+  d["pins"] = parseJson(solvers::pinsJson(g, solvers::graphPins(g)));  // the graph's own (docs/pins.md)
   d["lower_sets"] = lowerSets ? py::object(py::int_(*lowerSets)) : py::object(py::none());
   d["vanilla_peak_bytes"] = vanilla.metrics.simulatedPeak.value;
   d["memory_lower_bound_bytes"] = remat::sim::memoryLowerBound(g).value;

@@ -695,6 +695,8 @@ class InPlace(unittest.TestCase):
         self.assertEqual(cap.graph["pins"], {"recompute": pins})
         graph = remat.Graph.from_json(cap.graph)
         unpinned = remat.Graph.from_json({k: v for k, v in cap.graph.items() if k != "pins"})
+        self.assertEqual(graph.info()["pins"], {"keep": [], "recompute": pins})
+        self.assertEqual(unpinned.info()["pins"], {"keep": [], "recompute": []})
         plain = graph.info()["vanilla_peak_bytes"]
         moved = 0
         for fraction in (0.6, 0.7, 0.8):
