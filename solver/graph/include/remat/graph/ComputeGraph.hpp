@@ -69,7 +69,7 @@ class ComputeGraph {
 
   /// Pins the graph itself carries (docs/pins.md, "In a graph file"): operations every plan of it is
   /// made under, in the file's order. A graph captured from PyTorch pins `recompute` the values its
-  /// in-place writes need as they were (docs/python.md); solvers::filePins turns them into Pins.
+  /// in-place writes need as they were (docs/python.md); solvers::graphPins turns them into Pins.
   [[nodiscard]] const std::vector<NodeId>& pinnedKeep() const { return m_pinnedKeep; }
   [[nodiscard]] const std::vector<NodeId>& pinnedRecompute() const { return m_pinnedRecompute; }
 
