@@ -43,6 +43,22 @@ std::string writeGraph(const std::string& file, const std::string& graphName,
   return path.string();
 }
 
+// The pins tests' graph: a chain of ten ops r0..r9 after the input.
+std::vector<std::pair<std::string, std::vector<std::string>>> pinChain() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> ops;
+  ops.reserve(10);
+  for (int i = 0; i < 10; ++i)
+    ops.emplace_back("r" + std::to_string(i), std::vector<std::string>{i == 0 ? "x" : "r" + std::to_string(i - 1)});
+  return ops;
+}
+
+// How many times a plan's schedule computes `node` forward.
+int forwardsOf(const nlohmann::json& plan, const std::string& node) {
+  int count = 0;
+  for (const auto& step : plan["schedule"]) count += step[0] == "fwd" && step[1] == node;
+  return count;
+}
+
 // The first byte of `text` that a terminal would obey: C0 but line feed and tab, DEL, C1 as UTF-8.
 std::string rawControl(const std::string& text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -284,16 +300,8 @@ TEST_CASE("every solver answers within its time limit on a 100,000-op chain and 
 }
 
 TEST_CASE("pins on the command line: a kept op is computed once, bad names and files are refused") {
-  std::vector<std::pair<std::string, std::vector<std::string>>> ops;
-  ops.reserve(10);
-  for (int i = 0; i < 10; ++i)
-    ops.emplace_back("r" + std::to_string(i), std::vector<std::string>{i == 0 ? "x" : "r" + std::to_string(i - 1)});
+  const auto ops = pinChain();
   const std::string g = writeGraph("pins-chain.json", "pins-chain", ops);
-  auto forwards = [](const nlohmann::json& plan, const std::string& node) {
-    int count = 0;
-    for (const auto& step : plan["schedule"]) count += step[0] == "fwd" && step[1] == node;
-    return count;
-  };
   for (const char* solver : {"exact-dp", "approx-dp", "dtr"}) {
     INFO(solver);
     const Run least = runRemat({"min-budget", g, "-s", solver, "--json"});
@@ -304,7 +312,7 @@ TEST_CASE("pins on the command line: a kept op is computed once, bad names and f
     const auto plan = nlohmann::json::parse(plain.out);
     std::string recomputed;
     for (const auto& [name, inputs] : ops)
-      if (forwards(plan, name) > 1) recomputed = name;
+      if (forwardsOf(plan, name) > 1) recomputed = name;
     REQUIRE(!recomputed.empty());
     // Pinned keep, the op is computed once; the least budget under the pin is at least as high.
     const Run pinnedLeast = runRemat({"min-budget", g, "-s", solver, "--keep", recomputed, "--json"});
@@ -315,7 +323,7 @@ TEST_CASE("pins on the command line: a kept op is computed once, bad names and f
     INFO(pinned.err);
     REQUIRE(pinned.code == 0);
     const auto p = nlohmann::json::parse(pinned.out);
-    CHECK(forwards(p, recomputed) == 1);
+    CHECK(forwardsOf(p, recomputed) == 1);
     CHECK(p["pins"]["keep"][0] == recomputed);
     CHECK(p["metrics"]["simulated_peak_bytes"].get<std::int64_t>() <= b);
   }
@@ -343,16 +351,8 @@ TEST_CASE("pins on the command line: a kept op is computed once, bad names and f
 }
 
 TEST_CASE("pins a graph file carries: every plan is made under them unless --no-graph-pins") {
-  std::vector<std::pair<std::string, std::vector<std::string>>> ops;
-  ops.reserve(10);
-  for (int i = 0; i < 10; ++i)
-    ops.emplace_back("r" + std::to_string(i), std::vector<std::string>{i == 0 ? "x" : "r" + std::to_string(i - 1)});
+  const auto ops = pinChain();
   const std::string bare = writeGraph("graph-pins-bare.json", "graph-pins", ops);
-  auto forwards = [](const nlohmann::json& plan, const std::string& node) {
-    int count = 0;
-    for (const auto& step : plan["schedule"]) count += step[0] == "fwd" && step[1] == node;
-    return count;
-  };
   auto leastOf = [](const Run& r) { return nlohmann::json::parse(r.out)["min_budget_bytes"].get<std::int64_t>(); };
   // An operation exact-dp recomputes at its least budget, pinned keep by the graph file itself.
   const Run least = runRemat({"min-budget", bare, "-s", "exact-dp", "--json"});
@@ -361,7 +361,7 @@ TEST_CASE("pins a graph file carries: every plan is made under them unless --no-
   REQUIRE(plain.code == 0);
   std::string recomputed;
   for (const auto& [name, inputs] : ops)
-    if (forwards(nlohmann::json::parse(plain.out), name) > 1) recomputed = name;
+    if (forwardsOf(nlohmann::json::parse(plain.out), name) > 1) recomputed = name;
   REQUIRE(!recomputed.empty());
   const std::string g = writeGraph("graph-pins.json", "graph-pins", ops, {{"keep", {recomputed}}});
 
@@ -379,13 +379,13 @@ TEST_CASE("pins a graph file carries: every plan is made under them unless --no-
   r = runRemat({"solve", g, "-s", "exact-dp", "-b", b, "--json"});
   INFO(r.err);
   REQUIRE(r.code == 0);
-  CHECK(forwards(r.json(), recomputed) == 1);
+  CHECK(forwardsOf(r.json(), recomputed) == 1);
   CHECK(r.json()["pins"]["keep"] == nlohmann::json::array({recomputed}));
   // --no-graph-pins plans the graph unpinned.
   r = runRemat({"solve", g, "-s", "exact-dp", "-b", std::to_string(leastOf(least)), "--no-graph-pins", "--json"});
   REQUIRE(r.code == 0);
   CHECK(r.json()["pins"]["keep"].empty());
-  CHECK(forwards(r.json(), recomputed) > 1);
+  CHECK(forwardsOf(r.json(), recomputed) > 1);
   // A solver that ignores pins says so for the graph's pins too, and does not win a comparison.
   r = runRemat({"compare", g, "-b", b, "--solvers", "exact-dp,chen-sqrtn", "--json"});
   REQUIRE(r.code == 0);
